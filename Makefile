@@ -1,0 +1,46 @@
+# The two commands of README.md. Each installs what is missing, configures,
+# builds and runs.
+#   make check   build and run every test (what CI runs)
+#   make demo    build and run the main job on the bundled example
+
+BUILD_DIR ?= build
+JOBS ?= 2
+LLVM_PREFIX ?= /usr/lib/llvm-22
+DEBIAN_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
+                   clang-22 cmake ninja-build libgtest-dev
+
+.PHONY: check demo build configure deps clean format
+
+check: build
+	ninja -C $(BUILD_DIR) check-sezm
+
+demo: build
+	./examples/demo.sh $(BUILD_DIR)
+
+build: configure
+	ninja -C $(BUILD_DIR) -j$(JOBS)
+
+configure: deps
+	@test -f $(BUILD_DIR)/build.ninja || cmake -G Ninja -S . -B $(BUILD_DIR) \
+	  -DCMAKE_BUILD_TYPE=Release \
+	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir
+
+# Installs the Debian packages that are missing (as root, or through sudo).
+deps:
+	@missing=""; for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" \
+	    || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing:$$missing"; \
+	  if [ "$$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi; \
+	  $$sudo apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q $$missing; \
+	fi
+
+format:
+	find include lib tools -name '*.h' -o -name '*.cpp' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,857 @@
+//===- SeZMOps.td - sezm operations ------------------------*- tablegen -*-===//
+//
+// The math of each op is in docs/dialect.md and sezm-ops.md (sections in
+// brackets). Shapes use N nodes, E edges, C channels, D = (lmax+1)^2 packed
+// rows and Dm = 3*lmax+1 edge-frame rows (|m| <= 1).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEZM_DIALECT_SEZM_SEZMOPS_TD
+#define SEZM_DIALECT_SEZM_SEZMOPS_TD
+
+include "SeZM/Dialect/SeZM/SeZMDialect.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// Element types and shapes are checked by each op's verifier, which names the
+// operand and the shape it expected; ODS only requires ranked tensors.
+def SeZM_Tensor : RankedTensorOf<[AnyType]>;
+
+
+//===----------------------------------------------------------------------===//
+// Edge geometry [1.5, 2, 3.0]
+//===----------------------------------------------------------------------===//
+
+def SeZM_EdgeVectorsOp : SeZM_Op<"edge_vectors"> {
+  let summary = "edge vectors v[e] = r[src[e]] - r[dst[e]] (+ shift[e])";
+  let description = [{
+    Gathers the positions of each edge's source and destination atom and
+    returns their difference, plus an optional per-edge periodic shift.
+    `src` and `dst` are i32 or i64 indices in [0, N).
+
+    Shapes: positions (N, 3), src and dst (E), shift (E, 3) -> (E, 3).
+
+    Example:
+    ```mlir
+    %v = sezm.edge_vectors %pos[%src, %dst] shift %shift
+        : (tensor<?x3xf32>, tensor<?xi64>, tensor<?xi64>, tensor<?x3xf32>)
+        -> tensor<?x3xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$positions, SeZM_Tensor:$src,
+                       SeZM_Tensor:$dst, Optional<SeZM_Tensor>:$shift);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $positions `[` $src `,` $dst `]` (`shift` $shift^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_EdgeVectorsGradOp : SeZM_Op<"edge_vectors_grad"> {
+  let summary = "position gradient from edge-vector gradients, over both CSRs";
+  let description = [{
+    The adjoint of `sezm.edge_vectors`:
+    `result[k] = sum_{src[e] = k} grad[e] - sum_{dst[e] = k} grad[e]`,
+    each sum taken over its CSR segment in CSR order (no atomics, repeatable
+    bit for bit). Forces are the negation of this when `grad = dE/dv`.
+    Its own derivative is `sezm.edge_vectors` of the cotangent.
+
+    Shapes: grad (E, 3), src_order and dst_order (E), src_rowptr and
+    dst_rowptr (N+1) -> (N, 3).
+
+    Example:
+    ```mlir
+    %g = sezm.edge_vectors_grad %gv src(%so, %sr) dst(%do, %dr)
+        : (tensor<?x3xf32>, tensor<?xi64>, tensor<?xi64>, tensor<?xi64>,
+           tensor<?xi64>) -> tensor<?x3xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$src_order,
+                       SeZM_Tensor:$src_rowptr, SeZM_Tensor:$dst_order,
+                       SeZM_Tensor:$dst_rowptr);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $grad `src` `(` $src_order `,` $src_rowptr `)`
+    `dst` `(` $dst_order `,` $dst_rowptr `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_EnvelopeOp : SeZM_Op<"envelope"> {
+  let summary = "smooth polynomial cutoff envelope E_p(r / rcut) per edge";
+  let description = [{
+    With `r = sqrt(|v|^2 + eps^2)` (eps = 1e-7) and `x = r / rcut`:
+    `E_p(x) = 1 - (p+1)(p+2)/2 x^p + p(p+2) x^(p+1) - p(p+1)/2 x^(p+2)`
+    for x < 1 and 0 otherwise, with p = `exponent`.
+
+    Shapes: edge_vec (E, 3) -> (E).
+
+    Example:
+    ```mlir
+    %env = sezm.envelope %v rcut = 6.0 exponent = 5
+        : (tensor<?x3xf32>) -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$edge_vec, F64Attr:$rcut,
+                       I64Attr:$exponent);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_EnvelopeGradOp : SeZM_Op<"envelope_grad"> {
+  let summary = "edge-vector gradient of sezm.envelope";
+  let description = [{
+    `result[e] = grad[e] * E_p'(r/rcut) / rcut * v[e] / r`.
+
+    Shapes: edge_vec (E, 3), grad (E) -> (E, 3).
+
+    Example:
+    ```mlir
+    %gv = sezm.envelope_grad %g, %v rcut = 6.0 exponent = 5
+        : (tensor<?xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$edge_vec,
+                       F64Attr:$rcut, I64Attr:$exponent);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_RadialBasisOp : SeZM_Op<"radial_basis"> {
+  let summary = "Bessel radial basis times the envelope, per edge";
+  let description = [{
+    `result[e, k] = sin(w_k r) / r * E_p(r / rcut)` with
+    `w_k = (k+1) pi / rcut` for k = 0..K-1 (K = n_radial, the result's last
+    extent) and r regularized as in `sezm.envelope`.
+
+    Shapes: edge_vec (E, 3) -> (E, K).
+
+    Example:
+    ```mlir
+    %rbf = sezm.radial_basis %v rcut = 6.0 exponent = 7
+        : (tensor<?x3xf32>) -> tensor<?x16xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$edge_vec, F64Attr:$rcut,
+                       I64Attr:$exponent);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_RadialBasisGradOp : SeZM_Op<"radial_basis_grad"> {
+  let summary = "edge-vector gradient of sezm.radial_basis";
+  let description = [{
+    `result[e] = sum_k grad[e, k] * d rbf[e, k] / d v[e]`.
+
+    Shapes: grad (E, K), edge_vec (E, 3) -> (E, 3).
+
+    Example:
+    ```mlir
+    %gv = sezm.radial_basis_grad %g, %v rcut = 6.0 exponent = 7
+        : (tensor<?x16xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$edge_vec,
+                       F64Attr:$rcut, I64Attr:$exponent);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_WignerOp : SeZM_Op<"wigner"> {
+  let summary = "block-diagonal real Wigner-D that rotates each edge onto +Z";
+  let description = [{
+    Builds the edge quaternion of sezm-ops.md 2.1 (two charts blended by a
+    smooth step, no roll) and the real-basis Wigner-D of 2.2:
+    `result[e]` is block-diagonal with block l = D^l(q_e) on rows and columns
+    l^2 .. (l+1)^2 - 1, zero elsewhere, so that `D^l Y_l(r) = Y_l(R r)`.
+
+    Shapes: edge_vec (E, 3) -> (E, D, D).
+
+    Example:
+    ```mlir
+    %wd = sezm.wigner %v lmax = 3 : (tensor<?x3xf32>) -> tensor<?x16x16xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$edge_vec, I64Attr:$lmax);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $edge_vec `lmax` `=` $lmax attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_WignerGradOp : SeZM_Op<"wigner_grad"> {
+  let summary = "edge-vector gradient of sezm.wigner";
+  let description = [{
+    `result[e] = sum_{i,j} grad[e, i, j] * d D[e, i, j] / d v[e]`, through
+    the quaternion. Entries of `grad` off the diagonal blocks multiply exact
+    zeros and do not contribute.
+
+    Shapes: grad (E, D, D), edge_vec (E, 3) -> (E, 3).
+
+    Example:
+    ```mlir
+    %gv = sezm.wigner_grad %gd, %v lmax = 3
+        : (tensor<?x16x16xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$edge_vec,
+                       I64Attr:$lmax);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $edge_vec `lmax` `=` $lmax attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Rotation and radial degree mixing [2.3, 3.3, 4.1]
+//===----------------------------------------------------------------------===//
+
+def SeZM_RotateOp : SeZM_Op<"rotate"> {
+  let summary = "gather source features and rotate them into the edge frame";
+  let description = [{
+    `result[e, j, c] = sum_{d in block deg(j)} wigner[e, coeff[j], d] * x[src[e], d, c]`:
+    only the rows |m| <= 1 of each diagonal block are kept, in the m-major
+    reduced order (m = 0 for l = 0..lmax, then m = -1 and m = +1 for
+    l = 1..lmax).
+
+    Shapes: x (N, D, C), src (E), wigner (E, D, D) -> (E, Dm, C).
+
+    Example:
+    ```mlir
+    %xl = sezm.rotate %x[%src] by %wd lmax = 3
+        : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>)
+        -> tensor<?x10x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$x, SeZM_Tensor:$src, SeZM_Tensor:$wigner,
+                       I64Attr:$lmax);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $x `[` $src `]` `by` $wigner `lmax` `=` $lmax attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_RotateGradOp : SeZM_Op<"rotate_grad"> {
+  let summary = "per-edge gradients of sezm.rotate";
+  let description = [{
+    `node_grad[e, d, c] = sum_{j: deg(j) = l(d)} wigner[e, coeff[j], d] * grad[e, j, c]`
+    is the gradient reaching `x[src[e]]` from edge e (a `sezm.segment_reduce`
+    over the source CSR turns it into the gradient of x);
+    `wigner_grad[e, coeff[j], d] = sum_c grad[e, j, c] * x[src[e], d, c]` on
+    the kept rows of the diagonal blocks, exactly 0 elsewhere.
+
+    Shapes: grad (E, Dm, C), x (N, D, C), src (E), wigner (E, D, D)
+    -> node_grad (E, D, C), wigner_grad (E, D, D).
+
+    Example:
+    ```mlir
+    %gxe, %gwd = sezm.rotate_grad %g, %x[%src] by %wd lmax = 3
+        : (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?xi64>,
+           tensor<?x16x16xf32>) -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$x, SeZM_Tensor:$src,
+                       SeZM_Tensor:$wigner, I64Attr:$lmax);
+  let results = (outs SeZM_Tensor:$node_grad, SeZM_Tensor:$wigner_grad);
+  let assemblyFormat = [{
+    $grad `,` $x `[` $src `]` `by` $wigner `lmax` `=` $lmax attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_MixOp : SeZM_Op<"mix"> {
+  let summary = "edge-conditioned radial degree mixing in the edge frame";
+  let description = [{
+    With rank R >= 1, `kc` is the compact per-edge kernel (E, KSZ*R),
+    KSZ = (lmax+1)^2 + lmax^2, and `cb` the channel basis (R, C):
+    `Keff[e, i, o, c] = sum_r kc[e, k(i, o)*R + r] * cb[r, c]` mixes degrees
+    within the m = 0 rows (k = i*(lmax+1) + o) and, with one shared kernel,
+    within the m = -1 rows and the m = +1 rows
+    (k = (lmax+1)^2 + i*lmax + o, degrees i+1 -> o+1):
+    `result[e, o, c] = sum_i Keff[e, i, o, c] * xl[e, i, c]` per m group.
+
+    With rank 0 (mixer-free), `kc` is the radial feature (E, lmax+1, C),
+    there is no `cb`, and `result[e, j, c] = xl[e, j, c] * kc[e, deg(j), c]`.
+
+    Shapes: xl (E, Dm, C), kc (E, KSZ*R) or (E, lmax+1, C), cb (R, C)
+    -> (E, Dm, C).
+
+    Example:
+    ```mlir
+    %y = sezm.mix %xl kernel %kc basis %cb lmax = 3 rank = 1
+        : (tensor<?x10x64xf32>, tensor<?x25xf32>, tensor<1x64xf32>)
+        -> tensor<?x10x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$xl, SeZM_Tensor:$kc,
+                       Optional<SeZM_Tensor>:$cb, I64Attr:$lmax,
+                       I64Attr:$rank);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $xl `kernel` $kc (`basis` $cb^)? `lmax` `=` $lmax `rank` `=` $rank
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_MixGradOp : SeZM_Op<"mix_grad"> {
+  let summary = "gradients of sezm.mix";
+  let description = [{
+    `xl_grad[e, i, c] = sum_o Keff[e, i, o, c] * grad[e, o, c]` per m group;
+    `kc_grad[e, k(i, o)*R + r] = sum_c cb[r, c] * grad[e, o, c] * xl[e, i, c]`
+    (both |m| = 1 groups summed); the optional `cb_grad` (only with rank >= 1,
+    left out when nothing needs the weight gradient) is
+    `cb_grad[r, c] = sum_e sum_(i,o) kc[e, k*R + r] * grad[e, o, c] * xl[e, i, c]`.
+    Rank 0: `xl_grad = grad * kc[deg]`,
+    `kc_grad[e, l, c] = sum_{deg(j) = l} grad[e, j, c] * xl[e, j, c]`.
+
+    Example:
+    ```mlir
+    %gxl, %gkc = sezm.mix_grad %g, %xl kernel %kc basis %cb lmax = 3 rank = 1
+        : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x25xf32>,
+           tensor<1x64xf32>) -> (tensor<?x10x64xf32>, tensor<?x25xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$xl, SeZM_Tensor:$kc,
+                       Optional<SeZM_Tensor>:$cb, I64Attr:$lmax,
+                       I64Attr:$rank);
+  let results = (outs SeZM_Tensor:$xl_grad, SeZM_Tensor:$kc_grad,
+                      Optional<SeZM_Tensor>:$cb_grad);
+  let assemblyFormat = [{
+    $grad `,` $xl `kernel` $kc (`basis` $cb^)? `lmax` `=` $lmax
+    `rank` `=` $rank attr-dict `:` functional-type(operands, results)
+  }];
+  let hasCanonicalizer = 1;
+}
+
+def SeZM_RotateMixOp : SeZM_Op<"rotate_mix"> {
+  let summary = "fused sezm.rotate + sezm.mix (made by sezm-fuse-rotate-mix)";
+  let description = [{
+    `rotate_mix(x, src, wigner, kc, cb) = mix(rotate(x, src, wigner), kc, cb)`
+    in one pass per edge; the rotated features are never stored.
+
+    Example:
+    ```mlir
+    %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+        : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+           tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$x, SeZM_Tensor:$src, SeZM_Tensor:$wigner,
+                       SeZM_Tensor:$kc, Optional<SeZM_Tensor>:$cb,
+                       I64Attr:$lmax, I64Attr:$rank);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $x `[` $src `]` `by` $wigner `kernel` $kc (`basis` $cb^)?
+    `lmax` `=` $lmax `rank` `=` $rank attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_RotateMixGradOp : SeZM_Op<"rotate_mix_grad"> {
+  let summary = "per-edge gradients of sezm.rotate_mix";
+  let description = [{
+    The composition of `sezm.mix_grad` and `sezm.rotate_grad`, recomputing
+    the rotated features per edge: `node_grad` (E, D, C) is the gradient
+    reaching `x[src[e]]` from edge e, plus `wigner_grad`, `kc_grad` and the
+    optional `cb_grad`.
+
+    Example:
+    ```mlir
+    %gxe, %gwd, %gkc = sezm.rotate_mix_grad %g, %x[%src] by %wd kernel %kc
+        basis %cb lmax = 3 rank = 1
+        : (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?xi64>,
+           tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<1x64xf32>)
+        -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$x, SeZM_Tensor:$src,
+                       SeZM_Tensor:$wigner, SeZM_Tensor:$kc,
+                       Optional<SeZM_Tensor>:$cb, I64Attr:$lmax,
+                       I64Attr:$rank);
+  let results = (outs SeZM_Tensor:$node_grad, SeZM_Tensor:$wigner_grad,
+                      SeZM_Tensor:$kc_grad, Optional<SeZM_Tensor>:$cb_grad);
+  let assemblyFormat = [{
+    $grad `,` $x `[` $src `]` `by` $wigner `kernel` $kc (`basis` $cb^)?
+    `lmax` `=` $lmax `rank` `=` $rank attr-dict
+    `:` functional-type(operands, results)
+  }];
+  let hasCanonicalizer = 1;
+}
+
+def SeZM_RotateMixGradReduceOp : SeZM_Op<"rotate_mix_grad_reduce"> {
+  let summary = "rotate_mix backward fused with the source segment reduction";
+  let description = [{
+    `x_grad[n] = sum_{t = src_rowptr[n]}^{src_rowptr[n+1]-1} node_grad[src_order[t]]`
+    where `node_grad` is that of `sezm.rotate_mix_grad`, reduced on chip in
+    CSR order per source node: the per-edge node gradient never exists.
+    Also returns `wigner_grad` and `kc_grad`; never `cb_grad`. It has no
+    derivative rule, so it only appears under the inference schedule, and it
+    requires rank <= 1.
+
+    Example:
+    ```mlir
+    %gx, %gwd, %gkc = sezm.rotate_mix_grad_reduce %g, %x[%src] by %wd
+        kernel %kc basis %cb over(%so, %sr) lmax = 3 rank = 1
+        : (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?xi64>,
+           tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<1x64xf32>,
+           tensor<?xi64>, tensor<?xi64>)
+        -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$x, SeZM_Tensor:$src,
+                       SeZM_Tensor:$wigner, SeZM_Tensor:$kc,
+                       Optional<SeZM_Tensor>:$cb, SeZM_Tensor:$src_order,
+                       SeZM_Tensor:$src_rowptr, I64Attr:$lmax,
+                       I64Attr:$rank);
+  let results = (outs SeZM_Tensor:$x_grad, SeZM_Tensor:$wigner_grad,
+                      SeZM_Tensor:$kc_grad);
+  let assemblyFormat = [{
+    $grad `,` $x `[` $src `]` `by` $wigner `kernel` $kc (`basis` $cb^)?
+    `over` `(` $src_order `,` $src_rowptr `)` `lmax` `=` $lmax
+    `rank` `=` $rank attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_RotateBackOp : SeZM_Op<"rotate_back"> {
+  let summary = "rotate edge-frame features back to the packed SO(3) layout";
+  let description = [{
+    `result[e, d, c] = rescale[d] * sum_{j: deg(j) = l(d)} wigner[e, coeff[j], d] * xl[e, j, c]`:
+    the transpose of the Wigner-D restricted to the kept rows, with
+    `rescale[d] = sqrt((2 l(d) + 1) / 3)` for l(d) > 1 and 1 otherwise; the
+    truncated orders are zero.
+
+    Shapes: xl (E, Dm, C), wigner (E, D, D) -> (E, D, C).
+
+    Example:
+    ```mlir
+    %m = sezm.rotate_back %xl by %wd lmax = 3
+        : (tensor<?x10x64xf32>, tensor<?x16x16xf32>) -> tensor<?x16x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$xl, SeZM_Tensor:$wigner, I64Attr:$lmax);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $xl `by` $wigner `lmax` `=` $lmax attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_RotateBackGradOp : SeZM_Op<"rotate_back_grad"> {
+  let summary = "gradients of sezm.rotate_back";
+  let description = [{
+    `xl_grad[e, j, c] = sum_{d in block deg(j)} wigner[e, coeff[j], d] * rescale[d] * grad[e, d, c]`;
+    `wigner_grad[e, coeff[j], d] = rescale[d] * sum_c grad[e, d, c] * xl[e, j, c]`
+    on the kept rows of the diagonal blocks, exactly 0 elsewhere.
+
+    Example:
+    ```mlir
+    %gxl, %gwd = sezm.rotate_back_grad %g, %xl by %wd lmax = 3
+        : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>)
+        -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$xl,
+                       SeZM_Tensor:$wigner, I64Attr:$lmax);
+  let results = (outs SeZM_Tensor:$xl_grad, SeZM_Tensor:$wigner_grad);
+  let assemblyFormat = [{
+    $grad `,` $xl `by` $wigner `lmax` `=` $lmax attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// CSR segment reduction [1.6, 4.2]
+//===----------------------------------------------------------------------===//
+
+def SeZM_SegmentReduceOp : SeZM_Op<"segment_reduce"> {
+  let summary = "sum of edge values into nodes over a CSR segmentation";
+  let description = [{
+    `result[n] = sum_{t = rowptr[n]}^{rowptr[n+1]-1} values[order[t]]`,
+    summed sequentially in CSR order: no atomics, repeatable bit for bit.
+    Empty segments give zeros. The trailing dimensions are carried through.
+
+    Shapes: values (E, ...), order (E), rowptr (N+1) -> (N, ...).
+
+    Example:
+    ```mlir
+    %gx = sezm.segment_reduce %gxe over(%so, %sr)
+        : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?xi64>)
+        -> tensor<?x16x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$values, SeZM_Tensor:$order,
+                       SeZM_Tensor:$rowptr);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $values `over` `(` $order `,` $rowptr `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_SegmentReduceGradOp : SeZM_Op<"segment_reduce_grad"> {
+  let summary = "gradient of sezm.segment_reduce: broadcast nodes to edges";
+  let description = [{
+    `result[order[t]] = grad[n]` for t in [rowptr[n], rowptr[n+1]); edges in
+    no segment get zeros. Its own derivative is `sezm.segment_reduce`.
+
+    Shapes: grad (N, ...), order (E), rowptr (N+1) -> (E, ...).
+
+    Example:
+    ```mlir
+    %ge = sezm.segment_reduce_grad %gn over(%do, %dr)
+        : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?xi64>)
+        -> tensor<?x16x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$order,
+                       SeZM_Tensor:$rowptr);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $grad `over` `(` $order `,` $rowptr `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Gated SO(2) mixing stack [3.4, 3.5, 4.4]
+//===----------------------------------------------------------------------===//
+
+def SeZM_SO2LinearOp : SeZM_Op<"so2_linear"> {
+  let summary = "m-blocked SO(2) linear layer, per focus stream";
+  let description = [{
+    Channels split into `focus` streams of Cf = C / focus (c = f*Cf + cf).
+    Per edge and stream, the m = 0 rows (flattened to M0 = (lmax+1)*Cf) are
+    multiplied by `w0[f]` (M0 x M0); the m = -1 and m = +1 rows (each
+    flattened to lmax*Cf) by the complex-structured
+    `[[wu[f], wv[f]], [-wv[f], wu[f]]]`:
+    `z_neg = x_neg wu - x_pos wv`, `z_pos = x_neg wv + x_pos wu`.
+    This commutes with rotations about the edge axis.
+
+    Shapes: u (E, Dm, C), w0 (F, M0, M0), wu and wv (F, lmax*Cf, lmax*Cf)
+    -> (E, Dm, C).
+
+    Example:
+    ```mlir
+    %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
+        : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+           tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$u, SeZM_Tensor:$w0, SeZM_Tensor:$wu,
+                       SeZM_Tensor:$wv, I64Attr:$lmax, I64Attr:$focus);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $u `weights` `(` $w0 `,` $wu `,` $wv `)` `lmax` `=` $lmax
+    `focus` `=` $focus attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad"> {
+  let summary = "gradients of sezm.so2_linear";
+  let description = [{
+    `u_grad` is the transposed layer applied to `grad`; the weight gradients
+    are `w0_grad[f] = u0^T g0`, `wu_grad[f] = x_neg^T g_neg + x_pos^T g_pos`,
+    `wv_grad[f] = x_neg^T g_pos - x_pos^T g_neg`, summed over edges.
+
+    Example:
+    ```mlir
+    %gu, %gw0, %gwu, %gwv = sezm.so2_linear_grad %g, %u weights(%w0, %wu, %wv)
+        lmax = 3 focus = 2
+        : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x128x128xf32>,
+           tensor<2x96x96xf32>, tensor<2x96x96xf32>)
+        -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+            tensor<2x96x96xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$u, SeZM_Tensor:$w0,
+                       SeZM_Tensor:$wu, SeZM_Tensor:$wv, I64Attr:$lmax,
+                       I64Attr:$focus);
+  let results = (outs SeZM_Tensor:$u_grad, SeZM_Tensor:$w0_grad,
+                      SeZM_Tensor:$wu_grad, SeZM_Tensor:$wv_grad);
+  let assemblyFormat = [{
+    $grad `,` $u `weights` `(` $w0 `,` $wu `,` $wv `)` `lmax` `=` $lmax
+    `focus` `=` $focus attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_GateOp : SeZM_Op<"gate"> {
+  let summary = "degree-grouped sigmoid gate of a gated SO(2) layer";
+  let description = [{
+    Per edge and focus stream, with zs = z[e, 0, f-stream] (the l = 0 row):
+    `sig = sigmoid(zs @ gw[f])` (Cf -> lmax*Cf, group l-1 in columns
+    (l-1)*Cf .. l*Cf); the l = 0 row becomes `silu(zs)`, and the three rows
+    of degree l >= 1 (m = 0, -1, +1) are multiplied by gate group l-1,
+    channel by channel.
+
+    Shapes: z (E, Dm, C), gw (F, Cf, lmax*Cf) -> (E, Dm, C).
+
+    Example:
+    ```mlir
+    %act = sezm.gate %z weight %gw lmax = 3 focus = 2
+        : (tensor<?x10x64xf32>, tensor<2x32x96xf32>) -> tensor<?x10x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$z, SeZM_Tensor:$gw, I64Attr:$lmax,
+                       I64Attr:$focus);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $z `weight` $gw `lmax` `=` $lmax `focus` `=` $focus attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_GateGradOp : SeZM_Op<"gate_grad"> {
+  let summary = "gradients of sezm.gate";
+  let description = [{
+    `z_grad` and `gw_grad` of `sezm.gate`: the gated rows pass `grad * sig`;
+    the l = 0 row gets silu'(zs) * grad[0] plus the gate path
+    `(sum over the three rows of degree l of grad * z) * sig * (1 - sig) @ gw^T`.
+
+    Example:
+    ```mlir
+    %gz, %ggw = sezm.gate_grad %g, %z weight %gw lmax = 3 focus = 2
+        : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x32x96xf32>)
+        -> (tensor<?x10x64xf32>, tensor<2x32x96xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$z, SeZM_Tensor:$gw,
+                       I64Attr:$lmax, I64Attr:$focus);
+  let results = (outs SeZM_Tensor:$z_grad, SeZM_Tensor:$gw_grad);
+  let assemblyFormat = [{
+    $grad `,` $z `weight` $gw `lmax` `=` $lmax `focus` `=` $focus attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_FocusCompeteOp : SeZM_Op<"focus_compete"> {
+  let summary = "cross-focus competition weights alpha per edge";
+  let description = [{
+    With s[e, f, :] = u[e, 0, f*Cf : (f+1)*Cf] (the l = 0, m = 0 row),
+    optionally normalized `s / sqrt(mean(s^2) + 1e-7) * norm_scale[f]`:
+    `logit[e, f] = sum_i s[e, f, i] * wfc[i, f]`,
+    `alpha[e, f] = 0.98 * softmax_f(logit[e, :]) + 0.02 / F`.
+
+    Shapes: u (E, Dm, C), wfc (Cf, F), norm_scale (F, Cf) -> (E, F).
+
+    Example:
+    ```mlir
+    %alpha = sezm.focus_compete %u weight %wfc lmax = 3 focus = 2
+        : (tensor<?x10x64xf32>, tensor<32x2xf32>) -> tensor<?x2xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$u, SeZM_Tensor:$wfc,
+                       Optional<SeZM_Tensor>:$norm_scale, I64Attr:$lmax,
+                       I64Attr:$focus);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $u `weight` $wfc (`norm` $norm_scale^)? `lmax` `=` $lmax
+    `focus` `=` $focus attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_FocusCompeteGradOp : SeZM_Op<"focus_compete_grad"> {
+  let summary = "gradients of sezm.focus_compete";
+  let description = [{
+    `u_grad` (nonzero only on the l = 0, m = 0 row), `wfc_grad`, and
+    `norm_scale_grad` exactly when `norm_scale` is given.
+
+    Example:
+    ```mlir
+    %gu, %gw = sezm.focus_compete_grad %ga, %u weight %wfc lmax = 3 focus = 2
+        : (tensor<?x2xf32>, tensor<?x10x64xf32>, tensor<32x2xf32>)
+        -> (tensor<?x10x64xf32>, tensor<32x2xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$u, SeZM_Tensor:$wfc,
+                       Optional<SeZM_Tensor>:$norm_scale, I64Attr:$lmax,
+                       I64Attr:$focus);
+  let results = (outs SeZM_Tensor:$u_grad, SeZM_Tensor:$wfc_grad,
+                      Optional<SeZM_Tensor>:$norm_scale_grad);
+  let assemblyFormat = [{
+    $grad `,` $u `weight` $wfc (`norm` $norm_scale^)? `lmax` `=` $lmax
+    `focus` `=` $focus attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_FocusScaleOp : SeZM_Op<"focus_scale"> {
+  let summary = "scale each focus stream of an edge by its alpha";
+  let description = [{
+    `result[e, j, f*Cf + cf] = alpha[e, f] * y[e, j, f*Cf + cf]`.
+
+    Shapes: y (E, R, C), alpha (E, F) -> (E, R, C).
+
+    Example:
+    ```mlir
+    %out = sezm.focus_scale %y by %alpha
+        : (tensor<?x10x64xf32>, tensor<?x2xf32>) -> tensor<?x10x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$y, SeZM_Tensor:$alpha);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $y `by` $alpha attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_FocusScaleGradOp : SeZM_Op<"focus_scale_grad"> {
+  let summary = "gradients of sezm.focus_scale";
+  let description = [{
+    `y_grad = focus_scale(grad, alpha)`,
+    `alpha_grad[e, f] = sum_{j, cf} grad[e, j, f*Cf + cf] * y[e, j, f*Cf + cf]`.
+
+    Example:
+    ```mlir
+    %gy, %ga = sezm.focus_scale_grad %g, %y by %alpha
+        : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x2xf32>)
+        -> (tensor<?x10x64xf32>, tensor<?x2xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$y, SeZM_Tensor:$alpha);
+  let results = (outs SeZM_Tensor:$y_grad, SeZM_Tensor:$alpha_grad);
+  let assemblyFormat = [{
+    $grad `,` $y `by` $alpha attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Aggregation into destination atoms [3.6, 4.5]
+//===----------------------------------------------------------------------===//
+
+def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate"> {
+  let summary = "envelope-weighted rotate-back summed over the destination CSR";
+  let description = [{
+    `result[n] = inv_sqrt_deg[n] * sum_{dst[e] = n} env[e] * rotate_back(xl[e], wigner[e])`,
+    summed in destination-CSR order.
+
+    Shapes: xl (E, Dm, C), wigner (E, D, D), env (E), inv_sqrt_deg (N),
+    dst_order (E), dst_rowptr (N+1) -> (N, D, C).
+
+    Example:
+    ```mlir
+    %agg = sezm.envelope_aggregate %xl by %wd env %env norm %isd
+        over(%do, %dr) lmax = 3
+        : (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
+           tensor<?xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$xl, SeZM_Tensor:$wigner, SeZM_Tensor:$env,
+                       SeZM_Tensor:$inv_sqrt_deg, SeZM_Tensor:$dst_order,
+                       SeZM_Tensor:$dst_rowptr, I64Attr:$lmax);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $xl `by` $wigner `env` $env `norm` $inv_sqrt_deg
+    `over` `(` $dst_order `,` $dst_rowptr `)` `lmax` `=` $lmax attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_EnvelopeAggregateGradOp : SeZM_Op<"envelope_aggregate_grad"> {
+  let summary = "gradients of sezm.envelope_aggregate";
+  let description = [{
+    With g_e = inv_sqrt_deg[dst[e]] * env[e] * grad[dst[e]]:
+    `xl_grad, wigner_grad = rotate_back_grad(g_e, xl, wigner)`,
+    `env_grad[e] = inv_sqrt_deg[dst[e]] * <grad[dst[e]], rotate_back(xl[e])>`,
+    `inv_sqrt_deg_grad[n] = <grad[n], sum_{dst[e] = n} env[e] rotate_back(xl[e])>`.
+
+    Example:
+    ```mlir
+    %gxl, %gwd, %genv, %gisd = sezm.envelope_aggregate_grad %g, %xl by %wd
+        env %env norm %isd over(%do, %dr) lmax = 3
+        : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>,
+           tensor<?xf32>, tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+        -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
+            tensor<?xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$xl,
+                       SeZM_Tensor:$wigner, SeZM_Tensor:$env,
+                       SeZM_Tensor:$inv_sqrt_deg, SeZM_Tensor:$dst_order,
+                       SeZM_Tensor:$dst_rowptr, I64Attr:$lmax);
+  let results = (outs SeZM_Tensor:$xl_grad, SeZM_Tensor:$wigner_grad,
+                      SeZM_Tensor:$env_grad, SeZM_Tensor:$inv_sqrt_deg_grad);
+  let assemblyFormat = [{
+    $grad `,` $xl `by` $wigner `env` $env `norm` $inv_sqrt_deg
+    `over` `(` $dst_order `,` $dst_rowptr `)` `lmax` `=` $lmax attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_AttentionAggregateOp : SeZM_Op<"attention_aggregate"> {
+  let summary = "envelope-gated softmax attention over the destination CSR";
+  let description = [{
+    Channels split into F focus streams of H heads (c = f*Cf + h*(Cf/H) + ch).
+    `mass[e, f, h] = env[e]^2 * exp(logit[e, f, h])` (0 when env = 0),
+    `att[e, f, h] = mass / (softplus(null_logit[f, h]) + 1e-7 + sum_{dst[e'] = dst[e]} mass[e'])`,
+    `result[n, d, c] = sum_{dst[e] = n} att[e, f(c), h(c)] * rotate_back(xl[e], wigner[e])[d, c]`,
+    evaluated stably in log space (empty segments are finite).
+
+    Shapes: xl (E, Dm, C), wigner (E, D, D), logit (E, F, H), env (E),
+    null_logit (F, H), dst_order (E), dst_rowptr (N+1) -> (N, D, C).
+
+    Example:
+    ```mlir
+    %pre = sezm.attention_aggregate %xl by %wd logit %lg env %env null %z
+        over(%do, %dr) lmax = 3
+        : (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?x2x1xf32>,
+           tensor<?xf32>, tensor<2x1xf32>, tensor<?xi64>, tensor<?xi64>)
+        -> tensor<?x16x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$xl, SeZM_Tensor:$wigner,
+                       SeZM_Tensor:$logit, SeZM_Tensor:$env,
+                       SeZM_Tensor:$null_logit, SeZM_Tensor:$dst_order,
+                       SeZM_Tensor:$dst_rowptr, I64Attr:$lmax);
+  let results = (outs SeZM_Tensor:$result);
+  let assemblyFormat = [{
+    $xl `by` $wigner `logit` $logit `env` $env `null` $null_logit
+    `over` `(` $dst_order `,` $dst_rowptr `)` `lmax` `=` $lmax attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_AttentionAggregateGradOp : SeZM_Op<"attention_aggregate_grad"> {
+  let summary = "gradients of sezm.attention_aggregate";
+  let description = [{
+    Returns `xl_grad`, `wigner_grad`, `logit_grad`, `env_grad` and
+    `null_logit_grad`, each of the shape of its input (section 4.5).
+
+    Example:
+    ```mlir
+    %gxl, %gwd, %glg, %genv, %gz = sezm.attention_aggregate_grad %g, %xl
+        by %wd logit %lg env %env null %z over(%do, %dr) lmax = 3
+        : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>,
+           tensor<?x2x1xf32>, tensor<?xf32>, tensor<2x1xf32>, tensor<?xi64>,
+           tensor<?xi64>)
+        -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?x2x1xf32>,
+            tensor<?xf32>, tensor<2x1xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$xl,
+                       SeZM_Tensor:$wigner, SeZM_Tensor:$logit,
+                       SeZM_Tensor:$env, SeZM_Tensor:$null_logit,
+                       SeZM_Tensor:$dst_order, SeZM_Tensor:$dst_rowptr,
+                       I64Attr:$lmax);
+  let results = (outs SeZM_Tensor:$xl_grad, SeZM_Tensor:$wigner_grad,
+                      SeZM_Tensor:$logit_grad, SeZM_Tensor:$env_grad,
+                      SeZM_Tensor:$null_logit_grad);
+  let assemblyFormat = [{
+    $grad `,` $xl `by` $wigner `logit` $logit `env` $env `null` $null_logit
+    `over` `(` $dst_order `,` $dst_rowptr `)` `lmax` `=` $lmax attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+#endif // SEZM_DIALECT_SEZM_SEZMOPS_TD

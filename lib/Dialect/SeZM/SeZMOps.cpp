@@ -1,0 +1,767 @@
+//===- SeZMOps.cpp - sezm op verifiers and canonicalizations --------------===//
+//
+// Each verifier lists the shape of every operand and result in terms of the
+// graph sizes N and E, the channel width C and the extents fixed by the op's
+// attributes (sezm-ops.md section 1).
+//
+//===----------------------------------------------------------------------===//
+
+#include "SeZM/Dialect/SeZM/SeZMOps.h"
+
+#include "SeZMShapes.h"
+#include "SeZM/Dialect/SeZM/SO2Layout.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::sezm;
+
+#define GET_OP_CLASSES
+#include "SeZM/Dialect/SeZM/SeZMOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared shape vocabulary
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr ElementKind kFloat = ElementKind::Float;
+constexpr ElementKind kIndex = ElementKind::Index;
+
+const Dim kNodes = Dim::graph("N");
+const Dim kRowPointers = Dim::graph("N", 1);
+const Dim kEdges = Dim::graph("E");
+const Dim kChannels = Dim::channel("C");
+const Dim kXYZ = Dim::fixed(3);
+
+std::string lmaxContext(int64_t lmax) {
+  return "for lmax = " + std::to_string(lmax);
+}
+
+/// Checks a CSR segmentation: `order` lists the E edges segment by segment
+/// and `rowptr` holds the N+1 segment boundaries.
+LogicalResult checkCsr(ShapeChecker &shapes, StringRef orderName, Value order,
+                       StringRef rowptrName, Value rowptr) {
+  if (failed(shapes.check(orderName, order, kIndex, {kEdges})))
+    return failure();
+  return shapes.check(rowptrName, rowptr, kIndex, {kRowPointers});
+}
+
+/// Checks the cutoff attributes shared by the radial ops.
+LogicalResult verifyCutoff(Operation *op, double rcut, int64_t exponent) {
+  if (!(rcut > 0.0))
+    return op->emitOpError() << "rcut = " << rcut << " must be positive";
+  if (exponent < 1)
+    return op->emitOpError()
+           << "envelope exponent = " << exponent << " must be at least 1";
+  return success();
+}
+
+/// Checks the radial kernel operands of the mix family. With rank >= 1, `kc`
+/// is the compact kernel (E, KSZ*rank) and `cb` the channel basis (rank, C);
+/// with rank 0 (mixer-free) `kc` is the radial feature (E, lmax+1, C) and
+/// there is no `cb`. Expects C to be bound already.
+LogicalResult checkMixKernel(Operation *op, ShapeChecker &shapes,
+                             SO2Layout layout, int64_t rank, Value kc,
+                             Value cb) {
+  if (rank < 0)
+    return op->emitOpError() << "rank = " << rank << " must be non-negative";
+  if (rank == 0) {
+    if (cb)
+      return op->emitOpError()
+             << "rank = 0 (mixer-free) takes no channel basis 'cb'";
+    return shapes.check("kc", kc, kFloat,
+                        {kEdges, Dim::fixed(layout.lmax + 1), kChannels});
+  }
+  if (!cb)
+    return op->emitOpError() << "rank = " << rank
+                             << " needs a channel basis 'cb' of shape ("
+                             << rank << ", C)";
+  shapes.setContext("for lmax = " + std::to_string(layout.lmax) +
+                    " and rank = " + std::to_string(rank) + " (KSZ = " +
+                    std::to_string(layout.compactKernelSize()) + ")");
+  if (failed(shapes.check(
+          "kc", kc, kFloat,
+          {kEdges, Dim::fixed(layout.compactKernelSize() * rank)})))
+    return failure();
+  return shapes.check("cb", cb, kFloat, {Dim::fixed(rank), kChannels});
+}
+
+/// Checks that the result `gradName` has the shape of `input`.
+LogicalResult checkSameShape(Operation *op, StringRef gradName, Value grad,
+                             StringRef inputName, Value input) {
+  if (grad.getType() == input.getType())
+    return success();
+  return op->emitOpError() << "'" << gradName << "' must have the type of '"
+                           << inputName << "', " << input.getType()
+                           << ", but has type " << grad.getType();
+}
+
+/// Checks that an optional weight gradient is returned only for a weight
+/// that is given, and then has its type.
+LogicalResult checkOptionalGrad(Operation *op, StringRef gradName, Value grad,
+                                StringRef inputName, Value input) {
+  if (!grad)
+    return success();
+  if (!input)
+    return op->emitOpError() << "'" << gradName << "' needs a '" << inputName
+                             << "' operand to differentiate against";
+  return checkSameShape(op, gradName, grad, inputName, input);
+}
+
+/// The focus split of a channel width: C = focus * Cf.
+struct FocusSplit {
+  int64_t focus;
+  int64_t streamWidth;
+};
+
+FailureOr<FocusSplit> splitFocus(Operation *op, const ShapeChecker &shapes,
+                                 StringRef name, int64_t focus) {
+  if (focus < 1)
+    return op->emitOpError() << "focus = " << focus << " must be at least 1";
+  int64_t channels = *shapes.extent("C");
+  if (channels % focus != 0)
+    return op->emitOpError()
+           << "channel width C = " << channels << " of '" << name
+           << "' does not split into focus = " << focus << " streams";
+  return FocusSplit{focus, channels / focus};
+}
+
+std::string focusContext(int64_t lmax, FocusSplit split) {
+  return "for lmax = " + std::to_string(lmax) + " and focus = " +
+         std::to_string(split.focus) + " streams of Cf = " +
+         std::to_string(split.streamWidth);
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Edge geometry
+//===----------------------------------------------------------------------===//
+
+LogicalResult EdgeVectorsOp::verify() {
+  ShapeChecker shapes(*this);
+  if (failed(shapes.check("positions", getPositions(), kFloat,
+                          {kNodes, kXYZ})) ||
+      failed(shapes.check("src", getSrc(), kIndex, {kEdges})) ||
+      failed(shapes.check("dst", getDst(), kIndex, {kEdges})))
+    return failure();
+  if (getShift() &&
+      failed(shapes.check("shift", getShift(), kFloat, {kEdges, kXYZ})))
+    return failure();
+  return shapes.check("result", getResult(), kFloat, {kEdges, kXYZ});
+}
+
+LogicalResult EdgeVectorsGradOp::verify() {
+  ShapeChecker shapes(*this);
+  if (failed(shapes.check("grad", getGrad(), kFloat, {kEdges, kXYZ})) ||
+      failed(checkCsr(shapes, "src_order", getSrcOrder(), "src_rowptr",
+                      getSrcRowptr())) ||
+      failed(checkCsr(shapes, "dst_order", getDstOrder(), "dst_rowptr",
+                      getDstRowptr())))
+    return failure();
+  return shapes.check("result", getResult(), kFloat, {kNodes, kXYZ});
+}
+
+LogicalResult EnvelopeOp::verify() {
+  if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
+    return failure();
+  ShapeChecker shapes(*this);
+  if (failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
+    return failure();
+  return shapes.check("result", getResult(), kFloat, {kEdges});
+}
+
+LogicalResult EnvelopeGradOp::verify() {
+  if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
+    return failure();
+  ShapeChecker shapes(*this);
+  if (failed(shapes.check("grad", getGrad(), kFloat, {kEdges})) ||
+      failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
+    return failure();
+  return shapes.check("result", getResult(), kFloat, {kEdges, kXYZ});
+}
+
+LogicalResult RadialBasisOp::verify() {
+  if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
+    return failure();
+  ShapeChecker shapes(*this);
+  if (failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
+    return failure();
+  return shapes.check("result", getResult(), kFloat,
+                      {kEdges, Dim::channel("K")});
+}
+
+LogicalResult RadialBasisGradOp::verify() {
+  if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
+    return failure();
+  ShapeChecker shapes(*this);
+  if (failed(shapes.check("grad", getGrad(), kFloat,
+                          {kEdges, Dim::channel("K")})) ||
+      failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
+    return failure();
+  return shapes.check("result", getResult(), kFloat, {kEdges, kXYZ});
+}
+
+LogicalResult WignerOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  Dim rows = Dim::fixed(layout.packedRows());
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  if (failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
+    return failure();
+  return shapes.check("result", getResult(), kFloat, {kEdges, rows, rows});
+}
+
+LogicalResult WignerGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  Dim rows = Dim::fixed(layout.packedRows());
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  if (failed(shapes.check("grad", getGrad(), kFloat, {kEdges, rows, rows})) ||
+      failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
+    return failure();
+  return shapes.check("result", getResult(), kFloat, {kEdges, kXYZ});
+}
+
+//===----------------------------------------------------------------------===//
+// Rotation and mixing
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The operands shared by the ops that gather x[src] and rotate by wigner.
+LogicalResult checkRotateInputs(ShapeChecker &shapes, SO2Layout layout,
+                                Value x, Value src, Value wigner) {
+  Dim rows = Dim::fixed(layout.packedRows());
+  if (failed(shapes.check("x", x, kFloat, {kNodes, rows, kChannels})) ||
+      failed(shapes.check("src", src, kIndex, {kEdges})))
+    return failure();
+  return shapes.check("wigner", wigner, kFloat, {kEdges, rows, rows});
+}
+
+Dim packedRows(SO2Layout layout) { return Dim::fixed(layout.packedRows()); }
+Dim reducedRows(SO2Layout layout) { return Dim::fixed(layout.reducedRows()); }
+} // namespace
+
+LogicalResult RotateOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  if (failed(checkRotateInputs(shapes, layout, getX(), getSrc(), getWigner())))
+    return failure();
+  return shapes.check("result", getResult(), kFloat,
+                      {kEdges, reducedRows(layout), kChannels});
+}
+
+LogicalResult RotateGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  if (failed(checkRotateInputs(shapes, layout, getX(), getSrc(),
+                               getWigner())) ||
+      failed(shapes.check("grad", getGrad(), kFloat,
+                          {kEdges, reducedRows(layout), kChannels})) ||
+      failed(shapes.check("node_grad", getNodeGrad(), kFloat,
+                          {kEdges, packedRows(layout), kChannels})))
+    return failure();
+  return checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
+                        getWigner());
+}
+
+LogicalResult MixOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  Dim rows = reducedRows(layout);
+  if (failed(shapes.check("xl", getXl(), kFloat, {kEdges, rows, kChannels})) ||
+      failed(checkMixKernel(*this, shapes, layout, getRank(), getKc(),
+                            getCb())))
+    return failure();
+  shapes.setContext(lmaxContext(layout.lmax));
+  return shapes.check("result", getResult(), kFloat,
+                      {kEdges, rows, kChannels});
+}
+
+LogicalResult MixGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  Dim rows = reducedRows(layout);
+  if (failed(shapes.check("grad", getGrad(), kFloat,
+                          {kEdges, rows, kChannels})) ||
+      failed(shapes.check("xl", getXl(), kFloat, {kEdges, rows, kChannels})) ||
+      failed(checkMixKernel(*this, shapes, layout, getRank(), getKc(),
+                            getCb())) ||
+      failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())) ||
+      failed(checkSameShape(*this, "kc_grad", getKcGrad(), "kc", getKc())))
+    return failure();
+  return checkOptionalGrad(*this, "cb_grad", getCbGrad(), "cb", getCb());
+}
+
+LogicalResult RotateMixOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  if (failed(checkRotateInputs(shapes, layout, getX(), getSrc(),
+                               getWigner())) ||
+      failed(checkMixKernel(*this, shapes, layout, getRank(), getKc(),
+                            getCb())))
+    return failure();
+  shapes.setContext(lmaxContext(layout.lmax));
+  return shapes.check("result", getResult(), kFloat,
+                      {kEdges, reducedRows(layout), kChannels});
+}
+
+LogicalResult RotateMixGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  if (failed(checkRotateInputs(shapes, layout, getX(), getSrc(),
+                               getWigner())) ||
+      failed(shapes.check("grad", getGrad(), kFloat,
+                          {kEdges, reducedRows(layout), kChannels})) ||
+      failed(checkMixKernel(*this, shapes, layout, getRank(), getKc(),
+                            getCb())))
+    return failure();
+  shapes.setContext(lmaxContext(layout.lmax));
+  if (failed(shapes.check("node_grad", getNodeGrad(), kFloat,
+                          {kEdges, packedRows(layout), kChannels})) ||
+      failed(checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
+                            getWigner())) ||
+      failed(checkSameShape(*this, "kc_grad", getKcGrad(), "kc", getKc())))
+    return failure();
+  return checkOptionalGrad(*this, "cb_grad", getCbGrad(), "cb", getCb());
+}
+
+LogicalResult RotateMixGradReduceOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  if (getRank() > 1)
+    return emitOpError() << "rank = " << getRank()
+                         << " is not supported: the fused backward folds a "
+                            "single channel basis, so it needs rank <= 1";
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  if (failed(checkRotateInputs(shapes, layout, getX(), getSrc(),
+                               getWigner())) ||
+      failed(shapes.check("grad", getGrad(), kFloat,
+                          {kEdges, reducedRows(layout), kChannels})) ||
+      failed(checkMixKernel(*this, shapes, layout, getRank(), getKc(),
+                            getCb())) ||
+      failed(checkCsr(shapes, "src_order", getSrcOrder(), "src_rowptr",
+                      getSrcRowptr())) ||
+      failed(checkSameShape(*this, "x_grad", getXGrad(), "x", getX())) ||
+      failed(checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
+                            getWigner())))
+    return failure();
+  return checkSameShape(*this, "kc_grad", getKcGrad(), "kc", getKc());
+}
+
+LogicalResult RotateBackOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  Dim rows = packedRows(layout);
+  if (failed(shapes.check("xl", getXl(), kFloat,
+                          {kEdges, reducedRows(layout), kChannels})) ||
+      failed(shapes.check("wigner", getWigner(), kFloat,
+                          {kEdges, rows, rows})))
+    return failure();
+  return shapes.check("result", getResult(), kFloat,
+                      {kEdges, rows, kChannels});
+}
+
+LogicalResult RotateBackGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  Dim rows = packedRows(layout);
+  if (failed(shapes.check("grad", getGrad(), kFloat,
+                          {kEdges, rows, kChannels})) ||
+      failed(shapes.check("xl", getXl(), kFloat,
+                          {kEdges, reducedRows(layout), kChannels})) ||
+      failed(shapes.check("wigner", getWigner(), kFloat,
+                          {kEdges, rows, rows})) ||
+      failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())))
+    return failure();
+  return checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
+                        getWigner());
+}
+
+//===----------------------------------------------------------------------===//
+// Segment reduction
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Checks `rows` (leading dimension `leading`) against `scattered` (leading
+/// dimension the other graph size) with equal trailing dimensions.
+LogicalResult checkSegmentPair(Operation *op, ShapeChecker &shapes,
+                               StringRef rowsName, Value rows, Dim leading,
+                               StringRef otherName, Value other,
+                               Dim otherLeading) {
+  auto type = cast<RankedTensorType>(rows.getType());
+  if (type.getRank() < 1)
+    return op->emitOpError() << "'" << rowsName
+                             << "' must have rank >= 1, one row per "
+                             << (leading.name == "E" ? "edge" : "node")
+                             << ", but has type " << type;
+  SmallVector<Dim> dims{leading}, otherDims{otherLeading};
+  for (int64_t size : type.getShape().drop_front()) {
+    dims.push_back(Dim::fixed(size));
+    otherDims.push_back(Dim::fixed(size));
+  }
+  if (failed(shapes.check(rowsName, rows, kFloat, dims)))
+    return failure();
+  return shapes.check(otherName, other, kFloat, otherDims);
+}
+} // namespace
+
+LogicalResult SegmentReduceOp::verify() {
+  ShapeChecker shapes(*this);
+  if (failed(checkCsr(shapes, "order", getOrder(), "rowptr", getRowptr())))
+    return failure();
+  return checkSegmentPair(*this, shapes, "values", getValues(), kEdges,
+                          "result", getResult(), kNodes);
+}
+
+LogicalResult SegmentReduceGradOp::verify() {
+  ShapeChecker shapes(*this);
+  if (failed(checkCsr(shapes, "order", getOrder(), "rowptr", getRowptr())))
+    return failure();
+  return checkSegmentPair(*this, shapes, "grad", getGrad(), kNodes, "result",
+                          getResult(), kEdges);
+}
+
+//===----------------------------------------------------------------------===//
+// Gated SO(2) mixing stack
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The SO(2) linear weights: w0 (F, M0, M0) and wu, wv (F, lmax*Cf, lmax*Cf).
+LogicalResult checkSO2Weights(ShapeChecker &shapes, SO2Layout layout,
+                              FocusSplit split, Value w0, Value wu, Value wv) {
+  Dim focus = Dim::fixed(split.focus);
+  Dim m0 = Dim::fixed((layout.lmax + 1) * split.streamWidth);
+  Dim m1 = Dim::fixed(layout.lmax * split.streamWidth);
+  if (failed(shapes.check("w0", w0, kFloat, {focus, m0, m0})) ||
+      failed(shapes.check("wu", wu, kFloat, {focus, m1, m1})))
+    return failure();
+  return shapes.check("wv", wv, kFloat, {focus, m1, m1});
+}
+
+/// Checks the edge-frame operand that fixes C, then splits C into streams.
+FailureOr<FocusSplit> checkStreams(Operation *op, ShapeChecker &shapes,
+                                   SO2Layout layout, StringRef name, Value u,
+                                   int64_t focus) {
+  if (failed(shapes.check(name, u, kFloat,
+                          {kEdges, reducedRows(layout), kChannels})))
+    return failure();
+  FailureOr<FocusSplit> split = splitFocus(op, shapes, name, focus);
+  if (succeeded(split))
+    shapes.setContext(focusContext(layout.lmax, *split));
+  return split;
+}
+} // namespace
+
+LogicalResult SO2LinearOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  FailureOr<FocusSplit> split =
+      checkStreams(*this, shapes, layout, "u", getU(), getFocus());
+  if (failed(split) || failed(checkSO2Weights(shapes, layout, *split, getW0(),
+                                              getWu(), getWv())))
+    return failure();
+  return checkSameShape(*this, "result", getResult(), "u", getU());
+}
+
+LogicalResult SO2LinearGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  FailureOr<FocusSplit> split =
+      checkStreams(*this, shapes, layout, "u", getU(), getFocus());
+  if (failed(split) ||
+      failed(checkSO2Weights(shapes, layout, *split, getW0(), getWu(),
+                             getWv())) ||
+      failed(checkSameShape(*this, "grad", getGrad(), "u", getU())) ||
+      failed(checkSameShape(*this, "u_grad", getUGrad(), "u", getU())) ||
+      failed(checkSameShape(*this, "w0_grad", getW0Grad(), "w0", getW0())) ||
+      failed(checkSameShape(*this, "wu_grad", getWuGrad(), "wu", getWu())))
+    return failure();
+  return checkSameShape(*this, "wv_grad", getWvGrad(), "wv", getWv());
+}
+
+namespace {
+/// The gate weight: gw (F, Cf, lmax*Cf).
+LogicalResult checkGateWeight(ShapeChecker &shapes, SO2Layout layout,
+                              FocusSplit split, Value gw) {
+  return shapes.check("gw", gw, kFloat,
+                      {Dim::fixed(split.focus), Dim::fixed(split.streamWidth),
+                       Dim::fixed(layout.lmax * split.streamWidth)});
+}
+} // namespace
+
+LogicalResult GateOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  FailureOr<FocusSplit> split =
+      checkStreams(*this, shapes, layout, "z", getZ(), getFocus());
+  if (failed(split) || failed(checkGateWeight(shapes, layout, *split, getGw())))
+    return failure();
+  return checkSameShape(*this, "result", getResult(), "z", getZ());
+}
+
+LogicalResult GateGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  FailureOr<FocusSplit> split =
+      checkStreams(*this, shapes, layout, "z", getZ(), getFocus());
+  if (failed(split) ||
+      failed(checkGateWeight(shapes, layout, *split, getGw())) ||
+      failed(checkSameShape(*this, "grad", getGrad(), "z", getZ())) ||
+      failed(checkSameShape(*this, "z_grad", getZGrad(), "z", getZ())))
+    return failure();
+  return checkSameShape(*this, "gw_grad", getGwGrad(), "gw", getGw());
+}
+
+namespace {
+/// The competition weights: wfc (Cf, F) and the optional norm scale (F, Cf).
+LogicalResult checkCompeteWeights(ShapeChecker &shapes, FocusSplit split,
+                                  Value wfc, Value normScale) {
+  Dim focus = Dim::fixed(split.focus);
+  Dim width = Dim::fixed(split.streamWidth);
+  if (failed(shapes.check("wfc", wfc, kFloat, {width, focus})))
+    return failure();
+  if (!normScale)
+    return success();
+  return shapes.check("norm_scale", normScale, kFloat, {focus, width});
+}
+} // namespace
+
+LogicalResult FocusCompeteOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  FailureOr<FocusSplit> split =
+      checkStreams(*this, shapes, layout, "u", getU(), getFocus());
+  if (failed(split) ||
+      failed(checkCompeteWeights(shapes, *split, getWfc(), getNormScale())))
+    return failure();
+  return shapes.check("result", getResult(), kFloat,
+                      {kEdges, Dim::fixed(split->focus)});
+}
+
+LogicalResult FocusCompeteGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  FailureOr<FocusSplit> split =
+      checkStreams(*this, shapes, layout, "u", getU(), getFocus());
+  if (failed(split) ||
+      failed(checkCompeteWeights(shapes, *split, getWfc(), getNormScale())) ||
+      failed(shapes.check("grad", getGrad(), kFloat,
+                          {kEdges, Dim::fixed(split->focus)})) ||
+      failed(checkSameShape(*this, "u_grad", getUGrad(), "u", getU())) ||
+      failed(checkSameShape(*this, "wfc_grad", getWfcGrad(), "wfc",
+                            getWfc())))
+    return failure();
+  if (getNormScale() && !getNormScaleGrad())
+    return emitOpError() << "'norm_scale_grad' must be returned when "
+                            "'norm_scale' is given";
+  return checkOptionalGrad(*this, "norm_scale_grad", getNormScaleGrad(),
+                           "norm_scale", getNormScale());
+}
+
+namespace {
+/// y (E, rows, C) scaled per focus stream by alpha (E, F).
+LogicalResult checkFocusScale(Operation *op, ShapeChecker &shapes, Value y,
+                              Value alpha) {
+  if (failed(shapes.check("y", y, kFloat,
+                          {kEdges, Dim::channel("rows"), kChannels})) ||
+      failed(shapes.check("alpha", alpha, kFloat,
+                          {kEdges, Dim::channel("F")})))
+    return failure();
+  return splitFocus(op, shapes, "y", *shapes.extent("F"));
+}
+} // namespace
+
+LogicalResult FocusScaleOp::verify() {
+  ShapeChecker shapes(*this);
+  if (failed(checkFocusScale(*this, shapes, getY(), getAlpha())))
+    return failure();
+  return checkSameShape(*this, "result", getResult(), "y", getY());
+}
+
+LogicalResult FocusScaleGradOp::verify() {
+  ShapeChecker shapes(*this);
+  if (failed(checkFocusScale(*this, shapes, getY(), getAlpha())) ||
+      failed(checkSameShape(*this, "grad", getGrad(), "y", getY())) ||
+      failed(checkSameShape(*this, "y_grad", getYGrad(), "y", getY())))
+    return failure();
+  return checkSameShape(*this, "alpha_grad", getAlphaGrad(), "alpha",
+                        getAlpha());
+}
+
+//===----------------------------------------------------------------------===//
+// Aggregation
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The per-edge message inputs and the destination CSR of an aggregation.
+LogicalResult checkAggregateInputs(ShapeChecker &shapes, SO2Layout layout,
+                                   Value xl, Value wigner, Value env,
+                                   Value dstOrder, Value dstRowptr) {
+  Dim rows = packedRows(layout);
+  if (failed(shapes.check("xl", xl, kFloat,
+                          {kEdges, reducedRows(layout), kChannels})) ||
+      failed(shapes.check("wigner", wigner, kFloat, {kEdges, rows, rows})) ||
+      failed(shapes.check("env", env, kFloat, {kEdges})))
+    return failure();
+  return checkCsr(shapes, "dst_order", dstOrder, "dst_rowptr", dstRowptr);
+}
+} // namespace
+
+LogicalResult EnvelopeAggregateOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  if (failed(checkAggregateInputs(shapes, layout, getXl(), getWigner(),
+                                  getEnv(), getDstOrder(), getDstRowptr())) ||
+      failed(shapes.check("inv_sqrt_deg", getInvSqrtDeg(), kFloat, {kNodes})))
+    return failure();
+  return shapes.check("result", getResult(), kFloat,
+                      {kNodes, packedRows(layout), kChannels});
+}
+
+LogicalResult EnvelopeAggregateGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  if (failed(checkAggregateInputs(shapes, layout, getXl(), getWigner(),
+                                  getEnv(), getDstOrder(), getDstRowptr())) ||
+      failed(shapes.check("inv_sqrt_deg", getInvSqrtDeg(), kFloat,
+                          {kNodes})) ||
+      failed(shapes.check("grad", getGrad(), kFloat,
+                          {kNodes, packedRows(layout), kChannels})) ||
+      failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())) ||
+      failed(checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
+                            getWigner())) ||
+      failed(checkSameShape(*this, "env_grad", getEnvGrad(), "env", getEnv())))
+    return failure();
+  return checkSameShape(*this, "inv_sqrt_deg_grad", getInvSqrtDegGrad(),
+                        "inv_sqrt_deg", getInvSqrtDeg());
+}
+
+namespace {
+/// The attention logits (E, F, H) and null logits (F, H); C must split into
+/// F focus streams of H heads each.
+LogicalResult checkAttention(Operation *op, ShapeChecker &shapes, Value logit,
+                             Value nullLogit) {
+  Dim focus = Dim::channel("F"), heads = Dim::channel("H");
+  if (failed(shapes.check("logit", logit, kFloat, {kEdges, focus, heads})) ||
+      failed(shapes.check("null_logit", nullLogit, kFloat, {focus, heads})))
+    return failure();
+  int64_t channels = *shapes.extent("C");
+  int64_t streams = *shapes.extent("F") * *shapes.extent("H");
+  if (channels % streams != 0)
+    return op->emitOpError()
+           << "channel width C = " << channels << " of 'xl' does not split "
+           << "into F = " << *shapes.extent("F") << " focus streams of H = "
+           << *shapes.extent("H") << " heads";
+  return success();
+}
+} // namespace
+
+LogicalResult AttentionAggregateOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  if (failed(checkAggregateInputs(shapes, layout, getXl(), getWigner(),
+                                  getEnv(), getDstOrder(), getDstRowptr())) ||
+      failed(checkAttention(*this, shapes, getLogit(), getNullLogit())))
+    return failure();
+  return shapes.check("result", getResult(), kFloat,
+                      {kNodes, packedRows(layout), kChannels});
+}
+
+LogicalResult AttentionAggregateGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  if (failed(checkAggregateInputs(shapes, layout, getXl(), getWigner(),
+                                  getEnv(), getDstOrder(), getDstRowptr())) ||
+      failed(checkAttention(*this, shapes, getLogit(), getNullLogit())) ||
+      failed(shapes.check("grad", getGrad(), kFloat,
+                          {kNodes, packedRows(layout), kChannels})) ||
+      failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())) ||
+      failed(checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
+                            getWigner())) ||
+      failed(checkSameShape(*this, "logit_grad", getLogitGrad(), "logit",
+                            getLogit())) ||
+      failed(checkSameShape(*this, "env_grad", getEnvGrad(), "env", getEnv())))
+    return failure();
+  return checkSameShape(*this, "null_logit_grad", getNullLogitGrad(),
+                        "null_logit", getNullLogit());
+}
+
+//===----------------------------------------------------------------------===//
+// Canonicalization
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Drops a channel-basis gradient nothing uses: inference graphs never need
+/// weight gradients, and without it the backward can fuse with the source
+/// segment reduction.
+template <typename GradOp>
+struct DropUnusedChannelBasisGrad : OpRewritePattern<GradOp> {
+  using OpRewritePattern<GradOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GradOp op,
+                                PatternRewriter &rewriter) const override {
+    Value cbGrad = op.getCbGrad();
+    if (!cbGrad || !cbGrad.use_empty())
+      return failure();
+    OperationState state(op.getLoc(), op->getName());
+    state.addOperands(op->getOperands());
+    state.addTypes(TypeRange(op->getResultTypes()).drop_back());
+    state.addAttributes(op->getDiscardableAttrDictionary().getValue());
+    state.propertiesAttr = op->getPropertiesAsAttribute();
+    Operation *reduced = rewriter.create(state);
+    for (auto [from, to] :
+         llvm::zip(op->getResults().drop_back(), reduced->getResults()))
+      rewriter.replaceAllUsesWith(from, to);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void MixGradOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                            MLIRContext *context) {
+  patterns.add<DropUnusedChannelBasisGrad<MixGradOp>>(context);
+}
+
+void RotateMixGradOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                                  MLIRContext *context) {
+  patterns.add<DropUnusedChannelBasisGrad<RotateMixGradOp>>(context);
+}

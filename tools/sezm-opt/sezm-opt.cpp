@@ -1,0 +1,25 @@
+//===- sezm-opt.cpp - the sezm pass driver --------------------------------===//
+//
+// mlir-opt with the sezm dialect: parses, verifies, transforms and prints
+// sezm programs. Every upstream dialect and pass is available too.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SeZM/Dialect/SeZM/SeZMDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::sezm::SeZMDialect>();
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "sezm-opt: the SeZM compiler's pass driver\n", registry));
+}
