@@ -11,6 +11,7 @@
 #include "SeZMShapes.h"
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::sezm;
@@ -48,7 +49,9 @@ LogicalResult checkCsr(ShapeChecker &shapes, StringRef orderName, Value order,
 /// Checks the cutoff attributes shared by the radial ops.
 LogicalResult verifyCutoff(Operation *op, double rcut, int64_t exponent) {
   if (!(rcut > 0.0))
-    return op->emitOpError() << "rcut = " << rcut << " must be positive";
+    return op->emitOpError()
+           << "rcut = " << llvm::formatv("{0}", rcut).str()
+           << " must be positive";
   if (exponent < 1)
     return op->emitOpError()
            << "envelope exponent = " << exponent << " must be at least 1";
