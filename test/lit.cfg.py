@@ -16,6 +16,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 config.substitutions.append(("%sezm_src_root", config.sezm_src_root))
+config.substitutions.append(("%sezm_obj_root", config.sezm_obj_root))
 llvm_config.add_tool_substitutions(
     ["sezm-opt"], [os.path.join(config.sezm_obj_root, "bin")]
 )

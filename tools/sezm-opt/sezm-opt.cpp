@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SeZM/Conversion/Passes.h"
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -14,6 +15,8 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::sezm::registerSeZMConversionPasses();
+  mlir::sezm::registerPipelines();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -12,9 +12,12 @@
 include "SeZM/Dialect/SeZM/SeZMDialect.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
-// Element types and shapes are checked by each op's verifier, which names the
-// operand and the shape it expected; ODS only requires ranked tensors.
-def SeZM_Tensor : RankedTensorOf<[AnyType]>;
+// ODS only requires ranked tensors: each op's verifier checks element types
+// and shapes, so that its diagnostics name the operand and what it expected.
+class SeZM_TensorOf<string what>
+    : Type<AnyRankedTensor.predicate, what, "::mlir::RankedTensorType">;
+def SeZM_FloatTensor : SeZM_TensorOf<"ranked tensor of f32 or f64 values">;
+def SeZM_IndexTensor : SeZM_TensorOf<"ranked tensor of i32 or i64 indices">;
 
 
 //===----------------------------------------------------------------------===//
@@ -24,6 +27,8 @@ def SeZM_Tensor : RankedTensorOf<[AnyType]>;
 def SeZM_EdgeVectorsOp : SeZM_Op<"edge_vectors"> {
   let summary = "edge vectors v[e] = r[src[e]] - r[dst[e]] (+ shift[e])";
   let description = [{
+    Math: sezm-ops.md sections 1.5, 5.
+
     Gathers the positions of each edge's source and destination atom and
     returns their difference, plus an optional per-edge periodic shift.
     `src` and `dst` are i32 or i64 indices in [0, N).
@@ -37,9 +42,9 @@ def SeZM_EdgeVectorsOp : SeZM_Op<"edge_vectors"> {
         -> tensor<?x3xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$positions, SeZM_Tensor:$src,
-                       SeZM_Tensor:$dst, Optional<SeZM_Tensor>:$shift);
-  let results = (outs SeZM_Tensor:$result);
+  let arguments = (ins SeZM_FloatTensor:$positions, SeZM_IndexTensor:$src,
+                       SeZM_IndexTensor:$dst, Optional<SeZM_FloatTensor>:$shift);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $positions `[` $src `,` $dst `]` (`shift` $shift^)? attr-dict
     `:` functional-type(operands, results)
@@ -49,6 +54,8 @@ def SeZM_EdgeVectorsOp : SeZM_Op<"edge_vectors"> {
 def SeZM_EdgeVectorsGradOp : SeZM_Op<"edge_vectors_grad"> {
   let summary = "position gradient from edge-vector gradients, over both CSRs";
   let description = [{
+    Math: sezm-ops.md section 5.
+
     The adjoint of `sezm.edge_vectors`:
     `result[k] = sum_{src[e] = k} grad[e] - sum_{dst[e] = k} grad[e]`,
     each sum taken over its CSR segment in CSR order (no atomics, repeatable
@@ -65,10 +72,10 @@ def SeZM_EdgeVectorsGradOp : SeZM_Op<"edge_vectors_grad"> {
            tensor<?xi64>) -> tensor<?x3xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$src_order,
-                       SeZM_Tensor:$src_rowptr, SeZM_Tensor:$dst_order,
-                       SeZM_Tensor:$dst_rowptr);
-  let results = (outs SeZM_Tensor:$result);
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_IndexTensor:$src_order,
+                       SeZM_IndexTensor:$src_rowptr, SeZM_IndexTensor:$dst_order,
+                       SeZM_IndexTensor:$dst_rowptr);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `src` `(` $src_order `,` $src_rowptr `)`
     `dst` `(` $dst_order `,` $dst_rowptr `)` attr-dict
@@ -79,6 +86,8 @@ def SeZM_EdgeVectorsGradOp : SeZM_Op<"edge_vectors_grad"> {
 def SeZM_EnvelopeOp : SeZM_Op<"envelope"> {
   let summary = "smooth polynomial cutoff envelope E_p(r / rcut) per edge";
   let description = [{
+    Math: sezm-ops.md section 3.0.
+
     With `r = sqrt(|v|^2 + eps^2)` (eps = 1e-7) and `x = r / rcut`:
     `E_p(x) = 1 - (p+1)(p+2)/2 x^p + p(p+2) x^(p+1) - p(p+1)/2 x^(p+2)`
     for x < 1 and 0 otherwise, with p = `exponent`.
@@ -91,9 +100,9 @@ def SeZM_EnvelopeOp : SeZM_Op<"envelope"> {
         : (tensor<?x3xf32>) -> tensor<?xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$edge_vec, F64Attr:$rcut,
+  let arguments = (ins SeZM_FloatTensor:$edge_vec, F64Attr:$rcut,
                        I64Attr:$exponent);
-  let results = (outs SeZM_Tensor:$result);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent attr-dict
     `:` functional-type(operands, results)
@@ -103,6 +112,8 @@ def SeZM_EnvelopeOp : SeZM_Op<"envelope"> {
 def SeZM_EnvelopeGradOp : SeZM_Op<"envelope_grad"> {
   let summary = "edge-vector gradient of sezm.envelope";
   let description = [{
+    Math: sezm-ops.md section 3.0.
+
     `result[e] = grad[e] * E_p'(r/rcut) / rcut * v[e] / r`.
 
     Shapes: edge_vec (E, 3), grad (E) -> (E, 3).
@@ -113,9 +124,9 @@ def SeZM_EnvelopeGradOp : SeZM_Op<"envelope_grad"> {
         : (tensor<?xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$edge_vec,
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$edge_vec,
                        F64Attr:$rcut, I64Attr:$exponent);
-  let results = (outs SeZM_Tensor:$result);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `,` $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent attr-dict
     `:` functional-type(operands, results)
@@ -125,6 +136,8 @@ def SeZM_EnvelopeGradOp : SeZM_Op<"envelope_grad"> {
 def SeZM_RadialBasisOp : SeZM_Op<"radial_basis"> {
   let summary = "Bessel radial basis times the envelope, per edge";
   let description = [{
+    Math: sezm-ops.md sections 3.0, 7.
+
     `result[e, k] = sin(w_k r) / r * E_p(r / rcut)` with
     `w_k = (k+1) pi / rcut` for k = 0..K-1 (K = n_radial, the result's last
     extent) and r regularized as in `sezm.envelope`.
@@ -137,9 +150,9 @@ def SeZM_RadialBasisOp : SeZM_Op<"radial_basis"> {
         : (tensor<?x3xf32>) -> tensor<?x16xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$edge_vec, F64Attr:$rcut,
+  let arguments = (ins SeZM_FloatTensor:$edge_vec, F64Attr:$rcut,
                        I64Attr:$exponent);
-  let results = (outs SeZM_Tensor:$result);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent attr-dict
     `:` functional-type(operands, results)
@@ -149,6 +162,8 @@ def SeZM_RadialBasisOp : SeZM_Op<"radial_basis"> {
 def SeZM_RadialBasisGradOp : SeZM_Op<"radial_basis_grad"> {
   let summary = "edge-vector gradient of sezm.radial_basis";
   let description = [{
+    Math: sezm-ops.md sections 3.0, 7.
+
     `result[e] = sum_k grad[e, k] * d rbf[e, k] / d v[e]`.
 
     Shapes: grad (E, K), edge_vec (E, 3) -> (E, 3).
@@ -159,9 +174,9 @@ def SeZM_RadialBasisGradOp : SeZM_Op<"radial_basis_grad"> {
         : (tensor<?x16xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$edge_vec,
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$edge_vec,
                        F64Attr:$rcut, I64Attr:$exponent);
-  let results = (outs SeZM_Tensor:$result);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `,` $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent attr-dict
     `:` functional-type(operands, results)
@@ -171,6 +186,8 @@ def SeZM_RadialBasisGradOp : SeZM_Op<"radial_basis_grad"> {
 def SeZM_WignerOp : SeZM_Op<"wigner"> {
   let summary = "block-diagonal real Wigner-D that rotates each edge onto +Z";
   let description = [{
+    Math: sezm-ops.md sections 2.1, 2.2.
+
     Builds the edge quaternion of sezm-ops.md 2.1 (two charts blended by a
     smooth step, no roll) and the real-basis Wigner-D of 2.2:
     `result[e]` is block-diagonal with block l = D^l(q_e) on rows and columns
@@ -183,8 +200,8 @@ def SeZM_WignerOp : SeZM_Op<"wigner"> {
     %wd = sezm.wigner %v lmax = 3 : (tensor<?x3xf32>) -> tensor<?x16x16xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$edge_vec, I64Attr:$lmax);
-  let results = (outs SeZM_Tensor:$result);
+  let arguments = (ins SeZM_FloatTensor:$edge_vec, I64Attr:$lmax);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $edge_vec `lmax` `=` $lmax attr-dict `:` functional-type(operands, results)
   }];
@@ -193,6 +210,8 @@ def SeZM_WignerOp : SeZM_Op<"wigner"> {
 def SeZM_WignerGradOp : SeZM_Op<"wigner_grad"> {
   let summary = "edge-vector gradient of sezm.wigner";
   let description = [{
+    Math: sezm-ops.md sections 2.2, 4.1.
+
     `result[e] = sum_{i,j} grad[e, i, j] * d D[e, i, j] / d v[e]`, through
     the quaternion. Entries of `grad` off the diagonal blocks multiply exact
     zeros and do not contribute.
@@ -205,9 +224,9 @@ def SeZM_WignerGradOp : SeZM_Op<"wigner_grad"> {
         : (tensor<?x16x16xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$edge_vec,
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$edge_vec,
                        I64Attr:$lmax);
-  let results = (outs SeZM_Tensor:$result);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `,` $edge_vec `lmax` `=` $lmax attr-dict
     `:` functional-type(operands, results)
@@ -221,6 +240,8 @@ def SeZM_WignerGradOp : SeZM_Op<"wigner_grad"> {
 def SeZM_RotateOp : SeZM_Op<"rotate"> {
   let summary = "gather source features and rotate them into the edge frame";
   let description = [{
+    Math: sezm-ops.md sections 2.3, 3.3.
+
     `result[e, j, c] = sum_{d in block deg(j)} wigner[e, coeff[j], d] * x[src[e], d, c]`:
     only the rows |m| <= 1 of each diagonal block are kept, in the m-major
     reduced order (m = 0 for l = 0..lmax, then m = -1 and m = +1 for
@@ -235,9 +256,9 @@ def SeZM_RotateOp : SeZM_Op<"rotate"> {
         -> tensor<?x10x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$x, SeZM_Tensor:$src, SeZM_Tensor:$wigner,
+  let arguments = (ins SeZM_FloatTensor:$x, SeZM_IndexTensor:$src, SeZM_FloatTensor:$wigner,
                        I64Attr:$lmax);
-  let results = (outs SeZM_Tensor:$result);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $x `[` $src `]` `by` $wigner `lmax` `=` $lmax attr-dict
     `:` functional-type(operands, results)
@@ -247,6 +268,8 @@ def SeZM_RotateOp : SeZM_Op<"rotate"> {
 def SeZM_RotateGradOp : SeZM_Op<"rotate_grad"> {
   let summary = "per-edge gradients of sezm.rotate";
   let description = [{
+    Math: sezm-ops.md section 4.1.
+
     `node_grad[e, d, c] = sum_{j: deg(j) = l(d)} wigner[e, coeff[j], d] * grad[e, j, c]`
     is the gradient reaching `x[src[e]]` from edge e (a `sezm.segment_reduce`
     over the source CSR turns it into the gradient of x);
@@ -263,9 +286,9 @@ def SeZM_RotateGradOp : SeZM_Op<"rotate_grad"> {
            tensor<?x16x16xf32>) -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>)
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$x, SeZM_Tensor:$src,
-                       SeZM_Tensor:$wigner, I64Attr:$lmax);
-  let results = (outs SeZM_Tensor:$node_grad, SeZM_Tensor:$wigner_grad);
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$x, SeZM_IndexTensor:$src,
+                       SeZM_FloatTensor:$wigner, I64Attr:$lmax);
+  let results = (outs SeZM_FloatTensor:$node_grad, SeZM_FloatTensor:$wigner_grad);
   let assemblyFormat = [{
     $grad `,` $x `[` $src `]` `by` $wigner `lmax` `=` $lmax attr-dict
     `:` functional-type(operands, results)
@@ -275,6 +298,8 @@ def SeZM_RotateGradOp : SeZM_Op<"rotate_grad"> {
 def SeZM_MixOp : SeZM_Op<"mix"> {
   let summary = "edge-conditioned radial degree mixing in the edge frame";
   let description = [{
+    Math: sezm-ops.md sections 1.7, 3.2, 3.3.
+
     With rank R >= 1, `kc` is the compact per-edge kernel (E, KSZ*R),
     KSZ = (lmax+1)^2 + lmax^2, and `cb` the channel basis (R, C):
     `Keff[e, i, o, c] = sum_r kc[e, k(i, o)*R + r] * cb[r, c]` mixes degrees
@@ -296,10 +321,10 @@ def SeZM_MixOp : SeZM_Op<"mix"> {
         -> tensor<?x10x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$xl, SeZM_Tensor:$kc,
-                       Optional<SeZM_Tensor>:$cb, I64Attr:$lmax,
+  let arguments = (ins SeZM_FloatTensor:$xl, SeZM_FloatTensor:$kc,
+                       Optional<SeZM_FloatTensor>:$cb, I64Attr:$lmax,
                        I64Attr:$rank);
-  let results = (outs SeZM_Tensor:$result);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $xl `kernel` $kc (`basis` $cb^)? `lmax` `=` $lmax `rank` `=` $rank
     attr-dict `:` functional-type(operands, results)
@@ -309,6 +334,8 @@ def SeZM_MixOp : SeZM_Op<"mix"> {
 def SeZM_MixGradOp : SeZM_Op<"mix_grad"> {
   let summary = "gradients of sezm.mix";
   let description = [{
+    Math: sezm-ops.md section 4.1.
+
     `xl_grad[e, i, c] = sum_o Keff[e, i, o, c] * grad[e, o, c]` per m group;
     `kc_grad[e, k(i, o)*R + r] = sum_c cb[r, c] * grad[e, o, c] * xl[e, i, c]`
     (both |m| = 1 groups summed); the optional `cb_grad` (only with rank >= 1,
@@ -324,11 +351,11 @@ def SeZM_MixGradOp : SeZM_Op<"mix_grad"> {
            tensor<1x64xf32>) -> (tensor<?x10x64xf32>, tensor<?x25xf32>)
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$xl, SeZM_Tensor:$kc,
-                       Optional<SeZM_Tensor>:$cb, I64Attr:$lmax,
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$xl, SeZM_FloatTensor:$kc,
+                       Optional<SeZM_FloatTensor>:$cb, I64Attr:$lmax,
                        I64Attr:$rank);
-  let results = (outs SeZM_Tensor:$xl_grad, SeZM_Tensor:$kc_grad,
-                      Optional<SeZM_Tensor>:$cb_grad);
+  let results = (outs SeZM_FloatTensor:$xl_grad, SeZM_FloatTensor:$kc_grad,
+                      Optional<SeZM_FloatTensor>:$cb_grad);
   let assemblyFormat = [{
     $grad `,` $xl `kernel` $kc (`basis` $cb^)? `lmax` `=` $lmax
     `rank` `=` $rank attr-dict `:` functional-type(operands, results)
@@ -339,6 +366,8 @@ def SeZM_MixGradOp : SeZM_Op<"mix_grad"> {
 def SeZM_RotateMixOp : SeZM_Op<"rotate_mix"> {
   let summary = "fused sezm.rotate + sezm.mix (made by sezm-fuse-rotate-mix)";
   let description = [{
+    Math: sezm-ops.md section 3.3.
+
     `rotate_mix(x, src, wigner, kc, cb) = mix(rotate(x, src, wigner), kc, cb)`
     in one pass per edge; the rotated features are never stored.
 
@@ -349,10 +378,10 @@ def SeZM_RotateMixOp : SeZM_Op<"rotate_mix"> {
            tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$x, SeZM_Tensor:$src, SeZM_Tensor:$wigner,
-                       SeZM_Tensor:$kc, Optional<SeZM_Tensor>:$cb,
+  let arguments = (ins SeZM_FloatTensor:$x, SeZM_IndexTensor:$src, SeZM_FloatTensor:$wigner,
+                       SeZM_FloatTensor:$kc, Optional<SeZM_FloatTensor>:$cb,
                        I64Attr:$lmax, I64Attr:$rank);
-  let results = (outs SeZM_Tensor:$result);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $x `[` $src `]` `by` $wigner `kernel` $kc (`basis` $cb^)?
     `lmax` `=` $lmax `rank` `=` $rank attr-dict
@@ -363,6 +392,8 @@ def SeZM_RotateMixOp : SeZM_Op<"rotate_mix"> {
 def SeZM_RotateMixGradOp : SeZM_Op<"rotate_mix_grad"> {
   let summary = "per-edge gradients of sezm.rotate_mix";
   let description = [{
+    Math: sezm-ops.md section 4.1.
+
     The composition of `sezm.mix_grad` and `sezm.rotate_grad`, recomputing
     the rotated features per edge: `node_grad` (E, D, C) is the gradient
     reaching `x[src[e]]` from edge e, plus `wigner_grad`, `kc_grad` and the
@@ -377,12 +408,12 @@ def SeZM_RotateMixGradOp : SeZM_Op<"rotate_mix_grad"> {
         -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>)
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$x, SeZM_Tensor:$src,
-                       SeZM_Tensor:$wigner, SeZM_Tensor:$kc,
-                       Optional<SeZM_Tensor>:$cb, I64Attr:$lmax,
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$x, SeZM_IndexTensor:$src,
+                       SeZM_FloatTensor:$wigner, SeZM_FloatTensor:$kc,
+                       Optional<SeZM_FloatTensor>:$cb, I64Attr:$lmax,
                        I64Attr:$rank);
-  let results = (outs SeZM_Tensor:$node_grad, SeZM_Tensor:$wigner_grad,
-                      SeZM_Tensor:$kc_grad, Optional<SeZM_Tensor>:$cb_grad);
+  let results = (outs SeZM_FloatTensor:$node_grad, SeZM_FloatTensor:$wigner_grad,
+                      SeZM_FloatTensor:$kc_grad, Optional<SeZM_FloatTensor>:$cb_grad);
   let assemblyFormat = [{
     $grad `,` $x `[` $src `]` `by` $wigner `kernel` $kc (`basis` $cb^)?
     `lmax` `=` $lmax `rank` `=` $rank attr-dict
@@ -394,6 +425,8 @@ def SeZM_RotateMixGradOp : SeZM_Op<"rotate_mix_grad"> {
 def SeZM_RotateMixGradReduceOp : SeZM_Op<"rotate_mix_grad_reduce"> {
   let summary = "rotate_mix backward fused with the source segment reduction";
   let description = [{
+    Math: sezm-ops.md section 4.3.
+
     `x_grad[n] = sum_{t = src_rowptr[n]}^{src_rowptr[n+1]-1} node_grad[src_order[t]]`
     where `node_grad` is that of `sezm.rotate_mix_grad`, reduced on chip in
     CSR order per source node: the per-edge node gradient never exists.
@@ -411,13 +444,13 @@ def SeZM_RotateMixGradReduceOp : SeZM_Op<"rotate_mix_grad_reduce"> {
         -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>)
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$x, SeZM_Tensor:$src,
-                       SeZM_Tensor:$wigner, SeZM_Tensor:$kc,
-                       Optional<SeZM_Tensor>:$cb, SeZM_Tensor:$src_order,
-                       SeZM_Tensor:$src_rowptr, I64Attr:$lmax,
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$x, SeZM_IndexTensor:$src,
+                       SeZM_FloatTensor:$wigner, SeZM_FloatTensor:$kc,
+                       Optional<SeZM_FloatTensor>:$cb, SeZM_IndexTensor:$src_order,
+                       SeZM_IndexTensor:$src_rowptr, I64Attr:$lmax,
                        I64Attr:$rank);
-  let results = (outs SeZM_Tensor:$x_grad, SeZM_Tensor:$wigner_grad,
-                      SeZM_Tensor:$kc_grad);
+  let results = (outs SeZM_FloatTensor:$x_grad, SeZM_FloatTensor:$wigner_grad,
+                      SeZM_FloatTensor:$kc_grad);
   let assemblyFormat = [{
     $grad `,` $x `[` $src `]` `by` $wigner `kernel` $kc (`basis` $cb^)?
     `over` `(` $src_order `,` $src_rowptr `)` `lmax` `=` $lmax
@@ -428,6 +461,8 @@ def SeZM_RotateMixGradReduceOp : SeZM_Op<"rotate_mix_grad_reduce"> {
 def SeZM_RotateBackOp : SeZM_Op<"rotate_back"> {
   let summary = "rotate edge-frame features back to the packed SO(3) layout";
   let description = [{
+    Math: sezm-ops.md sections 2.3, 3.6.
+
     `result[e, d, c] = rescale[d] * sum_{j: deg(j) = l(d)} wigner[e, coeff[j], d] * xl[e, j, c]`:
     the transpose of the Wigner-D restricted to the kept rows, with
     `rescale[d] = sqrt((2 l(d) + 1) / 3)` for l(d) > 1 and 1 otherwise; the
@@ -441,8 +476,8 @@ def SeZM_RotateBackOp : SeZM_Op<"rotate_back"> {
         : (tensor<?x10x64xf32>, tensor<?x16x16xf32>) -> tensor<?x16x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$xl, SeZM_Tensor:$wigner, I64Attr:$lmax);
-  let results = (outs SeZM_Tensor:$result);
+  let arguments = (ins SeZM_FloatTensor:$xl, SeZM_FloatTensor:$wigner, I64Attr:$lmax);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $xl `by` $wigner `lmax` `=` $lmax attr-dict
     `:` functional-type(operands, results)
@@ -452,6 +487,8 @@ def SeZM_RotateBackOp : SeZM_Op<"rotate_back"> {
 def SeZM_RotateBackGradOp : SeZM_Op<"rotate_back_grad"> {
   let summary = "gradients of sezm.rotate_back";
   let description = [{
+    Math: sezm-ops.md section 4.5.
+
     `xl_grad[e, j, c] = sum_{d in block deg(j)} wigner[e, coeff[j], d] * rescale[d] * grad[e, d, c]`;
     `wigner_grad[e, coeff[j], d] = rescale[d] * sum_c grad[e, d, c] * xl[e, j, c]`
     on the kept rows of the diagonal blocks, exactly 0 elsewhere.
@@ -463,9 +500,9 @@ def SeZM_RotateBackGradOp : SeZM_Op<"rotate_back_grad"> {
         -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>)
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$xl,
-                       SeZM_Tensor:$wigner, I64Attr:$lmax);
-  let results = (outs SeZM_Tensor:$xl_grad, SeZM_Tensor:$wigner_grad);
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$xl,
+                       SeZM_FloatTensor:$wigner, I64Attr:$lmax);
+  let results = (outs SeZM_FloatTensor:$xl_grad, SeZM_FloatTensor:$wigner_grad);
   let assemblyFormat = [{
     $grad `,` $xl `by` $wigner `lmax` `=` $lmax attr-dict
     `:` functional-type(operands, results)
@@ -479,6 +516,8 @@ def SeZM_RotateBackGradOp : SeZM_Op<"rotate_back_grad"> {
 def SeZM_SegmentReduceOp : SeZM_Op<"segment_reduce"> {
   let summary = "sum of edge values into nodes over a CSR segmentation";
   let description = [{
+    Math: sezm-ops.md sections 1.6, 4.2.
+
     `result[n] = sum_{t = rowptr[n]}^{rowptr[n+1]-1} values[order[t]]`,
     summed sequentially in CSR order: no atomics, repeatable bit for bit.
     Empty segments give zeros. The trailing dimensions are carried through.
@@ -492,9 +531,9 @@ def SeZM_SegmentReduceOp : SeZM_Op<"segment_reduce"> {
         -> tensor<?x16x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$values, SeZM_Tensor:$order,
-                       SeZM_Tensor:$rowptr);
-  let results = (outs SeZM_Tensor:$result);
+  let arguments = (ins SeZM_FloatTensor:$values, SeZM_IndexTensor:$order,
+                       SeZM_IndexTensor:$rowptr);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $values `over` `(` $order `,` $rowptr `)` attr-dict
     `:` functional-type(operands, results)
@@ -504,6 +543,8 @@ def SeZM_SegmentReduceOp : SeZM_Op<"segment_reduce"> {
 def SeZM_SegmentReduceGradOp : SeZM_Op<"segment_reduce_grad"> {
   let summary = "gradient of sezm.segment_reduce: broadcast nodes to edges";
   let description = [{
+    Math: sezm-ops.md sections 1.6, 4.2.
+
     `result[order[t]] = grad[n]` for t in [rowptr[n], rowptr[n+1]); edges in
     no segment get zeros. Its own derivative is `sezm.segment_reduce`.
 
@@ -516,9 +557,9 @@ def SeZM_SegmentReduceGradOp : SeZM_Op<"segment_reduce_grad"> {
         -> tensor<?x16x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$order,
-                       SeZM_Tensor:$rowptr);
-  let results = (outs SeZM_Tensor:$result);
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_IndexTensor:$order,
+                       SeZM_IndexTensor:$rowptr);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `over` `(` $order `,` $rowptr `)` attr-dict
     `:` functional-type(operands, results)
@@ -532,6 +573,8 @@ def SeZM_SegmentReduceGradOp : SeZM_Op<"segment_reduce_grad"> {
 def SeZM_SO2LinearOp : SeZM_Op<"so2_linear"> {
   let summary = "m-blocked SO(2) linear layer, per focus stream";
   let description = [{
+    Math: sezm-ops.md section 3.5.
+
     Channels split into `focus` streams of Cf = C / focus (c = f*Cf + cf).
     Per edge and stream, the m = 0 rows (flattened to M0 = (lmax+1)*Cf) are
     multiplied by `w0[f]` (M0 x M0); the m = -1 and m = +1 rows (each
@@ -550,9 +593,9 @@ def SeZM_SO2LinearOp : SeZM_Op<"so2_linear"> {
            tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$u, SeZM_Tensor:$w0, SeZM_Tensor:$wu,
-                       SeZM_Tensor:$wv, I64Attr:$lmax, I64Attr:$focus);
-  let results = (outs SeZM_Tensor:$result);
+  let arguments = (ins SeZM_FloatTensor:$u, SeZM_FloatTensor:$w0, SeZM_FloatTensor:$wu,
+                       SeZM_FloatTensor:$wv, I64Attr:$lmax, I64Attr:$focus);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $u `weights` `(` $w0 `,` $wu `,` $wv `)` `lmax` `=` $lmax
     `focus` `=` $focus attr-dict `:` functional-type(operands, results)
@@ -562,6 +605,8 @@ def SeZM_SO2LinearOp : SeZM_Op<"so2_linear"> {
 def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad"> {
   let summary = "gradients of sezm.so2_linear";
   let description = [{
+    Math: sezm-ops.md section 4.4.
+
     `u_grad` is the transposed layer applied to `grad`; the weight gradients
     are `w0_grad[f] = u0^T g0`, `wu_grad[f] = x_neg^T g_neg + x_pos^T g_pos`,
     `wv_grad[f] = x_neg^T g_pos - x_pos^T g_neg`, summed over edges.
@@ -576,11 +621,11 @@ def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad"> {
             tensor<2x96x96xf32>)
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$u, SeZM_Tensor:$w0,
-                       SeZM_Tensor:$wu, SeZM_Tensor:$wv, I64Attr:$lmax,
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$u, SeZM_FloatTensor:$w0,
+                       SeZM_FloatTensor:$wu, SeZM_FloatTensor:$wv, I64Attr:$lmax,
                        I64Attr:$focus);
-  let results = (outs SeZM_Tensor:$u_grad, SeZM_Tensor:$w0_grad,
-                      SeZM_Tensor:$wu_grad, SeZM_Tensor:$wv_grad);
+  let results = (outs SeZM_FloatTensor:$u_grad, SeZM_FloatTensor:$w0_grad,
+                      SeZM_FloatTensor:$wu_grad, SeZM_FloatTensor:$wv_grad);
   let assemblyFormat = [{
     $grad `,` $u `weights` `(` $w0 `,` $wu `,` $wv `)` `lmax` `=` $lmax
     `focus` `=` $focus attr-dict `:` functional-type(operands, results)
@@ -590,6 +635,8 @@ def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad"> {
 def SeZM_GateOp : SeZM_Op<"gate"> {
   let summary = "degree-grouped sigmoid gate of a gated SO(2) layer";
   let description = [{
+    Math: sezm-ops.md section 3.5.
+
     Per edge and focus stream, with zs = z[e, 0, f-stream] (the l = 0 row):
     `sig = sigmoid(zs @ gw[f])` (Cf -> lmax*Cf, group l-1 in columns
     (l-1)*Cf .. l*Cf); the l = 0 row becomes `silu(zs)`, and the three rows
@@ -604,9 +651,9 @@ def SeZM_GateOp : SeZM_Op<"gate"> {
         : (tensor<?x10x64xf32>, tensor<2x32x96xf32>) -> tensor<?x10x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$z, SeZM_Tensor:$gw, I64Attr:$lmax,
+  let arguments = (ins SeZM_FloatTensor:$z, SeZM_FloatTensor:$gw, I64Attr:$lmax,
                        I64Attr:$focus);
-  let results = (outs SeZM_Tensor:$result);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $z `weight` $gw `lmax` `=` $lmax `focus` `=` $focus attr-dict
     `:` functional-type(operands, results)
@@ -616,6 +663,8 @@ def SeZM_GateOp : SeZM_Op<"gate"> {
 def SeZM_GateGradOp : SeZM_Op<"gate_grad"> {
   let summary = "gradients of sezm.gate";
   let description = [{
+    Math: sezm-ops.md section 4.4.
+
     `z_grad` and `gw_grad` of `sezm.gate`: the gated rows pass `grad * sig`;
     the l = 0 row gets silu'(zs) * grad[0] plus the gate path
     `(sum over the three rows of degree l of grad * z) * sig * (1 - sig) @ gw^T`.
@@ -627,9 +676,9 @@ def SeZM_GateGradOp : SeZM_Op<"gate_grad"> {
         -> (tensor<?x10x64xf32>, tensor<2x32x96xf32>)
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$z, SeZM_Tensor:$gw,
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$z, SeZM_FloatTensor:$gw,
                        I64Attr:$lmax, I64Attr:$focus);
-  let results = (outs SeZM_Tensor:$z_grad, SeZM_Tensor:$gw_grad);
+  let results = (outs SeZM_FloatTensor:$z_grad, SeZM_FloatTensor:$gw_grad);
   let assemblyFormat = [{
     $grad `,` $z `weight` $gw `lmax` `=` $lmax `focus` `=` $focus attr-dict
     `:` functional-type(operands, results)
@@ -639,6 +688,8 @@ def SeZM_GateGradOp : SeZM_Op<"gate_grad"> {
 def SeZM_FocusCompeteOp : SeZM_Op<"focus_compete"> {
   let summary = "cross-focus competition weights alpha per edge";
   let description = [{
+    Math: sezm-ops.md section 3.4.
+
     With s[e, f, :] = u[e, 0, f*Cf : (f+1)*Cf] (the l = 0, m = 0 row),
     optionally normalized `s / sqrt(mean(s^2) + 1e-7) * norm_scale[f]`:
     `logit[e, f] = sum_i s[e, f, i] * wfc[i, f]`,
@@ -652,10 +703,10 @@ def SeZM_FocusCompeteOp : SeZM_Op<"focus_compete"> {
         : (tensor<?x10x64xf32>, tensor<32x2xf32>) -> tensor<?x2xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$u, SeZM_Tensor:$wfc,
-                       Optional<SeZM_Tensor>:$norm_scale, I64Attr:$lmax,
+  let arguments = (ins SeZM_FloatTensor:$u, SeZM_FloatTensor:$wfc,
+                       Optional<SeZM_FloatTensor>:$norm_scale, I64Attr:$lmax,
                        I64Attr:$focus);
-  let results = (outs SeZM_Tensor:$result);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $u `weight` $wfc (`norm` $norm_scale^)? `lmax` `=` $lmax
     `focus` `=` $focus attr-dict `:` functional-type(operands, results)
@@ -665,6 +716,8 @@ def SeZM_FocusCompeteOp : SeZM_Op<"focus_compete"> {
 def SeZM_FocusCompeteGradOp : SeZM_Op<"focus_compete_grad"> {
   let summary = "gradients of sezm.focus_compete";
   let description = [{
+    Math: sezm-ops.md section 4.4.
+
     `u_grad` (nonzero only on the l = 0, m = 0 row), `wfc_grad`, and
     `norm_scale_grad` exactly when `norm_scale` is given.
 
@@ -675,11 +728,11 @@ def SeZM_FocusCompeteGradOp : SeZM_Op<"focus_compete_grad"> {
         -> (tensor<?x10x64xf32>, tensor<32x2xf32>)
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$u, SeZM_Tensor:$wfc,
-                       Optional<SeZM_Tensor>:$norm_scale, I64Attr:$lmax,
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$u, SeZM_FloatTensor:$wfc,
+                       Optional<SeZM_FloatTensor>:$norm_scale, I64Attr:$lmax,
                        I64Attr:$focus);
-  let results = (outs SeZM_Tensor:$u_grad, SeZM_Tensor:$wfc_grad,
-                      Optional<SeZM_Tensor>:$norm_scale_grad);
+  let results = (outs SeZM_FloatTensor:$u_grad, SeZM_FloatTensor:$wfc_grad,
+                      Optional<SeZM_FloatTensor>:$norm_scale_grad);
   let assemblyFormat = [{
     $grad `,` $u `weight` $wfc (`norm` $norm_scale^)? `lmax` `=` $lmax
     `focus` `=` $focus attr-dict `:` functional-type(operands, results)
@@ -689,6 +742,8 @@ def SeZM_FocusCompeteGradOp : SeZM_Op<"focus_compete_grad"> {
 def SeZM_FocusScaleOp : SeZM_Op<"focus_scale"> {
   let summary = "scale each focus stream of an edge by its alpha";
   let description = [{
+    Math: sezm-ops.md sections 3.4, 3.5.
+
     `result[e, j, f*Cf + cf] = alpha[e, f] * y[e, j, f*Cf + cf]`.
 
     Shapes: y (E, R, C), alpha (E, F) -> (E, R, C).
@@ -699,8 +754,8 @@ def SeZM_FocusScaleOp : SeZM_Op<"focus_scale"> {
         : (tensor<?x10x64xf32>, tensor<?x2xf32>) -> tensor<?x10x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$y, SeZM_Tensor:$alpha);
-  let results = (outs SeZM_Tensor:$result);
+  let arguments = (ins SeZM_FloatTensor:$y, SeZM_FloatTensor:$alpha);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $y `by` $alpha attr-dict `:` functional-type(operands, results)
   }];
@@ -709,6 +764,8 @@ def SeZM_FocusScaleOp : SeZM_Op<"focus_scale"> {
 def SeZM_FocusScaleGradOp : SeZM_Op<"focus_scale_grad"> {
   let summary = "gradients of sezm.focus_scale";
   let description = [{
+    Math: sezm-ops.md section 4.4.
+
     `y_grad = focus_scale(grad, alpha)`,
     `alpha_grad[e, f] = sum_{j, cf} grad[e, j, f*Cf + cf] * y[e, j, f*Cf + cf]`.
 
@@ -719,8 +776,8 @@ def SeZM_FocusScaleGradOp : SeZM_Op<"focus_scale_grad"> {
         -> (tensor<?x10x64xf32>, tensor<?x2xf32>)
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$y, SeZM_Tensor:$alpha);
-  let results = (outs SeZM_Tensor:$y_grad, SeZM_Tensor:$alpha_grad);
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$y, SeZM_FloatTensor:$alpha);
+  let results = (outs SeZM_FloatTensor:$y_grad, SeZM_FloatTensor:$alpha_grad);
   let assemblyFormat = [{
     $grad `,` $y `by` $alpha attr-dict `:` functional-type(operands, results)
   }];
@@ -733,6 +790,8 @@ def SeZM_FocusScaleGradOp : SeZM_Op<"focus_scale_grad"> {
 def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate"> {
   let summary = "envelope-weighted rotate-back summed over the destination CSR";
   let description = [{
+    Math: sezm-ops.md section 3.6a.
+
     `result[n] = inv_sqrt_deg[n] * sum_{dst[e] = n} env[e] * rotate_back(xl[e], wigner[e])`,
     summed in destination-CSR order.
 
@@ -747,10 +806,10 @@ def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate"> {
            tensor<?xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$xl, SeZM_Tensor:$wigner, SeZM_Tensor:$env,
-                       SeZM_Tensor:$inv_sqrt_deg, SeZM_Tensor:$dst_order,
-                       SeZM_Tensor:$dst_rowptr, I64Attr:$lmax);
-  let results = (outs SeZM_Tensor:$result);
+  let arguments = (ins SeZM_FloatTensor:$xl, SeZM_FloatTensor:$wigner, SeZM_FloatTensor:$env,
+                       SeZM_FloatTensor:$inv_sqrt_deg, SeZM_IndexTensor:$dst_order,
+                       SeZM_IndexTensor:$dst_rowptr, I64Attr:$lmax);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $xl `by` $wigner `env` $env `norm` $inv_sqrt_deg
     `over` `(` $dst_order `,` $dst_rowptr `)` `lmax` `=` $lmax attr-dict
@@ -761,6 +820,8 @@ def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate"> {
 def SeZM_EnvelopeAggregateGradOp : SeZM_Op<"envelope_aggregate_grad"> {
   let summary = "gradients of sezm.envelope_aggregate";
   let description = [{
+    Math: sezm-ops.md section 4.5.
+
     With g_e = inv_sqrt_deg[dst[e]] * env[e] * grad[dst[e]]:
     `xl_grad, wigner_grad = rotate_back_grad(g_e, xl, wigner)`,
     `env_grad[e] = inv_sqrt_deg[dst[e]] * <grad[dst[e]], rotate_back(xl[e])>`,
@@ -776,12 +837,12 @@ def SeZM_EnvelopeAggregateGradOp : SeZM_Op<"envelope_aggregate_grad"> {
             tensor<?xf32>)
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$xl,
-                       SeZM_Tensor:$wigner, SeZM_Tensor:$env,
-                       SeZM_Tensor:$inv_sqrt_deg, SeZM_Tensor:$dst_order,
-                       SeZM_Tensor:$dst_rowptr, I64Attr:$lmax);
-  let results = (outs SeZM_Tensor:$xl_grad, SeZM_Tensor:$wigner_grad,
-                      SeZM_Tensor:$env_grad, SeZM_Tensor:$inv_sqrt_deg_grad);
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$xl,
+                       SeZM_FloatTensor:$wigner, SeZM_FloatTensor:$env,
+                       SeZM_FloatTensor:$inv_sqrt_deg, SeZM_IndexTensor:$dst_order,
+                       SeZM_IndexTensor:$dst_rowptr, I64Attr:$lmax);
+  let results = (outs SeZM_FloatTensor:$xl_grad, SeZM_FloatTensor:$wigner_grad,
+                      SeZM_FloatTensor:$env_grad, SeZM_FloatTensor:$inv_sqrt_deg_grad);
   let assemblyFormat = [{
     $grad `,` $xl `by` $wigner `env` $env `norm` $inv_sqrt_deg
     `over` `(` $dst_order `,` $dst_rowptr `)` `lmax` `=` $lmax attr-dict
@@ -792,6 +853,8 @@ def SeZM_EnvelopeAggregateGradOp : SeZM_Op<"envelope_aggregate_grad"> {
 def SeZM_AttentionAggregateOp : SeZM_Op<"attention_aggregate"> {
   let summary = "envelope-gated softmax attention over the destination CSR";
   let description = [{
+    Math: sezm-ops.md section 3.6b.
+
     Channels split into F focus streams of H heads (c = f*Cf + h*(Cf/H) + ch).
     `mass[e, f, h] = env[e]^2 * exp(logit[e, f, h])` (0 when env = 0),
     `att[e, f, h] = mass / (softplus(null_logit[f, h]) + 1e-7 + sum_{dst[e'] = dst[e]} mass[e'])`,
@@ -810,11 +873,11 @@ def SeZM_AttentionAggregateOp : SeZM_Op<"attention_aggregate"> {
         -> tensor<?x16x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$xl, SeZM_Tensor:$wigner,
-                       SeZM_Tensor:$logit, SeZM_Tensor:$env,
-                       SeZM_Tensor:$null_logit, SeZM_Tensor:$dst_order,
-                       SeZM_Tensor:$dst_rowptr, I64Attr:$lmax);
-  let results = (outs SeZM_Tensor:$result);
+  let arguments = (ins SeZM_FloatTensor:$xl, SeZM_FloatTensor:$wigner,
+                       SeZM_FloatTensor:$logit, SeZM_FloatTensor:$env,
+                       SeZM_FloatTensor:$null_logit, SeZM_IndexTensor:$dst_order,
+                       SeZM_IndexTensor:$dst_rowptr, I64Attr:$lmax);
+  let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $xl `by` $wigner `logit` $logit `env` $env `null` $null_logit
     `over` `(` $dst_order `,` $dst_rowptr `)` `lmax` `=` $lmax attr-dict
@@ -825,6 +888,8 @@ def SeZM_AttentionAggregateOp : SeZM_Op<"attention_aggregate"> {
 def SeZM_AttentionAggregateGradOp : SeZM_Op<"attention_aggregate_grad"> {
   let summary = "gradients of sezm.attention_aggregate";
   let description = [{
+    Math: sezm-ops.md section 4.5.
+
     Returns `xl_grad`, `wigner_grad`, `logit_grad`, `env_grad` and
     `null_logit_grad`, each of the shape of its input (section 4.5).
 
@@ -839,14 +904,14 @@ def SeZM_AttentionAggregateGradOp : SeZM_Op<"attention_aggregate_grad"> {
             tensor<?xf32>, tensor<2x1xf32>)
     ```
   }];
-  let arguments = (ins SeZM_Tensor:$grad, SeZM_Tensor:$xl,
-                       SeZM_Tensor:$wigner, SeZM_Tensor:$logit,
-                       SeZM_Tensor:$env, SeZM_Tensor:$null_logit,
-                       SeZM_Tensor:$dst_order, SeZM_Tensor:$dst_rowptr,
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$xl,
+                       SeZM_FloatTensor:$wigner, SeZM_FloatTensor:$logit,
+                       SeZM_FloatTensor:$env, SeZM_FloatTensor:$null_logit,
+                       SeZM_IndexTensor:$dst_order, SeZM_IndexTensor:$dst_rowptr,
                        I64Attr:$lmax);
-  let results = (outs SeZM_Tensor:$xl_grad, SeZM_Tensor:$wigner_grad,
-                      SeZM_Tensor:$logit_grad, SeZM_Tensor:$env_grad,
-                      SeZM_Tensor:$null_logit_grad);
+  let results = (outs SeZM_FloatTensor:$xl_grad, SeZM_FloatTensor:$wigner_grad,
+                      SeZM_FloatTensor:$logit_grad, SeZM_FloatTensor:$env_grad,
+                      SeZM_FloatTensor:$null_logit_grad);
   let assemblyFormat = [{
     $grad `,` $xl `by` $wigner `logit` $logit `env` $env `null` $null_logit
     `over` `(` $dst_order `,` $dst_rowptr `)` `lmax` `=` $lmax attr-dict

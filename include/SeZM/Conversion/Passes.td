@@ -1,0 +1,52 @@
+//===- Passes.td - sezm conversion passes ------------------*- tablegen -*-===//
+
+#ifndef SEZM_CONVERSION_PASSES_TD
+#define SEZM_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertSeZMToLoops : Pass<"convert-sezm-to-loops", "ModuleOp"> {
+  let summary = "Lower sezm ops to loop nests over buffers (the CPU kernels)";
+  let description = [{
+    Replaces every sezm op by the loop nest that computes it: operands are
+    read through `bufferization.to_buffer ... read_only`, each result is a
+    fresh `memref.alloc` written by `scf.for` loops and handed back as a
+    `bufferization.to_tensor ... restrict writable`, so that one-shot
+    bufferization afterwards joins the kernels with the rest of the program.
+    Rows (`D`, `Dm`) and the degree kernel are unrolled at compile time;
+    edges, nodes, channels and CSR segments are loops. Segment reductions
+    run sequentially in CSR order, so results are the same bit for bit on
+    every run, and a fused backward sums exactly as its unfused form does.
+
+    Before:
+    ```mlir
+    %xl = sezm.rotate %x[%src] by %wd lmax = 1
+        : (tensor<?x4x8xf32>, tensor<?xi64>, tensor<?x4x4xf32>)
+        -> tensor<?x4x8xf32>
+    ```
+    After (abridged):
+    ```mlir
+    %xb = bufferization.to_buffer %x read_only : ... to memref<?x4x8xf32>
+    %out = memref.alloc(%e) : memref<?x4x8xf32>
+    scf.for %i = %c0 to %e step %c1 {
+      %s = memref.load %srcb[%i] : memref<?xi64>
+      ...
+      scf.for %c = %c0 to %c8 step %c1 {
+        ...
+        memref.store %v, %out[%i, %c1, %c] : memref<?x4x8xf32>
+      }
+    }
+    %xl = bufferization.to_tensor %out restrict writable : ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+#endif // SEZM_CONVERSION_PASSES_TD

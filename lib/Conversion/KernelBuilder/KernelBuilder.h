@@ -1,0 +1,179 @@
+//===- KernelBuilder.h - scalar math, loops and memory for kernels -*- C++ -*-===//
+//
+// A small layer that lets each sezm kernel read like the loop nest it is.
+// An EmitScope names the builder, location and float type that the scalar
+// types below emit into; Num (a float), Jet (a float with its derivative
+// along three directions) and Idx (an index) overload the arithmetic
+// operators, so that math templated over Num and Jet emits the value and,
+// for Jet, its forward-mode derivative.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SEZM_LIB_CONVERSION_KERNELBUILDER_KERNELBUILDER_H
+#define SEZM_LIB_CONVERSION_KERNELBUILDER_KERNELBUILDER_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+
+#include <array>
+#include <optional>
+
+namespace mlir::sezm::kernel {
+
+/// Makes `builder`, `loc` and `floatType` the target of the scalar types below
+/// for its lifetime. Scopes nest.
+class EmitScope {
+public:
+  EmitScope(OpBuilder &builder, Location loc, FloatType floatType);
+  ~EmitScope();
+  EmitScope(const EmitScope &) = delete;
+  EmitScope &operator=(const EmitScope &) = delete;
+
+  static EmitScope &current();
+
+  OpBuilder &builder;
+  Location loc;
+  FloatType floatType;
+
+private:
+  EmitScope *enclosing;
+};
+
+//===----------------------------------------------------------------------===//
+// Index arithmetic
+//===----------------------------------------------------------------------===//
+
+/// An index value.
+struct Idx {
+  Value value;
+  Idx(Value value) : value(value) {}
+  Idx(int64_t constant);
+  operator Value() const { return value; }
+};
+
+Idx operator+(Idx a, Idx b);
+Idx operator-(Idx a, Idx b);
+Idx operator*(Idx a, Idx b);
+Idx operator/(Idx a, Idx b);
+Idx operator%(Idx a, Idx b);
+
+//===----------------------------------------------------------------------===//
+// Floating-point scalars
+//===----------------------------------------------------------------------===//
+
+/// A floating-point value of the scope's float type.
+struct Num {
+  Value value;
+  Num(Value value) : value(value) {}
+  Num(double constant);
+  operator Value() const { return value; }
+};
+
+Num operator+(Num a, Num b);
+Num operator-(Num a, Num b);
+Num operator*(Num a, Num b);
+Num operator/(Num a, Num b);
+Num operator-(Num a);
+Num sqrt(Num a);
+Num exp(Num a);
+Num log(Num a);
+Num sin(Num a);
+Num cos(Num a);
+Num max(Num a, Num b);
+/// cond ? a : b, for an i1 condition.
+Num select(Value cond, Num a, Num b);
+Value operator<(Num a, Num b);
+Value operator<=(Num a, Num b);
+/// The float type's machine epsilon.
+Num machineEpsilon();
+
+/// A value with its derivatives along three directions (forward mode).
+/// Constants carry no derivative, so that math on them emits nothing extra.
+struct Jet {
+  Num value;
+  std::optional<std::array<Num, 3>> grad;
+  Jet(Num value) : value(value) {}
+  Jet(double constant) : value(constant) {}
+  Jet(Num value, std::array<Num, 3> grad) : value(value), grad(grad) {}
+  /// The k-th of three independent variables, with unit derivative along k.
+  static Jet variable(Num value, int k);
+  /// The derivative along direction k (zero for constants).
+  Num derivative(int k) const;
+};
+
+Jet operator+(Jet a, Jet b);
+Jet operator-(Jet a, Jet b);
+Jet operator*(Jet a, Jet b);
+Jet operator/(Jet a, Jet b);
+Jet operator-(Jet a);
+Jet sqrt(Jet a);
+Jet exp(Jet a);
+Jet log(Jet a);
+Jet sin(Jet a);
+Jet cos(Jet a);
+Jet max(Jet a, Jet b);
+Jet select(Value cond, Jet a, Jet b);
+Value operator<(Jet a, Jet b);
+Value operator<=(Jet a, Jet b);
+
+/// A complex number over Num or Jet.
+template <typename T>
+struct Complex {
+  T re, im;
+};
+
+template <typename T>
+Complex<T> operator*(const Complex<T> &a, const Complex<T> &b) {
+  return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+template <typename T>
+Complex<T> operator+(const Complex<T> &a, const Complex<T> &b) {
+  return {a.re + b.re, a.im + b.im};
+}
+template <typename T>
+Complex<T> scale(const T &s, const Complex<T> &a) {
+  return {s * a.re, s * a.im};
+}
+template <typename T>
+Complex<T> conj(const Complex<T> &a) {
+  return {a.re, -a.im};
+}
+
+//===----------------------------------------------------------------------===//
+// Memory and loops
+//===----------------------------------------------------------------------===//
+
+/// Loads a float element.
+Num load(Value memref, ArrayRef<Idx> indices);
+/// Loads an integer element (a node or edge index) as an index.
+Idx loadIndex(Value memref, ArrayRef<Idx> indices);
+/// Stores a float element.
+void store(Num value, Value memref, ArrayRef<Idx> indices);
+/// Adds to a float element.
+void addTo(Num value, Value memref, ArrayRef<Idx> indices);
+/// The extent of a memref dimension.
+Idx dim(Value memref, int64_t axis);
+/// Sets every element of a float memref to zero.
+void fillZero(Value memref);
+
+/// for (i = lb; i < ub; ++i) body(i).
+void forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
+
+/// Sums body(i) over lb <= i < ub, in order, for several sums at once:
+/// returns the sums, each starting from `init`.
+SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
+                          llvm::function_ref<SmallVector<Num>(Idx)> body);
+/// The single-sum form of sumRange, starting from zero.
+Num sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body);
+
+/// The largest body(i) over lb <= i < ub, or `init` if larger (or the range
+/// is empty).
+Num maxRange(Idx lb, Idx ub, Num init, llvm::function_ref<Num(Idx)> body);
+
+/// Allocates a scratch float buffer with the given extents (sizes of dynamic
+/// dimensions are read from `extents`).
+Value allocateScratch(ArrayRef<int64_t> shape, ArrayRef<Idx> extents);
+
+} // namespace mlir::sezm::kernel
+
+#endif // SEZM_LIB_CONVERSION_KERNELBUILDER_KERNELBUILDER_H

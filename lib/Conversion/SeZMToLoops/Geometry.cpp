@@ -1,0 +1,183 @@
+//===- Geometry.cpp - CPU kernels of the edge geometry ops ----------------===//
+//
+// One loop over edges; the per-edge math (EdgeFrameMath.h) is emitted with
+// Num for values and with Jet for edge-vector gradients.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+#include "KernelBuilder/EdgeFrameMath.h"
+
+using namespace mlir;
+using namespace mlir::sezm;
+using namespace mlir::sezm::kernel;
+
+namespace {
+/// The three components of edge e, as values or as the three variables of a
+/// Jet.
+template <typename T>
+std::array<T, 3> loadEdgeVector(Value edgeVec, Idx e);
+
+template <>
+std::array<Num, 3> loadEdgeVector<Num>(Value edgeVec, Idx e) {
+  return {load(edgeVec, {e, 0}), load(edgeVec, {e, 1}), load(edgeVec, {e, 2})};
+}
+
+template <>
+std::array<Jet, 3> loadEdgeVector<Jet>(Value edgeVec, Idx e) {
+  return {Jet::variable(load(edgeVec, {e, 0}), 0),
+          Jet::variable(load(edgeVec, {e, 1}), 1),
+          Jet::variable(load(edgeVec, {e, 2}), 2)};
+}
+
+template <typename T>
+T edgeEnvelope(const std::array<T, 3> &v, double rcut, int64_t exponent) {
+  T r = regularizedNorm(v[0], v[1], v[2]);
+  return envelope(r / T(rcut), exponent);
+}
+} // namespace
+
+void sezm::emitKernel(EdgeVectorsOp op, KernelIO &io) {
+  Value positions = io.in(op.getPositions());
+  Value src = io.in(op.getSrc()), dst = io.in(op.getDst());
+  Value shift = op.getShift() ? io.in(op.getShift()) : Value();
+  Idx edges = dim(src, 0);
+  Value out = io.allocate(0, {edges, 3});
+  forRange(0, edges, [&](Idx e) {
+    Idx from = loadIndex(src, {e}), to = loadIndex(dst, {e});
+    for (int64_t k = 0; k < 3; ++k) {
+      Num v = load(positions, {from, k}) - load(positions, {to, k});
+      if (shift)
+        v = v + load(shift, {e, k});
+      store(v, out, {e, k});
+    }
+  });
+}
+
+void sezm::emitKernel(EdgeVectorsGradOp op, KernelIO &io) {
+  Value grad = io.in(op.getGrad());
+  Value srcOrder = io.in(op.getSrcOrder()), srcRowptr = io.in(op.getSrcRowptr());
+  Value dstOrder = io.in(op.getDstOrder()), dstRowptr = io.in(op.getDstRowptr());
+  Idx nodes = dim(srcRowptr, 0) - 1;
+  Value out = io.allocate(0, {nodes, 3});
+  // Each node sums its source segment, then its destination segment: CSR
+  // order, no atomics.
+  auto segmentSum = [&](Value order, Value rowptr, Idx n, int64_t k) {
+    return sumRange(loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}),
+                    [&](Idx t) { return load(grad, {loadIndex(order, {t}), k}); });
+  };
+  forRange(0, nodes, [&](Idx n) {
+    for (int64_t k = 0; k < 3; ++k)
+      store(segmentSum(srcOrder, srcRowptr, n, k) -
+                segmentSum(dstOrder, dstRowptr, n, k),
+            out, {n, k});
+  });
+}
+
+void sezm::emitKernel(EnvelopeOp op, KernelIO &io) {
+  Value edgeVec = io.in(op.getEdgeVec());
+  double rcut = op.getRcut().convertToDouble();
+  Idx edges = dim(edgeVec, 0);
+  Value out = io.allocate(0, {edges});
+  forRange(0, edges, [&](Idx e) {
+    store(edgeEnvelope(loadEdgeVector<Num>(edgeVec, e), rcut, op.getExponent()),
+          out, {e});
+  });
+}
+
+void sezm::emitKernel(EnvelopeGradOp op, KernelIO &io) {
+  Value edgeVec = io.in(op.getEdgeVec()), grad = io.in(op.getGrad());
+  double rcut = op.getRcut().convertToDouble();
+  Idx edges = dim(edgeVec, 0);
+  Value out = io.allocate(0, {edges, 3});
+  forRange(0, edges, [&](Idx e) {
+    Jet env =
+        edgeEnvelope(loadEdgeVector<Jet>(edgeVec, e), rcut, op.getExponent());
+    Num g = load(grad, {e});
+    for (int k = 0; k < 3; ++k)
+      store(g * env.derivative(k), out, {e, k});
+  });
+}
+
+namespace {
+/// Calls sink(k, rbf_k) for each radial basis function of one edge.
+template <typename T>
+void radialBasis(const std::array<T, 3> &v, double rcut, int64_t exponent,
+                 int64_t count, llvm::function_ref<void(int64_t, T)> sink) {
+  T r = regularizedNorm(v[0], v[1], v[2]);
+  T env = envelope(r / T(rcut), exponent);
+  for (int64_t k = 0; k < count; ++k)
+    sink(k, besselRadial(r, k, rcut, env));
+}
+} // namespace
+
+void sezm::emitKernel(RadialBasisOp op, KernelIO &io) {
+  Value edgeVec = io.in(op.getEdgeVec());
+  int64_t count = staticDim(op.getResult(), 1);
+  Idx edges = dim(edgeVec, 0);
+  Value out = io.allocate(0, {edges, count});
+  forRange(0, edges, [&](Idx e) {
+    radialBasis<Num>(loadEdgeVector<Num>(edgeVec, e),
+                     op.getRcut().convertToDouble(), op.getExponent(), count,
+                     [&](int64_t k, Num value) { store(value, out, {e, k}); });
+  });
+}
+
+void sezm::emitKernel(RadialBasisGradOp op, KernelIO &io) {
+  Value edgeVec = io.in(op.getEdgeVec()), grad = io.in(op.getGrad());
+  int64_t count = staticDim(op.getGrad(), 1);
+  Idx edges = dim(edgeVec, 0);
+  Value out = io.allocate(0, {edges, 3});
+  forRange(0, edges, [&](Idx e) {
+    std::array<Num, 3> total = {Num(0.0), Num(0.0), Num(0.0)};
+    radialBasis<Jet>(loadEdgeVector<Jet>(edgeVec, e),
+                     op.getRcut().convertToDouble(), op.getExponent(), count,
+                     [&](int64_t k, Jet value) {
+                       Num g = load(grad, {e, k});
+                       for (int j = 0; j < 3; ++j)
+                         total[j] = total[j] + g * value.derivative(j);
+                     });
+    for (int j = 0; j < 3; ++j)
+      store(total[j], out, {e, j});
+  });
+}
+
+void sezm::emitKernel(WignerOp op, KernelIO &io) {
+  Value edgeVec = io.in(op.getEdgeVec());
+  SO2Layout layout = layoutOf(op);
+  Idx edges = dim(edgeVec, 0);
+  int64_t rows = layout.packedRows();
+  Value out = io.allocate(0, {edges, rows, rows});
+  fillZero(out);
+  forRange(0, edges, [&](Idx e) {
+    std::array<Num, 3> v = loadEdgeVector<Num>(edgeVec, e);
+    Quaternion<Num> q = edgeQuaternion(v[0], v[1], v[2]);
+    wignerBlocks<Num>(q, layout.lmax,
+                      [&](int64_t l, int64_t mp, int64_t m, Num value) {
+                        int64_t center = l * l + l;
+                        store(value, out, {e, center + mp, center + m});
+                      });
+  });
+}
+
+void sezm::emitKernel(WignerGradOp op, KernelIO &io) {
+  Value edgeVec = io.in(op.getEdgeVec()), grad = io.in(op.getGrad());
+  SO2Layout layout = layoutOf(op);
+  Idx edges = dim(edgeVec, 0);
+  Value out = io.allocate(0, {edges, 3});
+  forRange(0, edges, [&](Idx e) {
+    std::array<Jet, 3> v = loadEdgeVector<Jet>(edgeVec, e);
+    Quaternion<Jet> q = edgeQuaternion(v[0], v[1], v[2]);
+    std::array<Num, 3> total = {Num(0.0), Num(0.0), Num(0.0)};
+    wignerBlocks<Jet>(q, layout.lmax,
+                      [&](int64_t l, int64_t mp, int64_t m, Jet value) {
+                        int64_t center = l * l + l;
+                        Num g = load(grad, {e, center + mp, center + m});
+                        for (int k = 0; k < 3; ++k)
+                          total[k] = total[k] + g * value.derivative(k);
+                      });
+    for (int k = 0; k < 3; ++k)
+      store(total[k], out, {e, k});
+  });
+}

@@ -1,0 +1,428 @@
+//===- MixingStack.cpp - CPU kernels of the gated SO(2) mixing stack ------===//
+//
+// Per edge and focus stream the SO(2) linear is three small matrix-vector
+// products over flattened rows; weight gradients sum over edges in order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+using namespace mlir;
+using namespace mlir::sezm;
+using namespace mlir::sezm::kernel;
+
+namespace {
+/// Flattened access to one focus stream of an (E, Dm, C) buffer: the m = 0
+/// rows as M0 = (lmax+1)*Cf values, the m = -1 and m = +1 rows as lmax*Cf
+/// values each (sezm-ops.md 3.5).
+class Stream {
+public:
+  Stream(SO2Layout layout, int64_t width, int64_t focus)
+      : lmax(layout.lmax), width(width), focus(focus) {}
+
+  enum Block { MZero, MNeg, MPos };
+
+  Num load(Value buffer, Idx e, Block block, Idx i) const {
+    return kernel::load(buffer, {e, row(block, i), channel(i)});
+  }
+  void store(Num value, Value buffer, Idx e, Block block, Idx i) const {
+    kernel::store(value, buffer, {e, row(block, i), channel(i)});
+  }
+  int64_t size(Block block) const {
+    return (block == MZero ? lmax + 1 : lmax) * width;
+  }
+  /// The hidden channel of stream-local channel cf.
+  Idx channelOf(Idx cf) const { return Idx(focus * width) + cf; }
+
+private:
+  Idx row(Block block, Idx i) const {
+    int64_t base = block == MZero ? 0 : (block == MNeg ? lmax + 1 : 2 * lmax + 1);
+    return Idx(base) + i / Idx(width);
+  }
+  Idx channel(Idx i) const { return channelOf(i % Idx(width)); }
+
+  int64_t lmax, width, focus;
+};
+
+Num sigmoid(Num x) { return Num(1.0) / (Num(1.0) + exp(-x)); }
+
+/// The rows of degree l >= 1 in the m-major layout: m = 0, -1, +1.
+std::array<int64_t, 3> rowsOfDegree(SO2Layout layout, int64_t l) {
+  return {l, layout.lmax + l, 2 * layout.lmax + l};
+}
+
+int64_t streamWidth(Value tensor, int64_t focus) {
+  return staticDim(tensor, 2) / focus;
+}
+} // namespace
+
+void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
+  SO2Layout layout = layoutOf(op);
+  Value u = io.in(op.getU()), w0 = io.in(op.getW0());
+  Value wu = io.in(op.getWu()), wv = io.in(op.getWv());
+  int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
+  Idx edges = dim(u, 0);
+  Value out = io.allocate(
+      0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
+  forRange(0, edges, [&](Idx e) {
+    for (int64_t f = 0; f < focus; ++f) {
+      Stream s(layout, width, f);
+      forRange(0, s.size(Stream::MZero), [&](Idx o) {
+        Num z = sumRange(0, s.size(Stream::MZero), [&](Idx i) {
+          return s.load(u, e, Stream::MZero, i) * load(w0, {f, i, o});
+        });
+        s.store(z, out, e, Stream::MZero, o);
+      });
+      forRange(0, s.size(Stream::MNeg), [&](Idx o) {
+        SmallVector<Num> z = sumRange(
+            0, s.size(Stream::MNeg), {Num(0.0), Num(0.0)}, [&](Idx i) {
+              Num neg = s.load(u, e, Stream::MNeg, i);
+              Num pos = s.load(u, e, Stream::MPos, i);
+              Num a = load(wu, {f, i, o}), b = load(wv, {f, i, o});
+              return SmallVector<Num>{neg * a - pos * b, neg * b + pos * a};
+            });
+        s.store(z[0], out, e, Stream::MNeg, o);
+        s.store(z[1], out, e, Stream::MPos, o);
+      });
+    }
+  });
+}
+
+void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
+  SO2Layout layout = layoutOf(op);
+  Value g = io.in(op.getGrad()), u = io.in(op.getU());
+  Value w0 = io.in(op.getW0()), wu = io.in(op.getWu()), wv = io.in(op.getWv());
+  int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
+  Idx edges = dim(u, 0);
+  Value uGrad = io.allocate(
+      0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
+  int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
+  Value w0Grad = io.allocate(1, {focus, m0, m0});
+  Value wuGrad = io.allocate(2, {focus, m1, m1});
+  Value wvGrad = io.allocate(3, {focus, m1, m1});
+  forRange(0, edges, [&](Idx e) {
+    for (int64_t f = 0; f < focus; ++f) {
+      Stream s(layout, width, f);
+      forRange(0, m0, [&](Idx i) {
+        Num sum = sumRange(0, m0, [&](Idx o) {
+          return s.load(g, e, Stream::MZero, o) * load(w0, {f, i, o});
+        });
+        s.store(sum, uGrad, e, Stream::MZero, i);
+      });
+      forRange(0, m1, [&](Idx i) {
+        SmallVector<Num> sums =
+            sumRange(0, m1, {Num(0.0), Num(0.0)}, [&](Idx o) {
+              Num gNeg = s.load(g, e, Stream::MNeg, o);
+              Num gPos = s.load(g, e, Stream::MPos, o);
+              Num a = load(wu, {f, i, o}), b = load(wv, {f, i, o});
+              return SmallVector<Num>{a * gNeg + b * gPos, a * gPos - b * gNeg};
+            });
+        s.store(sums[0], uGrad, e, Stream::MNeg, i);
+        s.store(sums[1], uGrad, e, Stream::MPos, i);
+      });
+    }
+  });
+  for (int64_t f = 0; f < focus; ++f) {
+    Stream s(layout, width, f);
+    forRange(0, m0, [&](Idx i) {
+      forRange(0, m0, [&](Idx o) {
+        Num sum = sumRange(0, edges, [&](Idx e) {
+          return s.load(u, e, Stream::MZero, i) * s.load(g, e, Stream::MZero, o);
+        });
+        store(sum, w0Grad, {f, i, o});
+      });
+    });
+    forRange(0, m1, [&](Idx i) {
+      forRange(0, m1, [&](Idx o) {
+        SmallVector<Num> sums =
+            sumRange(0, edges, {Num(0.0), Num(0.0)}, [&](Idx e) {
+              Num xNeg = s.load(u, e, Stream::MNeg, i);
+              Num xPos = s.load(u, e, Stream::MPos, i);
+              Num gNeg = s.load(g, e, Stream::MNeg, o);
+              Num gPos = s.load(g, e, Stream::MPos, o);
+              return SmallVector<Num>{xNeg * gNeg + xPos * gPos,
+                                      xNeg * gPos - xPos * gNeg};
+            });
+        store(sums[0], wuGrad, {f, i, o});
+        store(sums[1], wvGrad, {f, i, o});
+      });
+    });
+  }
+}
+
+namespace {
+/// sigmoid(zs @ gw[f])[(l-1)*Cf + cf] for edge e and stream f.
+Num gateOf(Value z, Value gw, Stream s, int64_t f, int64_t width, Idx e,
+           int64_t l, Idx cf) {
+  Num logit = sumRange(0, width, [&](Idx i) {
+    return load(z, {e, 0, s.channelOf(i)}) *
+           load(gw, {f, i, Idx((l - 1) * width) + cf});
+  });
+  return sigmoid(logit);
+}
+} // namespace
+
+void sezm::emitKernel(GateOp op, KernelIO &io) {
+  SO2Layout layout = layoutOf(op);
+  Value z = io.in(op.getZ()), gw = io.in(op.getGw());
+  int64_t focus = op.getFocus(), width = streamWidth(op.getZ(), focus);
+  Idx edges = dim(z, 0);
+  Value out = io.allocate(
+      0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
+  forRange(0, edges, [&](Idx e) {
+    for (int64_t f = 0; f < focus; ++f) {
+      Stream s(layout, width, f);
+      forRange(0, width, [&](Idx cf) {
+        Idx c = s.channelOf(cf);
+        Num zs = load(z, {e, 0, c});
+        store(zs * sigmoid(zs), out, {e, 0, c});
+        for (int64_t l = 1; l <= layout.lmax; ++l) {
+          Num gate = gateOf(z, gw, s, f, width, e, l, cf);
+          for (int64_t row : rowsOfDegree(layout, l))
+            store(load(z, {e, row, c}) * gate, out, {e, row, c});
+        }
+      });
+    }
+  });
+}
+
+void sezm::emitKernel(GateGradOp op, KernelIO &io) {
+  SO2Layout layout = layoutOf(op);
+  Value grad = io.in(op.getGrad()), z = io.in(op.getZ());
+  Value gw = io.in(op.getGw());
+  int64_t focus = op.getFocus(), width = streamWidth(op.getZ(), focus);
+  int64_t gates = layout.lmax * width;
+  Idx edges = dim(z, 0);
+  Value zGrad = io.allocate(
+      0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
+  Value gwGrad = io.allocate(1, {focus, width, gates});
+  // d logit of every gate, needed by the l = 0 row and by gw_grad.
+  Value logitGrad = io.scratch({ShapedType::kDynamic, focus, gates},
+                               {edges, focus, gates});
+  forRange(0, edges, [&](Idx e) {
+    for (int64_t f = 0; f < focus; ++f) {
+      Stream s(layout, width, f);
+      forRange(0, width, [&](Idx cf) {
+        Idx c = s.channelOf(cf);
+        for (int64_t l = 1; l <= layout.lmax; ++l) {
+          Num gate = gateOf(z, gw, s, f, width, e, l, cf);
+          std::optional<Num> gateGrad;
+          for (int64_t row : rowsOfDegree(layout, l)) {
+            Num g = load(grad, {e, row, c});
+            store(g * gate, zGrad, {e, row, c});
+            Num term = g * load(z, {e, row, c});
+            gateGrad = gateGrad ? *gateGrad + term : term;
+          }
+          store(*gateGrad * gate * (Num(1.0) - gate), logitGrad,
+                {e, f, Idx((l - 1) * width) + cf});
+        }
+      });
+      forRange(0, width, [&](Idx i) {
+        Idx c = s.channelOf(i);
+        Num zs = load(z, {e, 0, c});
+        Num sig = sigmoid(zs);
+        Num silu = load(grad, {e, 0, c}) * sig *
+                   (Num(1.0) + zs * (Num(1.0) - sig));
+        Num gatePath = sumRange(0, gates, [&](Idx k) {
+          return load(logitGrad, {e, f, k}) * load(gw, {f, i, k});
+        });
+        store(silu + gatePath, zGrad, {e, 0, c});
+      });
+    }
+  });
+  for (int64_t f = 0; f < focus; ++f) {
+    Stream s(layout, width, f);
+    forRange(0, width, [&](Idx i) {
+      forRange(0, gates, [&](Idx k) {
+        Num sum = sumRange(0, edges, [&](Idx e) {
+          return load(z, {e, 0, s.channelOf(i)}) * load(logitGrad, {e, f, k});
+        });
+        store(sum, gwGrad, {f, i, k});
+      });
+    });
+  }
+}
+
+namespace {
+constexpr double kCompeteSmoothing = 0.02;
+constexpr double kCompeteNormEpsilon = 1e-7;
+
+/// The competition of one edge: per stream, 1 / rms of the l = 0 row (when
+/// normalized) and the softmax probabilities.
+struct Competition {
+  std::vector<Num> inverseRms;
+  std::vector<Num> probability;
+};
+
+Competition compete(Value u, Value wfc, Value normScale, int64_t focus,
+                    int64_t width, Idx e) {
+  Competition result;
+  std::vector<Num> logits;
+  for (int64_t f = 0; f < focus; ++f) {
+    Idx base(f * width);
+    Num dot = sumRange(0, width, [&](Idx i) {
+      Num term = load(u, {e, 0, base + i}) * load(wfc, {i, f});
+      return normScale ? term * load(normScale, {f, i}) : term;
+    });
+    if (normScale) {
+      Num squares = sumRange(0, width, [&](Idx i) {
+        Num s = load(u, {e, 0, base + i});
+        return s * s;
+      });
+      Num inv = Num(1.0) / sqrt(squares / Num(static_cast<double>(width)) +
+                                Num(kCompeteNormEpsilon));
+      result.inverseRms.push_back(inv);
+      dot = dot * inv;
+    }
+    logits.push_back(dot);
+  }
+  Num shift = logits[0];
+  for (Num logit : ArrayRef<Num>(logits).drop_front())
+    shift = max(shift, logit);
+  std::vector<Num> weights;
+  std::optional<Num> total;
+  for (Num logit : logits) {
+    Num w = exp(logit - shift);
+    weights.push_back(w);
+    total = total ? *total + w : w;
+  }
+  for (Num w : weights)
+    result.probability.push_back(w / *total);
+  return result;
+}
+} // namespace
+
+void sezm::emitKernel(FocusCompeteOp op, KernelIO &io) {
+  Value u = io.in(op.getU()), wfc = io.in(op.getWfc());
+  Value normScale = op.getNormScale() ? io.in(op.getNormScale()) : Value();
+  int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
+  Idx edges = dim(u, 0);
+  Value out = io.allocate(0, {edges, focus});
+  forRange(0, edges, [&](Idx e) {
+    // One stream has nothing to compete with: alpha is exactly 1.
+    if (focus == 1) {
+      store(Num(1.0), out, {e, 0});
+      return;
+    }
+    Competition c = compete(u, wfc, normScale, focus, width, e);
+    for (int64_t f = 0; f < focus; ++f)
+      store(Num(1.0 - kCompeteSmoothing) * c.probability[f] +
+                Num(kCompeteSmoothing / static_cast<double>(focus)),
+            out, {e, f});
+  });
+}
+
+void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
+  SO2Layout layout = layoutOf(op);
+  Value grad = io.in(op.getGrad()), u = io.in(op.getU());
+  Value wfc = io.in(op.getWfc());
+  Value normScale = op.getNormScale() ? io.in(op.getNormScale()) : Value();
+  int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
+  Idx edges = dim(u, 0);
+  Value uGrad = io.allocate(
+      0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
+  Value wfcGrad = io.allocate(1, {width, focus});
+  Value normGrad = normScale ? io.allocate(2, {focus, width}) : Value();
+  fillZero(uGrad);
+  // Per edge and stream: d logit, and 1 / rms when normalized.
+  Value logitGrad = io.scratch({ShapedType::kDynamic, focus}, {edges, focus});
+  Value inverseRms = io.scratch({ShapedType::kDynamic, focus}, {edges, focus});
+  forRange(0, edges, [&](Idx e) {
+    Competition c = compete(u, wfc, normScale, focus, width, e);
+    std::optional<Num> mean;
+    for (int64_t f = 0; f < focus; ++f) {
+      Num term = c.probability[f] * load(grad, {e, f});
+      mean = mean ? *mean + term : term;
+    }
+    for (int64_t f = 0; f < focus; ++f) {
+      Num dLogit = Num(1.0 - kCompeteSmoothing) * c.probability[f] *
+                   (load(grad, {e, f}) - *mean);
+      store(dLogit, logitGrad, {e, f});
+      Idx base(f * width);
+      if (!normScale) {
+        forRange(0, width, [&](Idx i) {
+          store(dLogit * load(wfc, {i, f}), uGrad, {e, 0, base + i});
+        });
+        continue;
+      }
+      Num inv = c.inverseRms[f];
+      store(inv, inverseRms, {e, f});
+      // n = s * inv * scale; ds = inv * scale * dn - s * inv^3 / Cf * A with
+      // A = sum_k dn_k * scale_k * s_k.
+      Num a = sumRange(0, width, [&](Idx k) {
+        return dLogit * load(wfc, {k, f}) * load(normScale, {f, k}) *
+               load(u, {e, 0, base + k});
+      });
+      Num cubic = inv * inv * inv * a / Num(static_cast<double>(width));
+      forRange(0, width, [&](Idx i) {
+        Num dn = dLogit * load(wfc, {i, f});
+        Num s = load(u, {e, 0, base + i});
+        store(inv * load(normScale, {f, i}) * dn - s * cubic, uGrad,
+              {e, 0, base + i});
+      });
+    }
+  });
+  for (int64_t f = 0; f < focus; ++f) {
+    Idx base(f * width);
+    forRange(0, width, [&](Idx i) {
+      SmallVector<Num> init(normScale ? 2 : 1, Num(0.0));
+      SmallVector<Num> sums = sumRange(0, edges, init, [&](Idx e) {
+        Num s = load(u, {e, 0, base + i});
+        Num dLogit = load(logitGrad, {e, f});
+        if (!normScale)
+          return SmallVector<Num>{s * dLogit};
+        Num sInv = s * load(inverseRms, {e, f});
+        return SmallVector<Num>{sInv * load(normScale, {f, i}) * dLogit,
+                                sInv * dLogit * load(wfc, {i, f})};
+      });
+      store(sums[0], wfcGrad, {i, f});
+      if (normScale)
+        store(sums[1], normGrad, {f, i});
+    });
+  }
+}
+
+void sezm::emitKernel(FocusScaleOp op, KernelIO &io) {
+  Value y = io.in(op.getY()), alpha = io.in(op.getAlpha());
+  int64_t rows = staticDim(op.getY(), 1), channels = staticDim(op.getY(), 2);
+  int64_t focus = staticDim(op.getAlpha(), 1), width = channels / focus;
+  Idx edges = dim(y, 0);
+  Value out = io.allocate(0, {edges, rows, channels});
+  forRange(0, edges, [&](Idx e) {
+    for (int64_t f = 0; f < focus; ++f) {
+      Num a = load(alpha, {e, f});
+      forRange(0, width, [&](Idx cf) {
+        Idx c = Idx(f * width) + cf;
+        for (int64_t j = 0; j < rows; ++j)
+          store(a * load(y, {e, j, c}), out, {e, j, c});
+      });
+    }
+  });
+}
+
+void sezm::emitKernel(FocusScaleGradOp op, KernelIO &io) {
+  Value grad = io.in(op.getGrad()), y = io.in(op.getY());
+  Value alpha = io.in(op.getAlpha());
+  int64_t rows = staticDim(op.getY(), 1), channels = staticDim(op.getY(), 2);
+  int64_t focus = staticDim(op.getAlpha(), 1), width = channels / focus;
+  Idx edges = dim(y, 0);
+  Value yGrad = io.allocate(0, {edges, rows, channels});
+  Value alphaGrad = io.allocate(1, {edges, focus});
+  forRange(0, edges, [&](Idx e) {
+    for (int64_t f = 0; f < focus; ++f) {
+      Num a = load(alpha, {e, f});
+      Num sum = sumRange(0, width, [&](Idx cf) {
+        Idx c = Idx(f * width) + cf;
+        std::optional<Num> rowSum;
+        for (int64_t j = 0; j < rows; ++j) {
+          Num g = load(grad, {e, j, c});
+          store(a * g, yGrad, {e, j, c});
+          Num term = g * load(y, {e, j, c});
+          rowSum = rowSum ? *rowSum + term : term;
+        }
+        return rowSum ? *rowSum : Num(0.0);
+      });
+      store(sum, alphaGrad, {e, f});
+    }
+  });
+}
