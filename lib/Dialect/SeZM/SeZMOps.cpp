@@ -88,14 +88,9 @@ LogicalResult checkMixKernel(Operation *op, ShapeChecker &shapes,
   return shapes.check("cb", cb, kFloat, {Dim::fixed(rank), kChannels});
 }
 
-/// Checks that the result `gradName` has the shape of `input`.
 LogicalResult checkSameShape(Operation *op, StringRef gradName, Value grad,
                              StringRef inputName, Value input) {
-  if (grad.getType() == input.getType())
-    return success();
-  return op->emitOpError() << "'" << gradName << "' must have the type of '"
-                           << inputName << "', " << input.getType()
-                           << ", but has type " << grad.getType();
+  return checkSameType(op, gradName, grad, inputName, input);
 }
 
 /// Checks that an optional weight gradient is returned only for a weight

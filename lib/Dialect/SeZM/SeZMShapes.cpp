@@ -3,11 +3,28 @@
 #include "SeZMShapes.h"
 
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
+#include "SeZM/Dialect/SeZM/SeZMDialect.h"
+#include "SeZM/Dialect/SeZM/ShapeRelations.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
 using namespace mlir::sezm;
+
+/// Where collectCheckedShapes gathers what verifiers check, if it is running.
+static thread_local SmallVector<CheckedShape> *shapeLog = nullptr;
+
+SmallVector<CheckedShape> mlir::sezm::collectCheckedShapes(Operation *op) {
+  SmallVector<CheckedShape> log;
+  if (!isa<SeZMDialect>(op->getDialect()))
+    return log;
+  shapeLog = &log;
+  LogicalResult verified = op->getName().verifyInvariants(op);
+  shapeLog = nullptr;
+  if (failed(verified))
+    log.clear();
+  return log;
+}
 
 static std::string formatDims(ArrayRef<Dim> dims) {
   std::string text = "(";
@@ -40,6 +57,16 @@ LogicalResult ShapeChecker::check(StringRef name, Value value,
                                   ElementKind kind, ArrayRef<Dim> dims) {
   // ODS has already required a ranked tensor.
   auto type = cast<RankedTensorType>(value.getType());
+  if (shapeLog) {
+    CheckedShape &entry = shapeLog->emplace_back();
+    entry.value = value;
+    entry.name = name.str();
+    entry.isIndex = kind == ElementKind::Index;
+    for (const Dim &dim : dims)
+      entry.axes.emplace_back(
+          dim.kind == Dim::Kind::Graph ? dim.name.str() : std::string(),
+          dim.kind == Dim::Kind::Graph ? dim.value : 0);
+  }
 
   Type elementType = type.getElementType();
   if (kind == ElementKind::Index) {
@@ -110,5 +137,26 @@ LogicalResult mlir::sezm::verifyLmax(Operation *op, int64_t lmax) {
   if (lmax < 0 || lmax > kMaxLmax)
     return op->emitOpError() << "lmax = " << lmax
                              << " is outside the supported range 0.." << kMaxLmax;
+  return success();
+}
+
+LogicalResult mlir::sezm::checkSameType(Operation *op, StringRef name,
+                                        Value value, StringRef inputName,
+                                        Value input) {
+  if (value.getType() != input.getType())
+    return op->emitOpError() << "'" << name << "' must have the type of '"
+                             << inputName << "', " << input.getType()
+                             << ", but has type " << value.getType();
+  if (shapeLog) {
+    auto it = llvm::find_if(*shapeLog, [&](const CheckedShape &entry) {
+      return entry.value == input;
+    });
+    if (it != shapeLog->end()) {
+      CheckedShape copy = *it;
+      copy.value = value;
+      copy.name = name.str();
+      shapeLog->push_back(std::move(copy));
+    }
+  }
   return success();
 }

@@ -79,6 +79,11 @@ private:
   std::string floatSource;
 };
 
+/// Checks that `value` (named `name`) has the type of `input`, which a
+/// ShapeChecker has checked before.
+LogicalResult checkSameType(Operation *op, StringRef name, Value value,
+                            StringRef inputName, Value input);
+
 /// Checks that lmax lies in the supported range.
 LogicalResult verifyLmax(Operation *op, int64_t lmax);
 

@@ -1,0 +1,51 @@
+//===- CpuRunner.h - JIT-compile and run sezm programs on the CPU -*- C++ -*-===//
+//
+// The CPU backend behind `sezm-run --device cpu` and the execution tests:
+// lowers a module with the CPU pipeline, JIT-compiles it with the MLIR
+// ExecutionEngine and calls an entry function on host tensors.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SEZM_EXECUTION_CPURUNNER_H
+#define SEZM_EXECUTION_CPURUNNER_H
+
+#include "SeZM/Execution/EntrySignature.h"
+#include "SeZM/Support/HostTensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace mlir::sezm {
+
+class CpuProgram {
+public:
+  /// Reads the signatures of `entries` (every public function when empty),
+  /// lowers `module` for the CPU and JIT-compiles it.
+  static llvm::Expected<std::unique_ptr<CpuProgram>>
+  compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries = {});
+  ~CpuProgram();
+
+  /// The signature of a compiled entry, or null.
+  const EntrySignature *signature(StringRef entry) const;
+
+  /// Calls an entry function on `inputs` (in argument order), after
+  /// checking them against its signature and graph contracts.
+  llvm::Expected<std::vector<::sezm::HostTensor>>
+  run(StringRef entry, const std::vector<::sezm::HostTensor> &inputs) const;
+
+private:
+  CpuProgram() = default;
+
+  std::vector<EntrySignature> signatures;
+  std::unique_ptr<ExecutionEngine> engine;
+};
+
+} // namespace mlir::sezm
+
+#endif // SEZM_EXECUTION_CPURUNNER_H

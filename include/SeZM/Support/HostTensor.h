@@ -1,0 +1,53 @@
+//===- HostTensor.h - a dense array in host memory --------------*- C++ -*-===//
+//
+// The unit of data that crosses sezm's tools: inputs read from .npy files,
+// results written back, and the arrays the runners bind to compiled code.
+// Plain C++: no MLIR or LLVM.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SEZM_SUPPORT_HOSTTENSOR_H
+#define SEZM_SUPPORT_HOSTTENSOR_H
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace sezm {
+
+enum class ElementType { F32, F64, I32, I64 };
+
+/// Bytes per element.
+size_t elementSize(ElementType type);
+/// "float32", "float64", "int32", "int64".
+const char *elementTypeName(ElementType type);
+
+/// A C-ordered dense array.
+struct HostTensor {
+  ElementType type = ElementType::F32;
+  std::vector<int64_t> shape;
+  std::vector<unsigned char> bytes;
+
+  HostTensor() = default;
+  HostTensor(ElementType type, std::vector<int64_t> shape);
+
+  int64_t numElements() const;
+  template <typename T>
+  T *data() {
+    return reinterpret_cast<T *>(bytes.data());
+  }
+  template <typename T>
+  const T *data() const {
+    return reinterpret_cast<const T *>(bytes.data());
+  }
+  /// Element i converted to double (any element type).
+  double at(int64_t i) const;
+  /// Element i of an integer tensor.
+  int64_t indexAt(int64_t i) const;
+  /// "float32 (5, 3)".
+  std::string describe() const;
+};
+
+} // namespace sezm
+
+#endif // SEZM_SUPPORT_HOSTTENSOR_H

@@ -1,0 +1,30 @@
+//===- Npy.h - NumPy .npy files ---------------------------------*- C++ -*-===//
+//
+// Reads and writes the .npy format (versions 1 to 3) for little-endian
+// float32, float64, int32 and int64 arrays in C order. Plain C++.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SEZM_SUPPORT_NPY_H
+#define SEZM_SUPPORT_NPY_H
+
+#include "SeZM/Support/HostTensor.h"
+
+#include <string>
+
+namespace sezm {
+
+/// Parses .npy bytes; on failure returns false and sets `error` to a
+/// plain-English reason.
+bool parseNpy(const std::string &bytes, HostTensor &tensor,
+              std::string &error);
+/// Reads a .npy file; errors name the file.
+bool readNpy(const std::string &path, HostTensor &tensor, std::string &error);
+/// Serializes a tensor as .npy (version 1.0).
+std::string serializeNpy(const HostTensor &tensor);
+/// Writes a .npy file.
+bool writeNpy(const std::string &path, const HostTensor &tensor,
+              std::string &error);
+
+} // namespace sezm
+
+#endif // SEZM_SUPPORT_NPY_H

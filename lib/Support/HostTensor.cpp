@@ -1,0 +1,74 @@
+//===- HostTensor.cpp - a dense array in host memory ----------------------===//
+
+#include "SeZM/Support/HostTensor.h"
+
+#include <sstream>
+
+using namespace sezm;
+
+size_t sezm::elementSize(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+  case ElementType::I32:
+    return 4;
+  case ElementType::F64:
+  case ElementType::I64:
+    return 8;
+  }
+  return 0;
+}
+
+const char *sezm::elementTypeName(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return "float32";
+  case ElementType::F64:
+    return "float64";
+  case ElementType::I32:
+    return "int32";
+  case ElementType::I64:
+    return "int64";
+  }
+  return "unknown";
+}
+
+HostTensor::HostTensor(ElementType type, std::vector<int64_t> shape)
+    : type(type), shape(std::move(shape)) {
+  bytes.assign(static_cast<size_t>(numElements()) * elementSize(type), 0);
+}
+
+int64_t HostTensor::numElements() const {
+  int64_t count = 1;
+  for (int64_t extent : shape)
+    count *= extent;
+  return count;
+}
+
+double HostTensor::at(int64_t i) const {
+  switch (type) {
+  case ElementType::F32:
+    return data<float>()[i];
+  case ElementType::F64:
+    return data<double>()[i];
+  case ElementType::I32:
+    return data<int32_t>()[i];
+  case ElementType::I64:
+    return static_cast<double>(data<int64_t>()[i]);
+  }
+  return 0;
+}
+
+int64_t HostTensor::indexAt(int64_t i) const {
+  return type == ElementType::I32 ? data<int32_t>()[i] : data<int64_t>()[i];
+}
+
+std::string HostTensor::describe() const {
+  std::ostringstream os;
+  os << elementTypeName(type) << " (";
+  for (size_t i = 0; i < shape.size(); ++i)
+    os << (i ? ", " : "") << shape[i];
+  if (shape.size() == 1)
+    os << ",";
+  os << ")";
+  return os.str();
+}

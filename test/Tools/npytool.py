@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Small .npy helper for the lit tests (pure Python, no NumPy).
+
+  npytool.py write FILE DTYPE SHAPE VALUES   e.g. write x.npy f32 2,3 "1 2 3 4 5 6"
+  npytool.py random FILE DTYPE SHAPE SEED [LO HI]
+  npytool.py print FILE                      prints dtype, shape, values
+  npytool.py bytes FILE                      prints the raw file bytes as hex
+  npytool.py raw FILE BYTES                  writes BYTES (Python escapes) as-is
+"""
+import ast
+import random
+import struct
+import sys
+
+CODES = {"f32": ("<f4", "f"), "f64": ("<f8", "d"), "i32": ("<i4", "i"),
+         "i64": ("<i8", "q")}
+
+
+def write(path, dtype, shape, values):
+    descr, fmt = CODES[dtype]
+    shape_text = "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape_text)
+    pad = (64 - (10 + len(header) + 1) % 64) % 64
+    header += " " * pad + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode())
+        f.write(struct.pack("<%d%s" % (len(values), fmt), *values))
+
+
+def read(path):
+    data = open(path, "rb").read()
+    length = struct.unpack("<H", data[8:10])[0]
+    header = ast.literal_eval(data[10:10 + length].decode())
+    fmt = {v[0]: v[1] for v in CODES.values()}[header["descr"]]
+    count = 1
+    for s in header["shape"]:
+        count *= s
+    values = struct.unpack("<%d%s" % (count, fmt), data[10 + length:])
+    return header["descr"], header["shape"], values
+
+
+def shape_of(text):
+    return [int(s) for s in text.split(",") if s != ""]
+
+
+def main(argv):
+    command = argv[1]
+    if command == "write":
+        dtype, shape = argv[3], shape_of(argv[4])
+        conv = float if dtype.startswith("f") else int
+        write(argv[2], dtype, shape, [conv(v) for v in argv[5].split()])
+    elif command == "random":
+        dtype, shape = argv[3], shape_of(argv[4])
+        rng = random.Random(int(argv[5]))
+        lo, hi = (float(argv[6]), float(argv[7])) if len(argv) > 7 else (-1.0, 1.0)
+        count = 1
+        for s in shape:
+            count *= s
+        if dtype.startswith("f"):
+            values = [rng.uniform(lo, hi) for _ in range(count)]
+        else:
+            values = [rng.randrange(int(lo), int(hi)) for _ in range(count)]
+        write(argv[2], dtype, shape, values)
+    elif command == "print":
+        descr, shape, values = read(argv[2])
+        print(descr, tuple(shape))
+        print(" ".join("%.9g" % v for v in values))
+    elif command == "raw":
+        with open(argv[2], "wb") as f:
+            f.write(argv[3].encode("latin-1").decode("unicode_escape").encode("latin-1"))
+    else:
+        sys.exit("unknown command " + command)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
