@@ -9,6 +9,7 @@
 #define SEZM_TEST_REFERENCE_REFERENCE_H
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -23,7 +24,7 @@ struct Array {
   Array() = default;
   explicit Array(std::vector<int64_t> shape);
   int64_t size() const { return static_cast<int64_t>(data.size()); }
-  int64_t extent(size_t axis) const { return shape[axis]; }
+  int64_t extent(std::size_t axis) const { return shape[axis]; }
   double &operator()(std::initializer_list<int64_t> index);
   double operator()(std::initializer_list<int64_t> index) const;
 

@@ -1,0 +1,509 @@
+//===- ExecutionTest.cpp - compiled sezm ops against the fp64 reference ---===//
+//
+// Compiles modules of sezm ops with the CPU pipeline and runs them through
+// the same CpuProgram that sezm-run uses:
+//  - every forward op (f32) against the fp64 reference of test/Reference,
+//    over a sweep of lmax 1..6, channel widths 32..128, focus 1 and 2,
+//    rank 0..2, graphs with isolated atoms, empty segments and no edges;
+//  - every gradient op (f64) against central finite differences of its
+//    compiled forward op, along random directions;
+//  - the fused ops against their unfused compositions, bit for bit;
+//  - two runs of the same inputs, bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Reference/Reference.h"
+
+#include "SeZM/Dialect/SeZM/SeZMDialect.h"
+#include "SeZM/Execution/CpuRunner.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <sstream>
+
+using namespace mlir;
+using ::sezm::ElementType;
+using ::sezm::HostTensor;
+namespace ref = ::sezm::reference;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Data
+//===----------------------------------------------------------------------===//
+
+class Rng {
+public:
+  explicit Rng(uint64_t seed) : gen(seed) {}
+  double uniform(double lo = -1, double hi = 1) {
+    return std::uniform_real_distribution<double>(lo, hi)(gen);
+  }
+  int64_t below(int64_t n) {
+    return std::uniform_int_distribution<int64_t>(0, n - 1)(gen);
+  }
+
+private:
+  std::mt19937_64 gen;
+};
+
+ref::Array randomArray(Rng &rng, std::vector<int64_t> shape, double lo = -1,
+                       double hi = 1) {
+  ref::Array a(std::move(shape));
+  for (double &v : a.data)
+    v = rng.uniform(lo, hi);
+  return a;
+}
+
+/// Edge vectors with lengths in [0.5, 7): some beyond the 6 A cutoff.
+ref::Array randomEdgeVectors(Rng &rng, int64_t edges) {
+  ref::Array v({edges, 3});
+  for (int64_t e = 0; e < edges; ++e) {
+    double x = rng.uniform(), y = rng.uniform(), z = rng.uniform();
+    double scale = rng.uniform(0.5, 7) / std::sqrt(x * x + y * y + z * z);
+    v({e, 0}) = x * scale;
+    v({e, 1}) = y * scale;
+    v({e, 2}) = z * scale;
+  }
+  return v;
+}
+
+HostTensor toHost(const ref::Array &a, ElementType type) {
+  HostTensor t(type, a.shape);
+  for (int64_t i = 0; i < a.size(); ++i) {
+    if (type == ElementType::F32)
+      t.data<float>()[i] = static_cast<float>(a.data[i]);
+    else
+      t.data<double>()[i] = a.data[i];
+  }
+  return t;
+}
+
+/// The values a compiled f32 op sees, widened back to fp64 for the
+/// reference.
+ref::Array fromHost(const HostTensor &t) {
+  ref::Array a(t.shape);
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    a.data[i] = t.at(i);
+  return a;
+}
+
+HostTensor indexTensor(const std::vector<int64_t> &values) {
+  HostTensor t(ElementType::I64, {static_cast<int64_t>(values.size())});
+  std::copy(values.begin(), values.end(), t.data<int64_t>());
+  return t;
+}
+
+/// A directed graph on `nodes` atoms whose edges touch only the first
+/// `used` of them: the rest are isolated and their segments empty.
+struct Graph {
+  int64_t nodes;
+  std::vector<int64_t> src, dst;
+  ref::Csr bySrc, byDst;
+};
+
+Graph randomGraph(Rng &rng, int64_t nodes, int64_t edges, int64_t used) {
+  Graph g{nodes, {}, {}, {}, {}};
+  for (int64_t e = 0; e < edges; ++e) {
+    g.src.push_back(rng.below(used));
+    g.dst.push_back(rng.below(used));
+  }
+  g.bySrc = ref::Csr::build(g.src, nodes);
+  g.byDst = ref::Csr::build(g.dst, nodes);
+  return g;
+}
+
+//===----------------------------------------------------------------------===//
+// Modules
+//===----------------------------------------------------------------------===//
+
+std::string tensorType(const std::vector<int64_t> &shape,
+                       const std::string &element) {
+  std::string text = "tensor<";
+  for (int64_t extent : shape)
+    text += (extent < 0 ? "?" : std::to_string(extent)) + "x";
+  return text + element + ">";
+}
+
+/// One entry function holding one op on its arguments %a0, %a1, ...
+struct Entry {
+  std::string name;
+  std::vector<std::string> argTypes;
+  std::string op;
+  std::vector<std::string> resultTypes;
+};
+
+std::string joined(const std::vector<std::string> &items) {
+  std::string text;
+  for (size_t i = 0; i < items.size(); ++i)
+    text += (i ? ", " : "") + items[i];
+  return text;
+}
+
+std::string renderModule(const std::vector<Entry> &entries) {
+  std::ostringstream os;
+  for (const Entry &entry : entries) {
+    os << "func.func @" << entry.name << "(";
+    for (size_t i = 0; i < entry.argTypes.size(); ++i)
+      os << (i ? ", " : "") << "%a" << i << ": " << entry.argTypes[i];
+    os << ") -> (" << joined(entry.resultTypes) << ") {\n";
+    size_t results = entry.resultTypes.size();
+    os << "  %r" << (results > 1 ? ":" + std::to_string(results) : "")
+       << " = " << entry.op << " : (" << joined(entry.argTypes) << ") -> ("
+       << joined(entry.resultTypes) << ")\n  return ";
+    for (size_t i = 0; i < results; ++i)
+      os << (i ? ", " : "") << "%r" << (results > 1 ? "#" + std::to_string(i) : "");
+    os << " : " << joined(entry.resultTypes) << "\n}\n";
+  }
+  return os.str();
+}
+
+class Compiler {
+public:
+  Compiler() {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    registerAllExtensions(registry);
+    registry.insert<mlir::sezm::SeZMDialect>();
+    context.appendDialectRegistry(registry);
+    context.loadAllAvailableDialects();
+  }
+
+  std::unique_ptr<mlir::sezm::CpuProgram> compile(const std::vector<Entry> &entries) {
+    std::string text = renderModule(entries);
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    if (!module) {
+      ADD_FAILURE() << "the test module does not parse:\n" << text;
+      return nullptr;
+    }
+    auto program = mlir::sezm::CpuProgram::compile(std::move(module));
+    if (!program) {
+      ADD_FAILURE() << llvm::toString(program.takeError());
+      return nullptr;
+    }
+    return std::move(*program);
+  }
+
+private:
+  MLIRContext context;
+};
+
+std::vector<HostTensor> run(const mlir::sezm::CpuProgram &program,
+                            const std::string &entry,
+                            const std::vector<HostTensor> &inputs) {
+  auto outputs = program.run(entry, inputs);
+  if (!outputs) {
+    ADD_FAILURE() << entry << ": " << llvm::toString(outputs.takeError());
+    return {};
+  }
+  return std::move(*outputs);
+}
+
+/// max |actual - expected| <= tolerance * max(1, max |expected|).
+void expectClose(const HostTensor &actual, const ref::Array &expected,
+                 double tolerance, const std::string &what) {
+  ASSERT_EQ(actual.shape, expected.shape) << what;
+  double scale = 1, worst = 0;
+  int64_t worstAt = -1;
+  for (double v : expected.data)
+    scale = std::max(scale, std::abs(v));
+  for (int64_t i = 0; i < expected.size(); ++i) {
+    double diff = std::abs(actual.at(i) - expected.data[i]);
+    if (!(diff <= worst)) {
+      worst = diff;
+      worstAt = i;
+    }
+  }
+  EXPECT_LE(worst, tolerance * scale)
+      << what << ": element " << worstAt << " is "
+      << (worstAt >= 0 ? actual.at(worstAt) : 0) << ", the reference "
+      << (worstAt >= 0 ? expected.data[worstAt] : 0) << " (scale " << scale
+      << ")";
+}
+
+void expectIdentical(const HostTensor &a, const HostTensor &b,
+                     const std::string &what) {
+  EXPECT_EQ(a.shape, b.shape) << what;
+  EXPECT_TRUE(a.bytes == b.bytes) << what << ": results differ in some bit";
+}
+
+//===----------------------------------------------------------------------===//
+// The configurations of the sweep
+//===----------------------------------------------------------------------===//
+
+struct Config {
+  int lmax, channels, focus, rank;
+  int64_t nodes, edges, used;
+  uint64_t seed;
+
+  int packed() const { return (lmax + 1) * (lmax + 1); }
+  int reduced() const { return 3 * lmax + 1; }
+  int ksz() const { return (lmax + 1) * (lmax + 1) + lmax * lmax; }
+  int width() const { return channels / focus; }
+  int heads() const { return width() % 2 == 0 ? 2 : 1; }
+  std::string label() const {
+    std::ostringstream os;
+    os << "lmax " << lmax << ", C " << channels << ", F " << focus
+       << ", rank " << rank << ", N " << nodes << ", E " << edges;
+    return os.str();
+  }
+};
+
+/// The types of the operands of one configuration, in one element type.
+struct Types {
+  const Config &c;
+  std::string f;
+  std::string t(std::vector<int64_t> shape) const { return tensorType(shape, f); }
+  std::string index() const { return tensorType({-1}, "i64"); }
+  std::string x() const { return t({-1, c.packed(), c.channels}); }
+  std::string wigner() const { return t({-1, c.packed(), c.packed()}); }
+  std::string edgeFrame() const { return t({-1, c.reduced(), c.channels}); }
+  std::string kernel() const {
+    return c.rank == 0 ? t({-1, c.lmax + 1, c.channels})
+                       : t({-1, c.ksz() * c.rank});
+  }
+  std::string basis() const { return t({c.rank, c.channels}); }
+  std::string vec() const { return t({-1, 3}); }
+  std::string mixSuffix() const {
+    return " lmax = " + std::to_string(c.lmax) +
+           " rank = " + std::to_string(c.rank);
+  }
+  std::string lmax() const { return " lmax = " + std::to_string(c.lmax); }
+  std::string focus() const {
+    return " lmax = " + std::to_string(c.lmax) +
+           " focus = " + std::to_string(c.focus);
+  }
+  std::string w0() const {
+    int64_t m0 = (c.lmax + 1) * c.width();
+    return t({c.focus, m0, m0});
+  }
+  std::string w1() const {
+    int64_t m1 = c.lmax * c.width();
+    return t({c.focus, m1, m1});
+  }
+  std::string gw() const { return t({c.focus, c.width(), c.lmax * c.width()}); }
+  std::string logit() const { return t({-1, c.focus, c.heads()}); }
+};
+
+/// Random inputs of one configuration.
+struct Inputs {
+  Graph graph;
+  ref::Array positions, shift, edgeVec, x, wigner, xl, kc, cb, w0, wu, wv, gw,
+      wfc, normScale, alpha, env, positiveEnv, invSqrtDeg, logit, nullLogit,
+      packedRows;
+
+  Inputs(const Config &c, Rng &rng)
+      : graph(randomGraph(rng, c.nodes, c.edges, c.used)) {
+    int64_t n = c.nodes, e = c.edges, m0 = (c.lmax + 1) * c.width(),
+            m1 = c.lmax * c.width();
+    positions = randomArray(rng, {n, 3}, -4, 4);
+    shift = randomArray(rng, {e, 3}, -1, 1);
+    edgeVec = randomEdgeVectors(rng, e);
+    x = randomArray(rng, {n, c.packed(), c.channels});
+    wigner = randomArray(rng, {e, c.packed(), c.packed()});
+    xl = randomArray(rng, {e, c.reduced(), c.channels});
+    kc = c.rank == 0 ? randomArray(rng, {e, c.lmax + 1, c.channels})
+                     : randomArray(rng, {e, c.ksz() * c.rank});
+    cb = randomArray(rng, {std::max(c.rank, 1), c.channels});
+    w0 = randomArray(rng, {c.focus, m0, m0}, -0.2, 0.2);
+    wu = randomArray(rng, {c.focus, m1, m1}, -0.2, 0.2);
+    wv = randomArray(rng, {c.focus, m1, m1}, -0.2, 0.2);
+    gw = randomArray(rng, {c.focus, c.width(), c.lmax * c.width()}, -0.3, 0.3);
+    wfc = randomArray(rng, {c.width(), c.focus}, -0.5, 0.5);
+    normScale = randomArray(rng, {c.focus, c.width()}, 0.5, 1.5);
+    alpha = randomArray(rng, {e, c.focus}, 0, 1);
+    env = randomArray(rng, {e}, 0, 1);
+    // Masked edges carry an envelope of exactly zero.
+    for (int64_t i = 0; i < e; i += 7)
+      env.data[i] = 0;
+    positiveEnv = randomArray(rng, {e}, 0.1, 1);
+    invSqrtDeg = randomArray(rng, {n}, 0.2, 1);
+    logit = randomArray(rng, {e, c.focus, c.heads()}, -2, 2);
+    nullLogit = randomArray(rng, {c.focus, c.heads()}, -1, 1);
+    packedRows = randomArray(rng, {e, c.packed(), c.channels});
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Forward ops against the reference
+//===----------------------------------------------------------------------===//
+
+std::vector<Config> forwardSweep() {
+  return {
+      {1, 32, 1, 0, 20, 90, 17, 1},   {2, 32, 2, 1, 24, 120, 20, 2},
+      {3, 64, 2, 1, 30, 160, 25, 3},  {4, 64, 1, 2, 16, 70, 14, 4},
+      {5, 96, 2, 1, 12, 40, 10, 5},   {6, 128, 2, 2, 10, 30, 8, 6},
+      {3, 32, 2, 0, 8, 0, 0, 7},      {2, 48, 2, 2, 9, 25, 3, 8},
+  };
+}
+
+class ForwardOps : public ::testing::TestWithParam<Config> {};
+
+TEST_P(ForwardOps, MatchTheReference) {
+  const Config &c = GetParam();
+  SCOPED_TRACE(c.label());
+  Rng rng(c.seed);
+  Inputs in(c, rng);
+  Types t{c, "f32"};
+  const ElementType F = ElementType::F32;
+  std::string basisArg = c.rank > 0 ? " basis %a4" : "";
+  std::string basisArg3 = c.rank > 0 ? " basis %a2" : "";
+
+  std::vector<Entry> entries = {
+      {"edge_vectors", {t.vec(), t.index(), t.index(), t.vec()},
+       "sezm.edge_vectors %a0[%a1, %a2] shift %a3", {t.vec()}},
+      {"envelope", {t.vec()}, "sezm.envelope %a0 rcut = 6.0 exponent = 5",
+       {t.t({-1})}},
+      {"radial_basis", {t.vec()},
+       "sezm.radial_basis %a0 rcut = 6.0 exponent = 7", {t.t({-1, 16})}},
+      {"wigner", {t.vec()}, "sezm.wigner %a0" + t.lmax(), {t.wigner()}},
+      {"rotate", {t.x(), t.index(), t.wigner()},
+       "sezm.rotate %a0[%a1] by %a2" + t.lmax(), {t.edgeFrame()}},
+      {"rotate_back", {t.edgeFrame(), t.wigner()},
+       "sezm.rotate_back %a0 by %a1" + t.lmax(), {t.x()}},
+      {"segment_reduce", {t.x(), t.index(), t.index()},
+       "sezm.segment_reduce %a0 over(%a1, %a2)", {t.x()}},
+      {"so2_linear", {t.edgeFrame(), t.w0(), t.w1(), t.w1()},
+       "sezm.so2_linear %a0 weights(%a1, %a2, %a3)" + t.focus(),
+       {t.edgeFrame()}},
+      {"gate", {t.edgeFrame(), t.gw()}, "sezm.gate %a0 weight %a1" + t.focus(),
+       {t.edgeFrame()}},
+      {"focus_compete", {t.edgeFrame(), t.t({c.width(), c.focus})},
+       "sezm.focus_compete %a0 weight %a1" + t.focus(), {t.t({-1, c.focus})}},
+      {"focus_compete_norm",
+       {t.edgeFrame(), t.t({c.width(), c.focus}), t.t({c.focus, c.width()})},
+       "sezm.focus_compete %a0 weight %a1 norm %a2" + t.focus(),
+       {t.t({-1, c.focus})}},
+      {"focus_scale", {t.edgeFrame(), t.t({-1, c.focus})},
+       "sezm.focus_scale %a0 by %a1", {t.edgeFrame()}},
+      {"envelope_aggregate",
+       {t.edgeFrame(), t.wigner(), t.t({-1}), t.t({-1}), t.index(), t.index()},
+       "sezm.envelope_aggregate %a0 by %a1 env %a2 norm %a3 over(%a4, %a5)" +
+           t.lmax(),
+       {t.x()}},
+      {"attention_aggregate",
+       {t.edgeFrame(), t.wigner(), t.logit(), t.t({-1}),
+        t.t({c.focus, c.heads()}), t.index(), t.index()},
+       "sezm.attention_aggregate %a0 by %a1 logit %a2 env %a3 null %a4 "
+       "over(%a5, %a6)" + t.lmax(),
+       {t.x()}},
+  };
+  std::vector<std::string> mixArgs = {t.edgeFrame(), t.kernel()};
+  std::vector<std::string> rotateMixArgs = {t.x(), t.index(), t.wigner(),
+                                            t.kernel()};
+  if (c.rank > 0) {
+    mixArgs.push_back(t.basis());
+    rotateMixArgs.push_back(t.basis());
+  }
+  entries.push_back({"mix", mixArgs,
+                     "sezm.mix %a0 kernel %a1" + basisArg3 + t.mixSuffix(),
+                     {t.edgeFrame()}});
+  entries.push_back(
+      {"rotate_mix", rotateMixArgs,
+       "sezm.rotate_mix %a0[%a1] by %a2 kernel %a3" + basisArg + t.mixSuffix(),
+       {t.edgeFrame()}});
+
+  Compiler compiler;
+  auto program = compiler.compile(entries);
+  ASSERT_TRUE(program);
+
+  // The reference sees exactly the f32 values the compiled code sees.
+  auto f32 = [&](const ref::Array &a) { return toHost(a, F); };
+  auto seen = [&](const ref::Array &a) { return fromHost(f32(a)); };
+  const double tol = 2e-5;
+  const Graph &g = in.graph;
+  HostTensor src = indexTensor(g.src), dst = indexTensor(g.dst);
+
+  ref::Array shift = seen(in.shift);
+  expectClose(run(*program, "edge_vectors",
+                  {f32(in.positions), src, dst, f32(in.shift)})[0],
+              ref::edgeVectors(seen(in.positions), g.src, g.dst, &shift), tol,
+              "edge_vectors");
+  expectClose(run(*program, "envelope", {f32(in.edgeVec)})[0],
+              ref::envelope(seen(in.edgeVec), 6.0, 5), tol, "envelope");
+  expectClose(run(*program, "radial_basis", {f32(in.edgeVec)})[0],
+              ref::radialBasis(seen(in.edgeVec), 6.0, 7, 16), tol,
+              "radial_basis");
+  expectClose(run(*program, "wigner", {f32(in.edgeVec)})[0],
+              ref::wigner(seen(in.edgeVec), c.lmax), 1e-5, "wigner");
+  expectClose(run(*program, "rotate", {f32(in.x), src, f32(in.wigner)})[0],
+              ref::rotate(seen(in.x), g.src, seen(in.wigner), c.lmax), tol,
+              "rotate");
+  ref::Array cb = seen(in.cb);
+  std::vector<HostTensor> mixIn = {f32(in.xl), f32(in.kc)};
+  std::vector<HostTensor> rotateMixIn = {f32(in.x), src, f32(in.wigner),
+                                         f32(in.kc)};
+  if (c.rank > 0) {
+    mixIn.push_back(f32(in.cb));
+    rotateMixIn.push_back(f32(in.cb));
+  }
+  expectClose(run(*program, "mix", mixIn)[0],
+              ref::mix(seen(in.xl), seen(in.kc), &cb, c.lmax, c.rank), tol,
+              "mix");
+  expectClose(run(*program, "rotate_mix", rotateMixIn)[0],
+              ref::mix(ref::rotate(seen(in.x), g.src, seen(in.wigner), c.lmax),
+                       seen(in.kc), &cb, c.lmax, c.rank),
+              tol, "rotate_mix");
+  expectClose(run(*program, "rotate_back", {f32(in.xl), f32(in.wigner)})[0],
+              ref::rotateBack(seen(in.xl), seen(in.wigner), c.lmax), tol,
+              "rotate_back");
+  HostTensor valuesByEdge = f32(in.packedRows);
+  valuesByEdge.shape[0] = c.edges;
+  expectClose(run(*program, "segment_reduce",
+                  {valuesByEdge, indexTensor(g.bySrc.order),
+                   indexTensor(g.bySrc.rowptr)})[0],
+              ref::segmentReduce(seen(in.packedRows), g.bySrc), tol,
+              "segment_reduce");
+  expectClose(run(*program, "so2_linear",
+                  {f32(in.xl), f32(in.w0), f32(in.wu), f32(in.wv)})[0],
+              ref::so2Linear(seen(in.xl), seen(in.w0), seen(in.wu),
+                             seen(in.wv), c.lmax, c.focus),
+              tol, "so2_linear");
+  expectClose(run(*program, "gate", {f32(in.xl), f32(in.gw)})[0],
+              ref::gate(seen(in.xl), seen(in.gw), c.lmax, c.focus), tol,
+              "gate");
+  expectClose(run(*program, "focus_compete", {f32(in.xl), f32(in.wfc)})[0],
+              ref::focusCompete(seen(in.xl), seen(in.wfc), nullptr, c.focus),
+              tol, "focus_compete");
+  ref::Array normScale = seen(in.normScale);
+  expectClose(run(*program, "focus_compete_norm",
+                  {f32(in.xl), f32(in.wfc), f32(in.normScale)})[0],
+              ref::focusCompete(seen(in.xl), seen(in.wfc), &normScale,
+                                c.focus),
+              tol, "focus_compete with norm");
+  expectClose(run(*program, "focus_scale", {f32(in.xl), f32(in.alpha)})[0],
+              ref::focusScale(seen(in.xl), seen(in.alpha)), tol, "focus_scale");
+  expectClose(run(*program, "envelope_aggregate",
+                  {f32(in.xl), f32(in.wigner), f32(in.env),
+                   f32(in.invSqrtDeg), indexTensor(g.byDst.order),
+                   indexTensor(g.byDst.rowptr)})[0],
+              ref::envelopeAggregate(seen(in.xl), seen(in.wigner), seen(in.env),
+                                     seen(in.invSqrtDeg), g.byDst, c.lmax),
+              tol, "envelope_aggregate");
+  expectClose(run(*program, "attention_aggregate",
+                  {f32(in.xl), f32(in.wigner), f32(in.logit), f32(in.env),
+                   f32(in.nullLogit), indexTensor(g.byDst.order),
+                   indexTensor(g.byDst.rowptr)})[0],
+              ref::attentionAggregate(seen(in.xl), seen(in.wigner),
+                                      seen(in.logit), seen(in.env),
+                                      seen(in.nullLogit), g.byDst, c.lmax),
+              tol, "attention_aggregate");
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, ForwardOps, ::testing::ValuesIn(forwardSweep()),
+                         [](const ::testing::TestParamInfo<Config> &info) {
+                           const Config &c = info.param;
+                           return "lmax" + std::to_string(c.lmax) + "_C" +
+                                  std::to_string(c.channels) + "_F" +
+                                  std::to_string(c.focus) + "_R" +
+                                  std::to_string(c.rank) + "_E" +
+                                  std::to_string(c.edges);
+                         });
+
+} // namespace
