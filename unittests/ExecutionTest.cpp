@@ -137,6 +137,8 @@ struct Entry {
   std::vector<std::string> argTypes;
   std::string op;
   std::vector<std::string> resultTypes;
+  /// When set, the whole function body (ops and return) instead of `op`.
+  std::string body = "";
 };
 
 std::string joined(const std::vector<std::string> &items) {
@@ -153,6 +155,10 @@ std::string renderModule(const std::vector<Entry> &entries) {
     for (size_t i = 0; i < entry.argTypes.size(); ++i)
       os << (i ? ", " : "") << "%a" << i << ": " << entry.argTypes[i];
     os << ") -> (" << joined(entry.resultTypes) << ") {\n";
+    if (!entry.body.empty()) {
+      os << entry.body << "\n}\n";
+      continue;
+    }
     size_t results = entry.resultTypes.size();
     os << "  %r" << (results > 1 ? ":" + std::to_string(results) : "")
        << " = " << entry.op << " : (" << joined(entry.argTypes) << ") -> ("
@@ -504,6 +510,312 @@ INSTANTIATE_TEST_SUITE_P(Sweep, ForwardOps, ::testing::ValuesIn(forwardSweep()),
                                   std::to_string(c.focus) + "_R" +
                                   std::to_string(c.rank) + "_E" +
                                   std::to_string(c.edges);
+                         });
+
+
+//===----------------------------------------------------------------------===//
+// Gradient ops against central finite differences of their forward ops
+//===----------------------------------------------------------------------===//
+
+ref::Array randomLike(Rng &rng, const HostTensor &t) {
+  return randomArray(rng, t.shape);
+}
+
+double dot(const HostTensor &a, const ref::Array &b) {
+  double sum = 0;
+  for (int64_t i = 0; i < b.size(); ++i)
+    sum += a.at(i) * b.data[i];
+  return sum;
+}
+
+/// One gradient op checked against its forward op: each target compares the
+/// gradient result `result` with d<G, forward> / d input `input` along a
+/// random direction. A target with `gatherBy` holds per-edge gradients of
+/// the rows input[gatherBy[e]].
+struct GradientCheck {
+  std::string forward, backward;
+  std::vector<HostTensor> inputs;
+  struct Target {
+    int input, result;
+    const std::vector<int64_t> *gatherBy = nullptr;
+  };
+  std::vector<Target> targets;
+  /// The backward op's inputs given the cotangent G; by default G followed
+  /// by the forward inputs.
+  std::function<std::vector<HostTensor>(const HostTensor &)> backwardInputs;
+};
+
+void checkGradient(const mlir::sezm::CpuProgram &program, GradientCheck check,
+                   Rng &rng) {
+  SCOPED_TRACE(check.backward);
+  std::vector<HostTensor> y = run(program, check.forward, check.inputs);
+  ASSERT_EQ(y.size(), 1u);
+  ref::Array cotangent = randomLike(rng, y[0]);
+  HostTensor g = toHost(cotangent, ElementType::F64);
+  std::vector<HostTensor> backwardIn;
+  if (check.backwardInputs) {
+    backwardIn = check.backwardInputs(g);
+  } else {
+    backwardIn.push_back(g);
+    backwardIn.insert(backwardIn.end(), check.inputs.begin(),
+                      check.inputs.end());
+  }
+  std::vector<HostTensor> grads = run(program, check.backward, backwardIn);
+  ASSERT_FALSE(grads.empty());
+
+  const double h = 1e-5;
+  for (const GradientCheck::Target &target : check.targets) {
+    const HostTensor &input = check.inputs[target.input];
+    ref::Array direction = randomLike(rng, input);
+    auto shifted = [&](double step) {
+      std::vector<HostTensor> moved = check.inputs;
+      for (int64_t i = 0; i < direction.size(); ++i)
+        moved[target.input].data<double>()[i] += step * direction.data[i];
+      return dot(run(program, check.forward, moved)[0], cotangent);
+    };
+    double numeric = (shifted(h) - shifted(-h)) / (2 * h);
+    const HostTensor &grad = grads[target.result];
+    double analytic = 0;
+    if (target.gatherBy) {
+      int64_t row = grad.numElements() / std::max<int64_t>(grad.shape[0], 1);
+      for (int64_t e = 0; e < grad.shape[0]; ++e)
+        for (int64_t p = 0; p < row; ++p)
+          analytic += grad.at(e * row + p) *
+                      direction.data[(*target.gatherBy)[e] * row + p];
+    } else {
+      analytic = dot(grad, direction);
+    }
+    EXPECT_NEAR(analytic, numeric,
+                1e-6 * std::max(std::abs(analytic), std::abs(numeric)) + 1e-8)
+        << "input " << target.input << " against result " << target.result;
+  }
+}
+
+std::vector<Config> gradientSweep() {
+  return {
+      {1, 16, 1, 0, 10, 40, 8, 21},
+      {2, 32, 2, 1, 12, 40, 10, 22},
+      {3, 32, 2, 2, 10, 36, 9, 23},
+      {4, 16, 2, 1, 8, 20, 7, 24},
+  };
+}
+
+class GradientOps : public ::testing::TestWithParam<Config> {};
+
+TEST_P(GradientOps, MatchFiniteDifferences) {
+  const Config &c = GetParam();
+  SCOPED_TRACE(c.label());
+  Rng rng(c.seed);
+  Inputs in(c, rng);
+  Types t{c, "f64"};
+  const Graph &g = in.graph;
+  auto f64 = [](const ref::Array &a) { return toHost(a, ElementType::F64); };
+  HostTensor src = indexTensor(g.src), dst = indexTensor(g.dst);
+  HostTensor srcOrder = indexTensor(g.bySrc.order),
+             srcRowptr = indexTensor(g.bySrc.rowptr);
+  HostTensor dstOrder = indexTensor(g.byDst.order),
+             dstRowptr = indexTensor(g.byDst.rowptr);
+
+  std::string kernelArgs = c.rank > 0 ? " basis %a3" : "";
+  std::vector<std::string> mixIn = {t.edgeFrame(), t.kernel()};
+  std::vector<std::string> mixOut = {t.edgeFrame(), t.kernel()};
+  std::vector<std::string> rotateMixIn = {t.x(), t.index(), t.wigner(),
+                                          t.kernel()};
+  std::vector<std::string> rotateMixOut = {t.x(), t.wigner(), t.kernel()};
+  if (c.rank > 0) {
+    mixIn.push_back(t.basis());
+    mixOut.push_back(t.basis());
+    rotateMixIn.push_back(t.basis());
+    rotateMixOut.push_back(t.basis());
+  }
+  auto withGrad = [](std::string first, std::vector<std::string> rest) {
+    rest.insert(rest.begin(), std::move(first));
+    return rest;
+  };
+  std::vector<std::string> f = {t.t({c.width(), c.focus})};
+  std::vector<std::string> aggregateIn = {t.edgeFrame(), t.wigner(),
+                                          t.t({-1}),     t.t({-1}),
+                                          t.index(),     t.index()};
+  std::vector<std::string> attentionIn = {
+      t.edgeFrame(), t.wigner(), t.logit(), t.t({-1}),
+      t.t({c.focus, c.heads()}), t.index(), t.index()};
+  std::vector<Entry> entries = {
+      {"edge_vectors", {t.vec(), t.index(), t.index()},
+       "sezm.edge_vectors %a0[%a1, %a2]", {t.vec()}},
+      {"edge_vectors_grad",
+       {t.vec(), t.index(), t.index(), t.index(), t.index()},
+       "sezm.edge_vectors_grad %a0 src(%a1, %a2) dst(%a3, %a4)", {t.vec()}},
+      {"envelope", {t.vec()}, "sezm.envelope %a0 rcut = 6.0 exponent = 5",
+       {t.t({-1})}},
+      {"envelope_grad", {t.t({-1}), t.vec()},
+       "sezm.envelope_grad %a0, %a1 rcut = 6.0 exponent = 5", {t.vec()}},
+      {"radial_basis", {t.vec()},
+       "sezm.radial_basis %a0 rcut = 6.0 exponent = 7", {t.t({-1, 8})}},
+      {"radial_basis_grad", {t.t({-1, 8}), t.vec()},
+       "sezm.radial_basis_grad %a0, %a1 rcut = 6.0 exponent = 7", {t.vec()}},
+      {"wigner", {t.vec()}, "sezm.wigner %a0" + t.lmax(), {t.wigner()}},
+      {"wigner_grad", {t.wigner(), t.vec()},
+       "sezm.wigner_grad %a0, %a1" + t.lmax(), {t.vec()}},
+      {"rotate", {t.x(), t.index(), t.wigner()},
+       "sezm.rotate %a0[%a1] by %a2" + t.lmax(), {t.edgeFrame()}},
+      {"rotate_grad", {t.edgeFrame(), t.x(), t.index(), t.wigner()},
+       "sezm.rotate_grad %a0, %a1[%a2] by %a3" + t.lmax(),
+       {t.x(), t.wigner()}},
+      {"mix", mixIn,
+       "sezm.mix %a0 kernel %a1" + std::string(c.rank > 0 ? " basis %a2" : "") +
+           t.mixSuffix(),
+       {t.edgeFrame()}},
+      {"mix_grad", withGrad(t.edgeFrame(), mixIn),
+       "sezm.mix_grad %a0, %a1 kernel %a2" + kernelArgs + t.mixSuffix(),
+       mixOut},
+      {"rotate_mix", rotateMixIn,
+       "sezm.rotate_mix %a0[%a1] by %a2 kernel %a3" +
+           std::string(c.rank > 0 ? " basis %a4" : "") + t.mixSuffix(),
+       {t.edgeFrame()}},
+      {"rotate_mix_grad", withGrad(t.edgeFrame(), rotateMixIn),
+       "sezm.rotate_mix_grad %a0, %a1[%a2] by %a3 kernel %a4" +
+           std::string(c.rank > 0 ? " basis %a5" : "") + t.mixSuffix(),
+       rotateMixOut},
+      {"rotate_back", {t.edgeFrame(), t.wigner()},
+       "sezm.rotate_back %a0 by %a1" + t.lmax(), {t.x()}},
+      {"rotate_back_grad", {t.x(), t.edgeFrame(), t.wigner()},
+       "sezm.rotate_back_grad %a0, %a1 by %a2" + t.lmax(),
+       {t.edgeFrame(), t.wigner()}},
+      {"segment_reduce", {t.x(), t.index(), t.index()},
+       "sezm.segment_reduce %a0 over(%a1, %a2)", {t.x()}},
+      {"segment_reduce_grad", {t.x(), t.index(), t.index()},
+       "sezm.segment_reduce_grad %a0 over(%a1, %a2)", {t.x()}},
+      {"so2_linear", {t.edgeFrame(), t.w0(), t.w1(), t.w1()},
+       "sezm.so2_linear %a0 weights(%a1, %a2, %a3)" + t.focus(),
+       {t.edgeFrame()}},
+      {"so2_linear_grad", {t.edgeFrame(), t.edgeFrame(), t.w0(), t.w1(), t.w1()},
+       "sezm.so2_linear_grad %a0, %a1 weights(%a2, %a3, %a4)" + t.focus(),
+       {t.edgeFrame(), t.w0(), t.w1(), t.w1()}},
+      {"gate", {t.edgeFrame(), t.gw()}, "sezm.gate %a0 weight %a1" + t.focus(),
+       {t.edgeFrame()}},
+      {"gate_grad", {t.edgeFrame(), t.edgeFrame(), t.gw()},
+       "sezm.gate_grad %a0, %a1 weight %a2" + t.focus(),
+       {t.edgeFrame(), t.gw()}},
+      {"focus_compete", {t.edgeFrame(), f[0], t.t({c.focus, c.width()})},
+       "sezm.focus_compete %a0 weight %a1 norm %a2" + t.focus(),
+       {t.t({-1, c.focus})}},
+      {"focus_compete_grad",
+       {t.t({-1, c.focus}), t.edgeFrame(), f[0], t.t({c.focus, c.width()})},
+       "sezm.focus_compete_grad %a0, %a1 weight %a2 norm %a3" + t.focus(),
+       {t.edgeFrame(), f[0], t.t({c.focus, c.width()})}},
+      {"focus_scale", {t.edgeFrame(), t.t({-1, c.focus})},
+       "sezm.focus_scale %a0 by %a1", {t.edgeFrame()}},
+      {"focus_scale_grad",
+       {t.edgeFrame(), t.edgeFrame(), t.t({-1, c.focus})},
+       "sezm.focus_scale_grad %a0, %a1 by %a2",
+       {t.edgeFrame(), t.t({-1, c.focus})}},
+      {"envelope_aggregate", aggregateIn,
+       "sezm.envelope_aggregate %a0 by %a1 env %a2 norm %a3 over(%a4, %a5)" +
+           t.lmax(),
+       {t.x()}},
+      {"envelope_aggregate_grad", withGrad(t.x(), aggregateIn),
+       "sezm.envelope_aggregate_grad %a0, %a1 by %a2 env %a3 norm %a4 "
+       "over(%a5, %a6)" + t.lmax(),
+       {t.edgeFrame(), t.wigner(), t.t({-1}), t.t({-1})}},
+      {"attention_aggregate", attentionIn,
+       "sezm.attention_aggregate %a0 by %a1 logit %a2 env %a3 null %a4 "
+       "over(%a5, %a6)" + t.lmax(),
+       {t.x()}},
+      {"attention_aggregate_grad", withGrad(t.x(), attentionIn),
+       "sezm.attention_aggregate_grad %a0, %a1 by %a2 logit %a3 env %a4 "
+       "null %a5 over(%a6, %a7)" + t.lmax(),
+       {t.edgeFrame(), t.wigner(), t.logit(), t.t({-1}),
+        t.t({c.focus, c.heads()})}},
+  };
+  Compiler compiler;
+  auto program = compiler.compile(entries);
+  ASSERT_TRUE(program);
+
+  using T = GradientCheck::Target;
+  checkGradient(*program,
+                {"edge_vectors", "edge_vectors_grad",
+                 {f64(in.positions), src, dst}, {T{0, 0}},
+                 [&](const HostTensor &grad) {
+                   return std::vector<HostTensor>{grad, srcOrder, srcRowptr,
+                                                  dstOrder, dstRowptr};
+                 }},
+                rng);
+  for (std::string op : {"envelope", "radial_basis", "wigner"})
+    checkGradient(*program, {op, op + "_grad", {f64(in.edgeVec)}, {T{0, 0}}},
+                  rng);
+  checkGradient(*program,
+                {"rotate", "rotate_grad", {f64(in.x), src, f64(in.wigner)},
+                 {T{0, 0, &g.src}, T{2, 1}}},
+                rng);
+  std::vector<HostTensor> mixInputs = {f64(in.xl), f64(in.kc)};
+  std::vector<HostTensor> rotateMixInputs = {f64(in.x), src, f64(in.wigner),
+                                             f64(in.kc)};
+  std::vector<T> mixTargets = {T{0, 0}, T{1, 1}};
+  std::vector<T> rotateMixTargets = {T{0, 0, &g.src}, T{2, 1}, T{3, 2}};
+  if (c.rank > 0) {
+    mixInputs.push_back(f64(in.cb));
+    rotateMixInputs.push_back(f64(in.cb));
+    mixTargets.push_back(T{2, 2});
+    rotateMixTargets.push_back(T{4, 3});
+  }
+  checkGradient(*program, {"mix", "mix_grad", mixInputs, mixTargets}, rng);
+  checkGradient(*program, {"rotate_mix", "rotate_mix_grad", rotateMixInputs,
+                           rotateMixTargets},
+                rng);
+  checkGradient(*program,
+                {"rotate_back", "rotate_back_grad",
+                 {f64(in.xl), f64(in.wigner)}, {T{0, 0}, T{1, 1}}},
+                rng);
+  HostTensor packedRows = f64(in.packedRows);
+  checkGradient(*program,
+                {"segment_reduce", "segment_reduce_grad",
+                 {packedRows, srcOrder, srcRowptr}, {T{0, 0}},
+                 [&](const HostTensor &grad) {
+                   return std::vector<HostTensor>{grad, srcOrder, srcRowptr};
+                 }},
+                rng);
+  checkGradient(*program,
+                {"so2_linear", "so2_linear_grad",
+                 {f64(in.xl), f64(in.w0), f64(in.wu), f64(in.wv)},
+                 {T{0, 0}, T{1, 1}, T{2, 2}, T{3, 3}}},
+                rng);
+  checkGradient(*program,
+                {"gate", "gate_grad", {f64(in.xl), f64(in.gw)},
+                 {T{0, 0}, T{1, 1}}},
+                rng);
+  checkGradient(*program,
+                {"focus_compete", "focus_compete_grad",
+                 {f64(in.xl), f64(in.wfc), f64(in.normScale)},
+                 {T{0, 0}, T{1, 1}, T{2, 2}}},
+                rng);
+  checkGradient(*program,
+                {"focus_scale", "focus_scale_grad", {f64(in.xl), f64(in.alpha)},
+                 {T{0, 0}, T{1, 1}}},
+                rng);
+  // The envelope stays positive here: the attention takes its logarithm.
+  std::vector<HostTensor> aggregateInputs = {
+      f64(in.xl), f64(in.wigner), f64(in.positiveEnv), f64(in.invSqrtDeg),
+      dstOrder,   dstRowptr};
+  checkGradient(*program,
+                {"envelope_aggregate", "envelope_aggregate_grad",
+                 aggregateInputs, {T{0, 0}, T{1, 1}, T{2, 2}, T{3, 3}}},
+                rng);
+  checkGradient(*program,
+                {"attention_aggregate", "attention_aggregate_grad",
+                 {f64(in.xl), f64(in.wigner), f64(in.logit),
+                  f64(in.positiveEnv), f64(in.nullLogit), dstOrder, dstRowptr},
+                 {T{0, 0}, T{1, 1}, T{2, 2}, T{3, 3}, T{4, 4}}},
+                rng);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, GradientOps,
+                         ::testing::ValuesIn(gradientSweep()),
+                         [](const ::testing::TestParamInfo<Config> &info) {
+                           const Config &c = info.param;
+                           return "lmax" + std::to_string(c.lmax) + "_C" +
+                                  std::to_string(c.channels) + "_F" +
+                                  std::to_string(c.focus) + "_R" +
+                                  std::to_string(c.rank);
                          });
 
 } // namespace
