@@ -13,6 +13,7 @@ DEBIAN_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
 
 check: build
 	ninja -C $(BUILD_DIR) check-sezm
+	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 demo: build
 	./examples/demo.sh $(BUILD_DIR)

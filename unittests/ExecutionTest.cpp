@@ -818,4 +818,107 @@ INSTANTIATE_TEST_SUITE_P(Sweep, GradientOps,
                                   std::to_string(c.rank);
                          });
 
+//===----------------------------------------------------------------------===//
+// Fused ops against their unfused compositions; repeatability
+//===----------------------------------------------------------------------===//
+
+class FusedOps : public ::testing::TestWithParam<Config> {};
+
+TEST_P(FusedOps, EqualTheirUnfusedCompositionBitForBit) {
+  const Config &c = GetParam();
+  SCOPED_TRACE(c.label());
+  Rng rng(c.seed);
+  Inputs in(c, rng);
+  Types t{c, "f32"};
+  const Graph &g = in.graph;
+  auto f32 = [](const ref::Array &a) { return toHost(a, ElementType::F32); };
+  std::string basis = c.rank > 0 ? " basis %a4" : "";
+  std::string gradBasis = c.rank > 0 ? " basis %a5" : "";
+  std::vector<std::string> forwardIn = {t.x(), t.index(), t.wigner(),
+                                        t.kernel()};
+  if (c.rank > 0)
+    forwardIn.push_back(t.basis());
+  std::vector<std::string> backwardIn = forwardIn;
+  backwardIn.insert(backwardIn.begin(), t.edgeFrame());
+  backwardIn.push_back(t.index());
+  backwardIn.push_back(t.index());
+  std::string order = c.rank > 0 ? "%a6, %a7" : "%a5, %a6";
+  std::string mixTypes = "(" + t.edgeFrame() + ", " + t.kernel() +
+                         (c.rank > 0 ? ", " + t.basis() : "") + ")";
+  std::vector<std::string> gradOut = {t.x(), t.wigner(), t.kernel()};
+
+  std::vector<Entry> entries = {
+      {"unfused_forward", forwardIn, "", {t.edgeFrame()},
+       "  %xl = sezm.rotate %a0[%a1] by %a2" + t.lmax() + " : (" + t.x() +
+           ", " + t.index() + ", " + t.wigner() + ") -> " + t.edgeFrame() +
+           "\n  %y = sezm.mix %xl kernel %a3" +
+           std::string(c.rank > 0 ? " basis %a4" : "") + t.mixSuffix() +
+           " : " + mixTypes + " -> " + t.edgeFrame() + "\n  return %y : " +
+           t.edgeFrame()},
+      {"fused_forward", forwardIn,
+       "sezm.rotate_mix %a0[%a1] by %a2 kernel %a3" + basis + t.mixSuffix(),
+       {t.edgeFrame()}},
+      {"unfused_backward", backwardIn, "", gradOut,
+       "  %n:3 = sezm.rotate_mix_grad %a0, %a1[%a2] by %a3 kernel %a4" +
+           gradBasis + t.mixSuffix() + " : (" +
+           joined(std::vector<std::string>(backwardIn.begin(),
+                                           backwardIn.end() - 2)) +
+           ") -> (" + t.x() + ", " + t.wigner() + ", " + t.kernel() + ")\n" +
+           "  %gx = sezm.segment_reduce %n#0 over(" + order + ") : (" + t.x() +
+           ", " + t.index() + ", " + t.index() + ") -> " + t.x() +
+           "\n  return %gx, %n#1, %n#2 : " + joined(gradOut)},
+      {"fused_backward", backwardIn,
+       "sezm.rotate_mix_grad_reduce %a0, %a1[%a2] by %a3 kernel %a4" +
+           gradBasis + " over(" + order + ")" + t.mixSuffix(),
+       gradOut},
+  };
+  Compiler compiler;
+  auto program = compiler.compile(entries);
+  ASSERT_TRUE(program);
+
+  std::vector<HostTensor> forward = {f32(in.x), indexTensor(g.src),
+                                     f32(in.wigner), f32(in.kc)};
+  if (c.rank > 0)
+    forward.push_back(f32(in.cb));
+  std::vector<HostTensor> backward = forward;
+  backward.insert(backward.begin(), f32(in.xl));
+  backward.push_back(indexTensor(g.bySrc.order));
+  backward.push_back(indexTensor(g.bySrc.rowptr));
+
+  expectIdentical(run(*program, "fused_forward", forward)[0],
+                  run(*program, "unfused_forward", forward)[0],
+                  "rotate_mix against mix(rotate)");
+  std::vector<HostTensor> fused = run(*program, "fused_backward", backward);
+  std::vector<HostTensor> unfused = run(*program, "unfused_backward", backward);
+  ASSERT_EQ(fused.size(), 3u);
+  ASSERT_EQ(unfused.size(), 3u);
+  const char *names[] = {"x_grad", "wigner_grad", "kc_grad"};
+  for (int i = 0; i < 3; ++i)
+    expectIdentical(fused[i], unfused[i],
+                    std::string("rotate_mix_grad_reduce ") + names[i] +
+                        " against segment_reduce(rotate_mix_grad)");
+  // Equal and zero would prove nothing.
+  double norm = 0;
+  for (int64_t i = 0; i < fused[0].numElements(); ++i)
+    norm += std::abs(fused[0].at(i));
+  if (c.edges > 0)
+    EXPECT_GT(norm, 0);
+
+  // Two runs of the same inputs give the same bits.
+  std::vector<HostTensor> again = run(*program, "fused_backward", backward);
+  for (int i = 0; i < 3; ++i)
+    expectIdentical(fused[i], again[i], std::string("second run ") + names[i]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sweep, FusedOps,
+                         ::testing::Values(Config{3, 64, 2, 1, 30, 160, 25, 31},
+                                           Config{2, 32, 1, 0, 20, 90, 15, 32},
+                                           Config{1, 32, 2, 1, 6, 0, 0, 33}),
+                         [](const ::testing::TestParamInfo<Config> &info) {
+                           const Config &c = info.param;
+                           return "lmax" + std::to_string(c.lmax) + "_R" +
+                                  std::to_string(c.rank) + "_E" +
+                                  std::to_string(c.edges);
+                         });
+
 } // namespace
