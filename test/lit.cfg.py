@@ -9,7 +9,7 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.sezm_obj_root, "test")
-config.excludes = ["Inputs", "Reference", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "npytool.py"]
+config.excludes = ["Inputs", "Reference", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -22,5 +22,5 @@ llvm_config.add_tool_substitutions(
 )
 config.substitutions.append(
     ("%npytool", "%s %s" % (config.python_executable,
-                            os.path.join(config.sezm_src_root, "test", "Tools", "npytool.py")))
+                            os.path.join(config.sezm_src_root, "utils", "npytool.py")))
 )

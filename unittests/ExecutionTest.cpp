@@ -542,7 +542,8 @@ struct GradientCheck {
   std::vector<Target> targets;
   /// The backward op's inputs given the cotangent G; by default G followed
   /// by the forward inputs.
-  std::function<std::vector<HostTensor>(const HostTensor &)> backwardInputs;
+  std::function<std::vector<HostTensor>(const HostTensor &)> backwardInputs =
+      nullptr;
 };
 
 void checkGradient(const mlir::sezm::CpuProgram &program, GradientCheck check,

@@ -853,3 +853,27 @@ func.func @attention_grad_logit_grad(%g: tensor<?x16x64xf32>, %xl: tensor<?x10x6
           tensor<?xf32>, tensor<2x1xf32>)
   return
 }
+
+// -----
+
+//===- Function argument and result names ---------------------------------===//
+
+// expected-error @+1 {{'sezm.name' of argument 0 must be a non-empty string}}
+func.func @name_not_string(%x: tensor<?xf32> {sezm.name = 3 : i64}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'sezm.name' of result 0 must be a non-empty string}}
+func.func @name_empty() -> (tensor<1xf32> {sezm.name = ""}) {
+  %c = arith.constant dense<1.0> : tensor<1xf32>
+  return %c : tensor<1xf32>
+}
+
+// -----
+
+// expected-error @+1 {{unknown sezm attribute 'sezm.label' on argument 0}}
+func.func @unknown_attribute(%x: tensor<?xf32> {sezm.label = "x"}) {
+  return
+}

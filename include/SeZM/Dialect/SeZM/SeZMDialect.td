@@ -27,7 +27,13 @@ def SeZM_Dialect : Dialect {
     packed SO(3) axis has `D = (lmax+1)^2` rows, the m-truncated edge-frame
     axis keeps |m| <= 1 and has `3*lmax+1` rows. Node and edge counts `N`
     and `E` are dynamic; channel widths are static.
+
+    Entry functions name their arguments and results with the `sezm.name`
+    string attribute; sezm-run binds inputs and writes outputs by these
+    names.
   }];
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 class SeZM_Op<string mnemonic, list<Trait> traits = []>
