@@ -261,6 +261,9 @@ struct Config {
   }
 };
 
+/// How gtest shows a configuration.
+void PrintTo(const Config &c, std::ostream *os) { *os << c.label(); }
+
 /// The types of the operands of one configuration, in one element type.
 struct Types {
   const Config &c;
