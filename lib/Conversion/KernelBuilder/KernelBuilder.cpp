@@ -252,6 +252,17 @@ void kernel::forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
                      });
 }
 
+void kernel::parallelRange(Idx lb, Idx ub,
+                           llvm::function_ref<void(Idx)> body) {
+  scf::ParallelOp::create(
+      b(), loc(), ValueRange{lb}, ValueRange{ub}, ValueRange{Idx(1)},
+      [&](OpBuilder &nested, Location, ValueRange ivs) {
+        OpBuilder::InsertionGuard guard(b());
+        b().setInsertionPointToEnd(nested.getInsertionBlock());
+        body(Idx(ivs[0]));
+      });
+}
+
 SmallVector<Num> kernel::sumRange(
     Idx lb, Idx ub, ArrayRef<Num> init,
     llvm::function_ref<SmallVector<Num>(Idx)> body) {

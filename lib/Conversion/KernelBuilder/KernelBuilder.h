@@ -159,6 +159,10 @@ void fillZero(Value memref);
 /// for (i = lb; i < ub; ++i) body(i).
 void forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
 
+/// body(i) for lb <= i < ub, iterations independent of each other (each
+/// writes only its own outputs): the loop a GPU maps to threads.
+void parallelRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
+
 /// Sums body(i) over lb <= i < ub, in order, for several sums at once:
 /// returns the sums, each starting from `init`.
 SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,

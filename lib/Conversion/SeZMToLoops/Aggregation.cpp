@@ -89,7 +89,7 @@ void sezm::emitKernel(EnvelopeAggregateOp op, KernelIO &io) {
   Idx nodes = dim(rowptr, 0) - 1;
   Value out = io.allocate(0, {nodes, rows, channels});
   fillZero(out);
-  forRange(0, nodes, [&](Idx n) {
+  parallelRange(0, nodes, [&](Idx n) {
     forEachSegmentEdge(order, rowptr, n, [&](Idx, Idx e) {
       EdgeRotation rotation(layout, wigner, e);
       Num weight = load(env, {e});
@@ -124,7 +124,7 @@ void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
   fillZero(xlGrad);
   fillZero(wignerGrad);
   fillZero(envGrad);
-  forRange(0, nodes, [&](Idx n) {
+  parallelRange(0, nodes, [&](Idx n) {
     Num scale = load(norm, {n});
     Num normSum = sumRange(loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}),
                            [&](Idx t) {
@@ -212,7 +212,7 @@ void sezm::emitKernel(AttentionAggregateOp op, KernelIO &io) {
   Idx nodes = dim(rowptr, 0) - 1;
   Value out = io.allocate(0, {nodes, rows, channels});
   fillZero(out);
-  forRange(0, nodes, [&](Idx n) {
+  parallelRange(0, nodes, [&](Idx n) {
     for (int64_t f = 0; f < focus; ++f) {
       for (int64_t h = 0; h < heads; ++h) {
         Attention a =
@@ -252,11 +252,13 @@ void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
   fillZero(wignerGrad);
   fillZero(logitGrad);
   fillZero(envGrad);
-  fillZero(nullGrad);
   // d att[e, f, h] = <grad[dst], message_e> over the head's channels.
   Value attGrad = io.scratch({ShapedType::kDynamic, focus, heads},
                              {edges, focus, heads});
-  forRange(0, nodes, [&](Idx n) {
+  // Each node's share of d null_logit, summed over nodes in order below.
+  Value nullShares = io.scratch({ShapedType::kDynamic, focus, heads},
+                                {nodes, focus, heads});
+  parallelRange(0, nodes, [&](Idx n) {
     for (int64_t f = 0; f < focus; ++f) {
       for (int64_t h = 0; h < heads; ++h) {
         Attention a =
@@ -310,9 +312,14 @@ void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
         Num z = load(nullLogit, {f, h});
         Num nullShare = exp(a.logNull - a.shift) / a.partition;
         Num sigmoidZ = Num(1.0) / (Num(1.0) + exp(-z));
-        addTo(-weighted * nullShare / exp(a.logNull) * sigmoidZ, nullGrad,
-                   {f, h});
+        store(-weighted * nullShare / exp(a.logNull) * sigmoidZ, nullShares,
+              {n, f, h});
       }
     }
+  });
+  parallelRange(0, focus * heads, [&](Idx fh) {
+    Idx f = fh / Idx(heads), h = fh % Idx(heads);
+    store(sumRange(0, nodes, [&](Idx n) { return load(nullShares, {n, f, h}); }),
+          nullGrad, {f, h});
   });
 }

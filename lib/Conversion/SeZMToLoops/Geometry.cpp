@@ -44,7 +44,7 @@ void sezm::emitKernel(EdgeVectorsOp op, KernelIO &io) {
   Value shift = op.getShift() ? io.in(op.getShift()) : Value();
   Idx edges = dim(src, 0);
   Value out = io.allocate(0, {edges, 3});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     Idx from = loadIndex(src, {e}), to = loadIndex(dst, {e});
     for (int64_t k = 0; k < 3; ++k) {
       Num v = load(positions, {from, k}) - load(positions, {to, k});
@@ -67,7 +67,7 @@ void sezm::emitKernel(EdgeVectorsGradOp op, KernelIO &io) {
     return sumRange(loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}),
                     [&](Idx t) { return load(grad, {loadIndex(order, {t}), k}); });
   };
-  forRange(0, nodes, [&](Idx n) {
+  parallelRange(0, nodes, [&](Idx n) {
     for (int64_t k = 0; k < 3; ++k)
       store(segmentSum(srcOrder, srcRowptr, n, k) -
                 segmentSum(dstOrder, dstRowptr, n, k),
@@ -80,7 +80,7 @@ void sezm::emitKernel(EnvelopeOp op, KernelIO &io) {
   double rcut = op.getRcut().convertToDouble();
   Idx edges = dim(edgeVec, 0);
   Value out = io.allocate(0, {edges});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     store(edgeEnvelope(loadEdgeVector<Num>(edgeVec, e), rcut, op.getExponent()),
           out, {e});
   });
@@ -91,7 +91,7 @@ void sezm::emitKernel(EnvelopeGradOp op, KernelIO &io) {
   double rcut = op.getRcut().convertToDouble();
   Idx edges = dim(edgeVec, 0);
   Value out = io.allocate(0, {edges, 3});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     Jet env =
         edgeEnvelope(loadEdgeVector<Jet>(edgeVec, e), rcut, op.getExponent());
     Num g = load(grad, {e});
@@ -117,7 +117,7 @@ void sezm::emitKernel(RadialBasisOp op, KernelIO &io) {
   int64_t count = staticDim(op.getResult(), 1);
   Idx edges = dim(edgeVec, 0);
   Value out = io.allocate(0, {edges, count});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     radialBasis<Num>(loadEdgeVector<Num>(edgeVec, e),
                      op.getRcut().convertToDouble(), op.getExponent(), count,
                      [&](int64_t k, Num value) { store(value, out, {e, k}); });
@@ -129,7 +129,7 @@ void sezm::emitKernel(RadialBasisGradOp op, KernelIO &io) {
   int64_t count = staticDim(op.getGrad(), 1);
   Idx edges = dim(edgeVec, 0);
   Value out = io.allocate(0, {edges, 3});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     std::array<Num, 3> total = {Num(0.0), Num(0.0), Num(0.0)};
     radialBasis<Jet>(loadEdgeVector<Jet>(edgeVec, e),
                      op.getRcut().convertToDouble(), op.getExponent(), count,
@@ -150,7 +150,7 @@ void sezm::emitKernel(WignerOp op, KernelIO &io) {
   int64_t rows = layout.packedRows();
   Value out = io.allocate(0, {edges, rows, rows});
   fillZero(out);
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     std::array<Num, 3> v = loadEdgeVector<Num>(edgeVec, e);
     Quaternion<Num> q = edgeQuaternion(v[0], v[1], v[2]);
     wignerBlocks<Num>(q, layout.lmax,
@@ -166,7 +166,7 @@ void sezm::emitKernel(WignerGradOp op, KernelIO &io) {
   SO2Layout layout = layoutOf(op);
   Idx edges = dim(edgeVec, 0);
   Value out = io.allocate(0, {edges, 3});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     std::array<Jet, 3> v = loadEdgeVector<Jet>(edgeVec, e);
     Quaternion<Jet> q = edgeQuaternion(v[0], v[1], v[2]);
     std::array<Num, 3> total = {Num(0.0), Num(0.0), Num(0.0)};

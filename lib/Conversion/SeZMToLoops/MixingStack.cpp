@@ -64,7 +64,7 @@ void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
   Idx edges = dim(u, 0);
   Value out = io.allocate(
       0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     for (int64_t f = 0; f < focus; ++f) {
       Stream s(layout, width, f);
       forRange(0, s.size(Stream::MZero), [&](Idx o) {
@@ -100,7 +100,7 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
   Value w0Grad = io.allocate(1, {focus, m0, m0});
   Value wuGrad = io.allocate(2, {focus, m1, m1});
   Value wvGrad = io.allocate(3, {focus, m1, m1});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     for (int64_t f = 0; f < focus; ++f) {
       Stream s(layout, width, f);
       forRange(0, m0, [&](Idx i) {
@@ -124,7 +124,7 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
   });
   for (int64_t f = 0; f < focus; ++f) {
     Stream s(layout, width, f);
-    forRange(0, m0, [&](Idx i) {
+    parallelRange(0, m0, [&](Idx i) {
       forRange(0, m0, [&](Idx o) {
         Num sum = sumRange(0, edges, [&](Idx e) {
           return s.load(u, e, Stream::MZero, i) * s.load(g, e, Stream::MZero, o);
@@ -132,7 +132,7 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
         store(sum, w0Grad, {f, i, o});
       });
     });
-    forRange(0, m1, [&](Idx i) {
+    parallelRange(0, m1, [&](Idx i) {
       forRange(0, m1, [&](Idx o) {
         SmallVector<Num> sums =
             sumRange(0, edges, {Num(0.0), Num(0.0)}, [&](Idx e) {
@@ -169,7 +169,7 @@ void sezm::emitKernel(GateOp op, KernelIO &io) {
   Idx edges = dim(z, 0);
   Value out = io.allocate(
       0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     for (int64_t f = 0; f < focus; ++f) {
       Stream s(layout, width, f);
       forRange(0, width, [&](Idx cf) {
@@ -199,7 +199,7 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
   // d logit of every gate, needed by the l = 0 row and by gw_grad.
   Value logitGrad = io.scratch({ShapedType::kDynamic, focus, gates},
                                {edges, focus, gates});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     for (int64_t f = 0; f < focus; ++f) {
       Stream s(layout, width, f);
       forRange(0, width, [&](Idx cf) {
@@ -232,7 +232,7 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
   });
   for (int64_t f = 0; f < focus; ++f) {
     Stream s(layout, width, f);
-    forRange(0, width, [&](Idx i) {
+    parallelRange(0, width, [&](Idx i) {
       forRange(0, gates, [&](Idx k) {
         Num sum = sumRange(0, edges, [&](Idx e) {
           return load(z, {e, 0, s.channelOf(i)}) * load(logitGrad, {e, f, k});
@@ -298,7 +298,7 @@ void sezm::emitKernel(FocusCompeteOp op, KernelIO &io) {
   int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
   Idx edges = dim(u, 0);
   Value out = io.allocate(0, {edges, focus});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     // One stream has nothing to compete with: alpha is exactly 1.
     if (focus == 1) {
       store(Num(1.0), out, {e, 0});
@@ -327,7 +327,7 @@ void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
   // Per edge and stream: d logit, and 1 / rms when normalized.
   Value logitGrad = io.scratch({ShapedType::kDynamic, focus}, {edges, focus});
   Value inverseRms = io.scratch({ShapedType::kDynamic, focus}, {edges, focus});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     Competition c = compete(u, wfc, normScale, focus, width, e);
     std::optional<Num> mean;
     for (int64_t f = 0; f < focus; ++f) {
@@ -364,7 +364,7 @@ void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
   });
   for (int64_t f = 0; f < focus; ++f) {
     Idx base(f * width);
-    forRange(0, width, [&](Idx i) {
+    parallelRange(0, width, [&](Idx i) {
       SmallVector<Num> init(normScale ? 2 : 1, Num(0.0));
       SmallVector<Num> sums = sumRange(0, edges, init, [&](Idx e) {
         Num s = load(u, {e, 0, base + i});
@@ -388,7 +388,7 @@ void sezm::emitKernel(FocusScaleOp op, KernelIO &io) {
   int64_t focus = staticDim(op.getAlpha(), 1), width = channels / focus;
   Idx edges = dim(y, 0);
   Value out = io.allocate(0, {edges, rows, channels});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     for (int64_t f = 0; f < focus; ++f) {
       Num a = load(alpha, {e, f});
       forRange(0, width, [&](Idx cf) {
@@ -408,7 +408,7 @@ void sezm::emitKernel(FocusScaleGradOp op, KernelIO &io) {
   Idx edges = dim(y, 0);
   Value yGrad = io.allocate(0, {edges, rows, channels});
   Value alphaGrad = io.allocate(1, {edges, focus});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     for (int64_t f = 0; f < focus; ++f) {
       Num a = load(alpha, {e, f});
       Num sum = sumRange(0, width, [&](Idx cf) {

@@ -98,7 +98,7 @@ public:
       Value cbGrad, Idx edges, int64_t channels,
       llvm::function_ref<std::pair<std::vector<Num>, std::vector<Num>>(Idx, Idx)>
           rows) const {
-    forRange(0, channels, [&](Idx c) {
+    parallelRange(0, channels, [&](Idx c) {
       SmallVector<Num> init(rank, Num(0.0));
       SmallVector<Num> sums = sumRange(0, edges, init, [&](Idx e) {
         auto [g, xl] = rows(e, c);
@@ -170,7 +170,7 @@ void sezm::emitKernel(RotateOp op, KernelIO &io) {
   int64_t channels = staticDim(op.getX(), 2);
   Idx edges = dim(src, 0);
   Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     Idx s = loadIndex(src, {e});
     EdgeRotation rotation(layout, wigner, e);
     forRange(0, channels, [&](Idx c) {
@@ -188,7 +188,7 @@ void sezm::emitKernel(RotateGradOp op, KernelIO &io) {
   Value nodeGrad = io.allocate(0, {edges, rows, channels});
   Value wignerGrad = io.allocate(1, {edges, rows, rows});
   fillZero(wignerGrad);
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     Idx s = loadIndex(src, {e});
     EdgeRotation rotation(layout, wigner, e);
     SmallVector<Num> init(rotation.numEntries(), Num(0.0));
@@ -211,7 +211,7 @@ void sezm::emitKernel(MixOp op, KernelIO &io) {
   int64_t channels = staticDim(op.getXl(), 2);
   Idx edges = dim(xl, 0);
   Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     Mixer::Edge edge = mixer.atEdge(e);
     forRange(0, channels, [&](Idx c) {
       std::vector<Num> rows = loadRows(xl, e, layout.reducedRows(), c);
@@ -232,7 +232,7 @@ void sezm::emitKernel(MixGradOp op, KernelIO &io) {
       op.getRank() > 0
           ? io.allocate(1, {edges, staticDim(op.getKc(), 1)})
           : io.allocate(1, {edges, layout.lmax + 1, channels});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     Mixer::Edge edge = mixer.atEdge(e);
     SmallVector<Num> init(mixer.numKernelSums(), Num(0.0));
     SmallVector<Num> sums = sumRange(0, channels, init, [&](Idx c) {
@@ -268,7 +268,7 @@ void sezm::emitKernel(RotateMixOp op, KernelIO &io) {
   int64_t channels = staticDim(op.getX(), 2);
   Idx edges = dim(src, 0);
   Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     Idx s = loadIndex(src, {e});
     EdgeRotation rotation(layout, wigner, e);
     Mixer::Edge edge = mixer.atEdge(e);
@@ -343,7 +343,7 @@ void sezm::emitKernel(RotateMixGradOp op, KernelIO &io) {
   fillZero(wignerGrad);
   emitRotateMixBackward(
       op, io, wignerGrad, kcGrad,
-      [&](llvm::function_ref<void(Idx)> body) { forRange(0, edges, body); },
+      [&](llvm::function_ref<void(Idx)> body) { parallelRange(0, edges, body); },
       [&](Idx e, Idx c, ArrayRef<Num> packed) {
         storeRows(packed, nodeGrad, e, c);
       });
@@ -375,7 +375,7 @@ void sezm::emitKernel(RotateMixGradReduceOp op, KernelIO &io) {
   // Each source node walks its CSR segment and sums the node gradient rows
   // of its edges in segment order, as segment_reduce does: the per-edge node
   // gradient never exists.
-  forRange(0, nodes, [&](Idx n) {
+  parallelRange(0, nodes, [&](Idx n) {
     emitRotateMixBackward(
         op, io, wignerGrad, kcGrad,
         [&](llvm::function_ref<void(Idx)> body) {
@@ -395,7 +395,7 @@ void sezm::emitKernel(RotateBackOp op, KernelIO &io) {
   int64_t channels = staticDim(op.getXl(), 2);
   Idx edges = dim(xl, 0);
   Value out = io.allocate(0, {edges, layout.packedRows(), channels});
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     EdgeRotation rotation(layout, wigner, e);
     forRange(0, channels, [&](Idx c) {
       std::vector<Num> rows = loadRows(xl, e, layout.reducedRows(), c);
@@ -413,7 +413,7 @@ void sezm::emitKernel(RotateBackGradOp op, KernelIO &io) {
   Value xlGrad = io.allocate(0, {edges, layout.reducedRows(), channels});
   Value wignerGrad = io.allocate(1, {edges, rows, rows});
   fillZero(wignerGrad);
-  forRange(0, edges, [&](Idx e) {
+  parallelRange(0, edges, [&](Idx e) {
     EdgeRotation rotation(layout, wigner, e);
     SmallVector<Num> init(rotation.numEntries(), Num(0.0));
     SmallVector<Num> sums = sumRange(0, channels, init, [&](Idx c) {

@@ -53,7 +53,7 @@ void sezm::emitKernel(SegmentReduceOp op, KernelIO &io) {
   Idx nodes = dim(rowptr, 0) - 1;
   Value out = io.allocate(0, extentsWithLeading(values, nodes));
   fillZero(out);
-  forRange(0, nodes, [&](Idx n) {
+  parallelRange(0, nodes, [&](Idx n) {
     forRange(loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), [&](Idx t) {
       Idx e = loadIndex(order, {t});
       forEachTrailingIndex(values, [&](ArrayRef<Idx> rest) {
@@ -71,7 +71,7 @@ void sezm::emitKernel(SegmentReduceGradOp op, KernelIO &io) {
   Value out = io.allocate(0, extentsWithLeading(grad, edges));
   // Edges in no segment receive no gradient.
   fillZero(out);
-  forRange(0, nodes, [&](Idx n) {
+  parallelRange(0, nodes, [&](Idx n) {
     forRange(loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), [&](Idx t) {
       Idx e = loadIndex(order, {t});
       forEachTrailingIndex(grad, [&](ArrayRef<Idx> rest) {
