@@ -18,7 +18,26 @@ namespace mlir::sezm {
 /// bufferization, buffer deallocation, loops, LLVM.
 void buildCpuPipeline(OpPassManager &pm);
 
-/// Registers the named pipelines (`sezm-cpu-pipeline`).
+/// Options of the GPU pipeline.
+struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
+  PassOptions::Option<std::string> chip{*this, "chip",
+                                        llvm::cl::desc("NVIDIA GPU (sm_XX)"),
+                                        llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX ISA version (+ptxXX)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<int64_t> threadsPerBlock{
+      *this, "threads-per-block",
+      llvm::cl::desc("Threads per block of the mapped loops"),
+      llvm::cl::init(128)};
+};
+
+/// Lowers a module on tensors to the LLVM dialect with the kernels as NVVM
+/// and serialized to PTX: the sezm kernels' parallel loops become GPU
+/// launches, buffers live in GPU memory, host code calls the mgpu* runtime.
+void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
+
+/// Registers the named pipelines (`sezm-cpu-pipeline`, `sezm-gpu-pipeline`).
 void registerPipelines();
 
 } // namespace mlir::sezm

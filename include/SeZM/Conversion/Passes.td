@@ -49,4 +49,27 @@ def ConvertSeZMToLoops : Pass<"convert-sezm-to-loops", "ModuleOp"> {
   ];
 }
 
+def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
+  let summary = "Place the host code's buffers in GPU memory";
+  let description = [{
+    After loops are mapped to `gpu.launch`, every buffer the host code
+    allocates is used by kernels: `memref.alloc`, `memref.dealloc` and
+    `memref.copy` outside of kernels become `gpu.alloc`, `gpu.dealloc` and
+    `gpu.memcpy`. Host code that would read or write an element of a buffer
+    itself is an error: such a loop should have been a kernel.
+
+    Before:
+    ```mlir
+    %b = memref.alloc(%n) : memref<?x3xf32>
+    gpu.launch ... { ... memref.store %v, %b[%i, %c0] ... }
+    ```
+    After:
+    ```mlir
+    %b = gpu.alloc (%n) : memref<?x3xf32>
+    gpu.launch ... { ... memref.store %v, %b[%i, %c0] ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // SEZM_CONVERSION_PASSES_TD

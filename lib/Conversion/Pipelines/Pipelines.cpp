@@ -6,6 +6,10 @@
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -17,7 +21,10 @@
 
 using namespace mlir;
 
-void sezm::buildCpuPipeline(OpPassManager &pm) {
+/// Kernels as loop nests, bufferized, with buffers freed after last use:
+/// the part the CPU and GPU pipelines share.
+static void buildKernelsOnBuffers(OpPassManager &pm) {
+  using namespace sezm;
   // Elementwise arith on tensors (residual adds, scaling) becomes linalg so
   // that it bufferizes.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
@@ -31,6 +38,10 @@ void sezm::buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::BufferDeallocationPipelineOptions deallocation;
   bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+}
+
+void sezm::buildCpuPipeline(OpPassManager &pm) {
+  buildKernelsOnBuffers(pm);
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -41,9 +52,37 @@ void sezm::buildCpuPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+void sezm::buildGpuPipeline(OpPassManager &pm,
+                            const GpuPipelineOptions &options) {
+  buildKernelsOnBuffers(pm);
+  // Every parallel loop (the kernels' edge and node loops, linalg's loops)
+  // becomes a launch of one thread per iteration.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
+      {options.threadsPerBlock}, /*noMinMaxBounds=*/true));
+  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addNestedPass<func::FuncOp>(sezm::createBuffersOnDevice());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  nvvm.cubinFeatures = options.features;
+  nvvm.cubinFormat = "isa";
+  nvvm.optLevel = 3;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
 void sezm::registerPipelines() {
   PassPipelineRegistration<>(
       "sezm-cpu-pipeline",
       "Lower sezm programs on tensors to the LLVM dialect for the CPU",
       buildCpuPipeline);
+  PassPipelineRegistration<GpuPipelineOptions>(
+      "sezm-gpu-pipeline",
+      "Lower sezm programs on tensors to host LLVM code and PTX kernels",
+      buildGpuPipeline);
 }
