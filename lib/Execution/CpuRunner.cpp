@@ -24,7 +24,9 @@
 
 using namespace mlir;
 using namespace mlir::sezm;
+using ::sezm::EntrySignature;
 using ::sezm::HostTensor;
+using ::sezm::TensorPort;
 
 CpuProgram::~CpuProgram() = default;
 
@@ -105,8 +107,9 @@ CpuProgram::run(StringRef entry, const std::vector<HostTensor> &inputs) const {
   if (!found)
     return llvm::createStringError("no compiled entry '" + entry.str() + "'");
   const EntrySignature &entrySignature = *found;
-  if (llvm::Error error = entrySignature.checkInputs(inputs))
-    return std::move(error);
+  std::string inputError = entrySignature.checkInputs(inputs);
+  if (!inputError.empty())
+    return llvm::createStringError(inputError);
 
   // Argument descriptors: the inputs' own buffers, contiguous strides.
   std::vector<Descriptor> arguments;

@@ -9,28 +9,15 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <map>
 #include <set>
-#include <sstream>
 
 using namespace mlir;
 using namespace mlir::sezm;
 using ::sezm::ElementType;
-using ::sezm::HostTensor;
-
-std::string TensorPort::describe() const {
-  std::ostringstream os;
-  os << "'" << name << "' (" << ::sezm::elementTypeName(type) << " (";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    os << (i ? ", " : "");
-    if (shape[i] < 0)
-      os << "?";
-    else
-      os << shape[i];
-  }
-  os << (shape.size() == 1 ? ",))" : "))");
-  return os.str();
-}
+using ::sezm::EntrySignature;
+using ::sezm::GraphExtent;
+using ::sezm::OpContract;
+using ::sezm::TensorPort;
 
 static std::optional<ElementType> elementTypeOf(Type type) {
   if (type.isF32())
@@ -209,101 +196,3 @@ llvm::Expected<EntrySignature> mlir::sezm::getEntrySignature(ModuleOp module,
   return signature;
 }
 
-//===----------------------------------------------------------------------===//
-// Checking inputs
-//===----------------------------------------------------------------------===//
-
-llvm::Error
-EntrySignature::checkInputs(const std::vector<HostTensor> &inputs) const {
-  if (inputs.size() != arguments.size())
-    return llvm::createStringError(
-        "@" + function + " takes " + std::to_string(arguments.size()) +
-        " inputs, but " + std::to_string(inputs.size()) + " were given");
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const TensorPort &port = arguments[i];
-    const HostTensor &input = inputs[i];
-    bool shapeOk = input.shape.size() == port.shape.size();
-    for (size_t axis = 0; shapeOk && axis < port.shape.size(); ++axis)
-      shapeOk = port.shape[axis] < 0 || port.shape[axis] == input.shape[axis];
-    if (input.type != port.type || !shapeOk)
-      return llvm::createStringError("input " + port.describe() +
-                                     " was given " + input.describe());
-  }
-
-  for (const OpContract &contract : contracts) {
-    std::map<std::string, int64_t> sizes;
-    for (const auto &[symbol, extents] : contract.extents) {
-      std::optional<std::pair<int64_t, const GraphExtent *>> first;
-      for (const GraphExtent &extent : extents) {
-        int64_t value =
-            inputs[extent.argument].shape[extent.axis] - extent.offset;
-        if (!first) {
-          first = {value, &extent};
-          continue;
-        }
-        if (value != first->first) {
-          auto name = [&](const GraphExtent &e) {
-            return "'" + arguments[e.argument].name + "' (dimension " +
-                   std::to_string(e.axis) + " is " +
-                   std::to_string(inputs[e.argument].shape[e.axis]) + ")";
-          };
-          return llvm::createStringError(
-              "inputs disagree on the graph size " + symbol + " of " +
-              contract.op + ": " + name(*first->second) + " gives " + symbol +
-              " = " + std::to_string(first->first) + ", " + name(extent) +
-              " gives " + symbol + " = " + std::to_string(value));
-        }
-      }
-      if (first)
-        sizes[symbol] = first->first;
-    }
-    for (const OpContract::IndexInput &index : contract.indices) {
-      const HostTensor &tensor = inputs[index.argument];
-      std::string where = "input '" + arguments[index.argument].name +
-                          "' (operand '" + index.operand + "' of " +
-                          contract.op + ")";
-      int64_t count = tensor.numElements();
-      if (index.role == "node") {
-        auto nodes = sizes.find("N");
-        if (nodes == sizes.end())
-          continue;
-        for (int64_t i = 0; i < count; ++i) {
-          int64_t v = tensor.indexAt(i);
-          if (v < 0 || v >= nodes->second)
-            return llvm::createStringError(
-                where + ": entry " + std::to_string(i) + " is " +
-                std::to_string(v) + ", not a node index in [0, " +
-                std::to_string(nodes->second) + ")");
-        }
-      } else if (index.role == "order") {
-        std::vector<bool> used(count, false);
-        for (int64_t i = 0; i < count; ++i) {
-          int64_t v = tensor.indexAt(i);
-          if (v < 0 || v >= count || used[v])
-            return llvm::createStringError(
-                where + ": entry " + std::to_string(i) + " is " +
-                std::to_string(v) + "; a CSR order must list each edge 0.." +
-                std::to_string(count - 1) + " exactly once");
-          used[v] = true;
-        }
-      } else {
-        auto edges = sizes.find("E");
-        int64_t last = count == 0 ? 0 : tensor.indexAt(count - 1);
-        if (count == 0 || tensor.indexAt(0) != 0 ||
-            (edges != sizes.end() && last != edges->second))
-          return llvm::createStringError(
-              where + ": row pointers must start at 0 and end at the edge "
-                      "count" +
-              (edges != sizes.end() ? " E = " + std::to_string(edges->second)
-                                    : std::string()));
-        for (int64_t i = 1; i < count; ++i)
-          if (tensor.indexAt(i) < tensor.indexAt(i - 1))
-            return llvm::createStringError(
-                where + ": row pointers must not decrease, but entry " +
-                std::to_string(i) + " is " + std::to_string(tensor.indexAt(i)) +
-                " after " + std::to_string(tensor.indexAt(i - 1)));
-      }
-    }
-  }
-  return llvm::Error::success();
-}

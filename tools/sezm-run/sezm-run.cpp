@@ -66,7 +66,7 @@ static int fail(llvm::Error error) {
 }
 
 /// One line per result: name, type and shape, and a few statistics.
-static void printSummary(const mlir::sezm::EntrySignature &signature,
+static void printSummary(const ::sezm::EntrySignature &signature,
                          const std::vector<::sezm::HostTensor> &outputs) {
   llvm::outs() << "@" << signature.function << " ran on the CPU\n";
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -163,8 +163,9 @@ int main(int argc, char **argv) {
       return fail("input '" + port.name + "': " + error);
     tensors.push_back(std::move(tensor));
   }
-  if (llvm::Error inputError = signature->checkInputs(tensors))
-    return fail(std::move(inputError));
+  std::string inputError = signature->checkInputs(tensors);
+  if (!inputError.empty())
+    return fail(inputError);
 
   auto program =
       mlir::sezm::CpuProgram::compile(std::move(module), {signature->function});

@@ -9,7 +9,6 @@
 #define SEZM_EXECUTION_CPURUNNER_H
 
 #include "SeZM/Execution/EntrySignature.h"
-#include "SeZM/Support/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -32,7 +31,7 @@ public:
   ~CpuProgram();
 
   /// The signature of a compiled entry, or null.
-  const EntrySignature *signature(StringRef entry) const;
+  const ::sezm::EntrySignature *signature(StringRef entry) const;
 
   /// Calls an entry function on `inputs` (in argument order), after
   /// checking them against its signature and graph contracts.
@@ -42,7 +41,7 @@ public:
 private:
   CpuProgram() = default;
 
-  std::vector<EntrySignature> signatures;
+  std::vector<::sezm::EntrySignature> signatures;
   std::unique_ptr<ExecutionEngine> engine;
 };
 

@@ -1,0 +1,74 @@
+//===- Signature.h - what an entry function takes and returns ---*- C++ -*-===//
+//
+// Each argument and result of a compiled entry function with its name,
+// element type and shape (-1 for a dynamic extent), and the run-time
+// contracts its sezm ops place on the inputs: graph sizes that must agree
+// and index arrays that must stay in range. The compiler derives it from
+// the IR; artifacts carry it as a text manifest, so that the runtime checks
+// inputs without MLIR. Plain C++.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SEZM_SUPPORT_SIGNATURE_H
+#define SEZM_SUPPORT_SIGNATURE_H
+
+#include "SeZM/Support/HostTensor.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace sezm {
+
+struct TensorPort {
+  std::string name;
+  ElementType type;
+  std::vector<int64_t> shape; // -1: dynamic
+  /// "'x' (float32 (?, 16, 64))".
+  std::string describe() const;
+};
+
+/// One dimension that an op's verifier names as a graph size: the size is
+/// inputs[argument].shape[axis] - offset.
+struct GraphExtent {
+  int argument;
+  unsigned axis;
+  int64_t offset;
+};
+
+/// What one sezm op requires of its inputs at run time.
+struct OpContract {
+  /// "sezm.rotate at model.mlir:12:8".
+  std::string op;
+  /// Per graph size symbol (N, E): the input dimensions that give it.
+  std::vector<std::pair<std::string, std::vector<GraphExtent>>> extents;
+  /// Index arrays passed straight from arguments, with their role: "node"
+  /// (below N), "order" (a permutation of 0..E-1) or "rowptr" (0 up to E,
+  /// non-decreasing).
+  struct IndexInput {
+    int argument;
+    std::string operand;
+    std::string role;
+  };
+  std::vector<IndexInput> indices;
+};
+
+struct EntrySignature {
+  std::string function;
+  std::vector<TensorPort> arguments, results;
+  std::vector<OpContract> contracts;
+
+  /// Checks inputs (in argument order) against the ports and the contracts;
+  /// returns an empty string or the error, which names the input and what
+  /// it expected.
+  std::string checkInputs(const std::vector<HostTensor> &inputs) const;
+};
+
+/// The text manifest of a set of entries, and its parser (which returns an
+/// empty error string on success).
+std::string writeManifest(const std::vector<EntrySignature> &entries);
+std::string parseManifest(const std::string &text,
+                          std::vector<EntrySignature> &entries);
+
+} // namespace sezm
+
+#endif // SEZM_SUPPORT_SIGNATURE_H

@@ -1,0 +1,262 @@
+//===- Signature.cpp - what an entry function takes and returns -----------===//
+
+#include "SeZM/Support/Signature.h"
+
+#include <map>
+#include <optional>
+#include <sstream>
+
+using namespace sezm;
+
+std::string TensorPort::describe() const {
+  std::ostringstream os;
+  os << "'" << name << "' (" << ::sezm::elementTypeName(type) << " (";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    os << (i ? ", " : "");
+    if (shape[i] < 0)
+      os << "?";
+    else
+      os << shape[i];
+  }
+  os << (shape.size() == 1 ? ",))" : "))");
+  return os.str();
+}
+
+std::string
+EntrySignature::checkInputs(const std::vector<HostTensor> &inputs) const {
+  if (inputs.size() != arguments.size())
+    return std::string(
+        "@" + function + " takes " + std::to_string(arguments.size()) +
+        " inputs, but " + std::to_string(inputs.size()) + " were given");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorPort &port = arguments[i];
+    const HostTensor &input = inputs[i];
+    bool shapeOk = input.shape.size() == port.shape.size();
+    for (size_t axis = 0; shapeOk && axis < port.shape.size(); ++axis)
+      shapeOk = port.shape[axis] < 0 || port.shape[axis] == input.shape[axis];
+    if (input.type != port.type || !shapeOk)
+      return std::string("input " + port.describe() +
+                                     " was given " + input.describe());
+  }
+
+  for (const OpContract &contract : contracts) {
+    std::map<std::string, int64_t> sizes;
+    for (const auto &[symbol, extents] : contract.extents) {
+      std::optional<std::pair<int64_t, const GraphExtent *>> first;
+      for (const GraphExtent &extent : extents) {
+        int64_t value =
+            inputs[extent.argument].shape[extent.axis] - extent.offset;
+        if (!first) {
+          first = {value, &extent};
+          continue;
+        }
+        if (value != first->first) {
+          auto name = [&](const GraphExtent &e) {
+            return "'" + arguments[e.argument].name + "' (dimension " +
+                   std::to_string(e.axis) + " is " +
+                   std::to_string(inputs[e.argument].shape[e.axis]) + ")";
+          };
+          return std::string(
+              "inputs disagree on the graph size " + symbol + " of " +
+              contract.op + ": " + name(*first->second) + " gives " + symbol +
+              " = " + std::to_string(first->first) + ", " + name(extent) +
+              " gives " + symbol + " = " + std::to_string(value));
+        }
+      }
+      if (first)
+        sizes[symbol] = first->first;
+    }
+    for (const OpContract::IndexInput &index : contract.indices) {
+      const HostTensor &tensor = inputs[index.argument];
+      std::string where = "input '" + arguments[index.argument].name +
+                          "' (operand '" + index.operand + "' of " +
+                          contract.op + ")";
+      int64_t count = tensor.numElements();
+      if (index.role == "node") {
+        auto nodes = sizes.find("N");
+        if (nodes == sizes.end())
+          continue;
+        for (int64_t i = 0; i < count; ++i) {
+          int64_t v = tensor.indexAt(i);
+          if (v < 0 || v >= nodes->second)
+            return std::string(
+                where + ": entry " + std::to_string(i) + " is " +
+                std::to_string(v) + ", not a node index in [0, " +
+                std::to_string(nodes->second) + ")");
+        }
+      } else if (index.role == "order") {
+        std::vector<bool> used(count, false);
+        for (int64_t i = 0; i < count; ++i) {
+          int64_t v = tensor.indexAt(i);
+          if (v < 0 || v >= count || used[v])
+            return std::string(
+                where + ": entry " + std::to_string(i) + " is " +
+                std::to_string(v) + "; a CSR order must list each edge 0.." +
+                std::to_string(count - 1) + " exactly once");
+          used[v] = true;
+        }
+      } else {
+        auto edges = sizes.find("E");
+        int64_t last = count == 0 ? 0 : tensor.indexAt(count - 1);
+        if (count == 0 || tensor.indexAt(0) != 0 ||
+            (edges != sizes.end() && last != edges->second))
+          return std::string(
+              where + ": row pointers must start at 0 and end at the edge "
+                      "count" +
+              (edges != sizes.end() ? " E = " + std::to_string(edges->second)
+                                    : std::string()));
+        for (int64_t i = 1; i < count; ++i)
+          if (tensor.indexAt(i) < tensor.indexAt(i - 1))
+            return std::string(
+                where + ": row pointers must not decrease, but entry " +
+                std::to_string(i) + " is " + std::to_string(tensor.indexAt(i)) +
+                " after " + std::to_string(tensor.indexAt(i - 1)));
+      }
+    }
+  }
+  return std::string();
+}
+
+//===----------------------------------------------------------------------===//
+// Manifest
+//===----------------------------------------------------------------------===//
+
+namespace {
+const char *typeCode(ElementType type) {
+  switch (type) {
+  case ElementType::F32:
+    return "f32";
+  case ElementType::F64:
+    return "f64";
+  case ElementType::I32:
+    return "i32";
+  case ElementType::I64:
+    return "i64";
+  }
+  return "?";
+}
+
+bool parseTypeCode(const std::string &code, ElementType &type) {
+  for (ElementType t : {ElementType::F32, ElementType::F64, ElementType::I32,
+                        ElementType::I64})
+    if (code == typeCode(t)) {
+      type = t;
+      return true;
+    }
+  return false;
+}
+
+void writePort(std::ostringstream &os, const char *kind,
+               const TensorPort &port) {
+  os << kind << " " << port.name << " " << typeCode(port.type) << " "
+     << port.shape.size();
+  for (int64_t extent : port.shape)
+    os << " " << extent;
+  os << "\n";
+}
+} // namespace
+
+std::string sezm::writeManifest(const std::vector<EntrySignature> &entries) {
+  std::ostringstream os;
+  os << "sezm-manifest 1\n";
+  for (const EntrySignature &entry : entries) {
+    os << "entry " << entry.function << "\n";
+    for (const TensorPort &port : entry.arguments)
+      writePort(os, "arg", port);
+    for (const TensorPort &port : entry.results)
+      writePort(os, "result", port);
+    for (const OpContract &contract : entry.contracts) {
+      os << "contract " << contract.op << "\n";
+      for (const auto &[symbol, extents] : contract.extents) {
+        os << "extent " << symbol << " " << extents.size();
+        for (const GraphExtent &e : extents)
+          os << " " << e.argument << " " << e.axis << " " << e.offset;
+        os << "\n";
+      }
+      for (const OpContract::IndexInput &index : contract.indices)
+        os << "index " << index.argument << " " << index.operand << " "
+           << index.role << "\n";
+    }
+    os << "end\n";
+  }
+  return os.str();
+}
+
+std::string sezm::parseManifest(const std::string &text,
+                                std::vector<EntrySignature> &entries) {
+  std::istringstream in(text);
+  std::string line;
+  int lineNumber = 0;
+  auto bad = [&](const std::string &why) {
+    return "manifest line " + std::to_string(lineNumber) + ": " + why;
+  };
+  if (!std::getline(in, line) || line != "sezm-manifest 1")
+    return "not a sezm manifest (or an unsupported version)";
+  ++lineNumber;
+  EntrySignature *entry = nullptr;
+  OpContract *contract = nullptr;
+  while (std::getline(in, line)) {
+    ++lineNumber;
+    std::istringstream words(line);
+    std::string keyword;
+    words >> keyword;
+    if (keyword == "entry") {
+      entries.emplace_back();
+      entry = &entries.back();
+      contract = nullptr;
+      if (!(words >> entry->function))
+        return bad("entry without a name");
+    } else if (keyword == "arg" || keyword == "result") {
+      if (!entry)
+        return bad(keyword + " outside an entry");
+      TensorPort port;
+      std::string code;
+      size_t rank;
+      if (!(words >> port.name >> code >> rank) ||
+          !parseTypeCode(code, port.type) || rank > 16)
+        return bad("malformed " + keyword);
+      port.shape.resize(rank);
+      for (int64_t &extent : port.shape)
+        if (!(words >> extent))
+          return bad("malformed shape");
+      (keyword == "arg" ? entry->arguments : entry->results).push_back(port);
+    } else if (keyword == "contract") {
+      if (!entry)
+        return bad("contract outside an entry");
+      entry->contracts.emplace_back();
+      contract = &entry->contracts.back();
+      std::getline(words >> std::ws, contract->op);
+    } else if (keyword == "extent" || keyword == "index") {
+      if (!contract)
+        return bad(keyword + " outside a contract");
+      if (keyword == "extent") {
+        std::string symbol;
+        size_t count;
+        if (!(words >> symbol >> count) || count > 4096)
+          return bad("malformed extent");
+        std::vector<GraphExtent> extents(count);
+        for (GraphExtent &e : extents)
+          if (!(words >> e.argument >> e.axis >> e.offset) || e.argument < 0 ||
+              e.argument >= static_cast<int>(entry->arguments.size()) ||
+              e.axis >= entry->arguments[e.argument].shape.size())
+            return bad("malformed extent");
+        contract->extents.emplace_back(symbol, std::move(extents));
+      } else {
+        OpContract::IndexInput index;
+        if (!(words >> index.argument >> index.operand >> index.role) ||
+            index.argument < 0 ||
+            index.argument >= static_cast<int>(entry->arguments.size()) ||
+            (index.role != "node" && index.role != "order" &&
+             index.role != "rowptr"))
+          return bad("malformed index");
+        contract->indices.push_back(index);
+      }
+    } else if (keyword == "end") {
+      entry = nullptr;
+      contract = nullptr;
+    } else if (!keyword.empty()) {
+      return bad("unknown keyword '" + keyword + "'");
+    }
+  }
+  return std::string();
+}
