@@ -11,6 +11,7 @@
 #include "SeZM/Execution/CpuRunner.h"
 
 #include "SeZM/Conversion/Passes.h"
+#include "SeZM/Support/MemRefABI.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
@@ -84,16 +85,6 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module,
   return program;
 }
 
-namespace {
-/// The scalars of one ranked memref descriptor.
-struct Descriptor {
-  void *allocated;
-  void *aligned;
-  int64_t offset;
-  std::vector<int64_t> sizes, strides;
-};
-} // namespace
-
 const EntrySignature *CpuProgram::signature(StringRef entry) const {
   for (const EntrySignature &signature : signatures)
     if (signature.function == entry)
@@ -111,76 +102,36 @@ CpuProgram::run(StringRef entry, const std::vector<HostTensor> &inputs) const {
   if (!inputError.empty())
     return llvm::createStringError(inputError);
 
-  // Argument descriptors: the inputs' own buffers, contiguous strides.
-  std::vector<Descriptor> arguments;
-  for (const HostTensor &input : inputs) {
-    Descriptor d;
-    d.allocated = d.aligned =
-        const_cast<unsigned char *>(input.bytes.data());
-    d.offset = 0;
-    d.sizes = input.shape;
-    d.strides.assign(input.shape.size(), 1);
-    for (int i = static_cast<int>(input.shape.size()) - 2; i >= 0; --i)
-      d.strides[i] = d.strides[i + 1] * input.shape[i + 1];
-    arguments.push_back(std::move(d));
-  }
-  std::vector<void *> packed;
-  for (Descriptor &d : arguments) {
-    packed.push_back(&d.allocated);
-    packed.push_back(&d.aligned);
-    packed.push_back(&d.offset);
-    for (int64_t &size : d.sizes)
-      packed.push_back(&size);
-    for (int64_t &stride : d.strides)
-      packed.push_back(&stride);
-  }
-  // Results: a struct of descriptors, every field 8 bytes wide.
-  size_t resultWords = 0;
+  // The inputs' own buffers, read in place.
+  std::vector<::sezm::MemRefDescriptor> arguments;
+  for (const HostTensor &input : inputs)
+    arguments.push_back(::sezm::MemRefDescriptor::contiguous(
+        const_cast<unsigned char *>(input.bytes.data()), input.shape));
+  std::vector<size_t> ranks;
   for (const TensorPort &port : entrySignature.results)
-    resultWords += 3 + 2 * port.shape.size();
-  std::vector<int64_t> resultStorage(resultWords, 0);
-  if (!entrySignature.results.empty())
-    packed.push_back(resultStorage.data());
+    ranks.push_back(port.shape.size());
+  ::sezm::PackedCall call(std::move(arguments), ranks);
 
   if (llvm::Error error =
-          engine->invokePacked(entrySignature.function, packed))
+          engine->invokePacked(entrySignature.function,
+                               {call.pointers(), call.numPointers()}))
     return std::move(error);
 
   std::set<void *> inputBuffers, freed;
-  for (const Descriptor &d : arguments)
+  for (const ::sezm::MemRefDescriptor &d : call.arguments())
     inputBuffers.insert(d.allocated);
   std::vector<HostTensor> outputs;
-  const int64_t *word = resultStorage.data();
-  for (const TensorPort &port : entrySignature.results) {
-    size_t rank = port.shape.size();
-    void *allocated = reinterpret_cast<void *>(word[0]);
-    auto *aligned = reinterpret_cast<const unsigned char *>(word[1]);
-    int64_t offset = word[2];
-    std::vector<int64_t> sizes(word + 3, word + 3 + rank);
-    std::vector<int64_t> strides(word + 3 + rank, word + 3 + 2 * rank);
-    word += 3 + 2 * rank;
-
-    HostTensor out(port.type, sizes);
-    size_t width = ::sezm::elementSize(port.type);
-    std::vector<int64_t> index(rank, 0);
-    for (int64_t linear = 0; linear < out.numElements(); ++linear) {
-      int64_t element = offset;
-      for (size_t axis = 0; axis < rank; ++axis)
-        element += index[axis] * strides[axis];
-      std::memcpy(out.bytes.data() + linear * width, aligned + element * width,
-                  width);
-      for (int axis = static_cast<int>(rank) - 1; axis >= 0; --axis) {
-        if (++index[axis] < sizes[axis])
-          break;
-        index[axis] = 0;
-      }
-    }
+  std::vector<::sezm::MemRefDescriptor> results = call.results();
+  for (size_t i = 0; i < results.size(); ++i) {
+    const ::sezm::MemRefDescriptor &d = results[i];
+    HostTensor out(entrySignature.results[i].type, d.sizes);
+    ::sezm::copyStrided(d, ::sezm::elementSize(out.type), out.bytes.data());
     outputs.push_back(std::move(out));
     // Results are fresh allocations the caller owns, unless one is an input
     // handed back or two results share one buffer.
-    if (allocated && !inputBuffers.count(allocated) &&
-        freed.insert(allocated).second)
-      std::free(allocated);
+    if (d.allocated && !inputBuffers.count(d.allocated) &&
+        freed.insert(d.allocated).second)
+      std::free(d.allocated);
   }
   return outputs;
 }
