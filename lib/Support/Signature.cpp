@@ -23,7 +23,8 @@ std::string TensorPort::describe() const {
 }
 
 std::string
-EntrySignature::checkInputs(const std::vector<HostTensor> &inputs) const {
+EntrySignature::checkInputs(const std::vector<HostTensor> &inputs,
+                            bool readIndices) const {
   if (inputs.size() != arguments.size())
     return std::string(
         "@" + function + " takes " + std::to_string(arguments.size()) +
@@ -67,6 +68,8 @@ EntrySignature::checkInputs(const std::vector<HostTensor> &inputs) const {
         sizes[symbol] = first->first;
     }
     for (const OpContract::IndexInput &index : contract.indices) {
+      if (!readIndices)
+        break;
       const HostTensor &tensor = inputs[index.argument];
       std::string where = "input '" + arguments[index.argument].name +
                           "' (operand '" + index.operand + "' of " +

@@ -60,7 +60,10 @@ struct EntrySignature {
   /// Checks inputs (in argument order) against the ports and the contracts;
   /// returns an empty string or the error, which names the input and what
   /// it expected.
-  std::string checkInputs(const std::vector<HostTensor> &inputs) const;
+  /// `readIndices` false skips the checks that read index arrays (inputs
+  /// that stay on the device).
+  std::string checkInputs(const std::vector<HostTensor> &inputs,
+                          bool readIndices = true) const;
 };
 
 /// The text manifest of a set of entries, and its parser (which returns an

@@ -1,0 +1,80 @@
+/*===- sezm_runtime.h - run sezm artifacts on NVIDIA GPUs ----------*- C -*-===*
+ *
+ * Loads a library written by `sezm-compile`, binds host or device arrays to
+ * its named inputs, runs an entry and hands back its outputs. Uses only the
+ * CUDA driver API, loaded with dlopen: a machine without a driver gets an
+ * error, not a loader failure. No errors cross the API as exceptions or
+ * aborts: calls return 0 on success (or NULL) and sezm_last_error() says why.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef SEZM_RUNTIME_H
+#define SEZM_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { SEZM_F32 = 0, SEZM_F64 = 1, SEZM_I32 = 2, SEZM_I64 = 3 } sezm_dtype;
+
+/* A dense C-ordered array in host or device memory. */
+typedef struct {
+  sezm_dtype dtype;
+  int rank;
+  int64_t shape[8];
+  void *data;
+  int on_device; /* 1: data is a CUDA device pointer */
+} sezm_tensor;
+
+typedef struct sezm_model sezm_model;
+
+/* Why the last failing call on this thread failed. */
+const char *sezm_last_error(void);
+
+/* Opens an artifact; NULL on failure. */
+sezm_model *sezm_model_open(const char *path);
+void sezm_model_close(sezm_model *model);
+
+/* The entries of a model and their inputs and outputs. */
+int sezm_model_entry_count(const sezm_model *model);
+const char *sezm_model_entry_name(const sezm_model *model, int entry);
+int sezm_model_input_count(const sezm_model *model, const char *entry);
+int sezm_model_output_count(const sezm_model *model, const char *entry);
+const char *sezm_model_input_name(const sezm_model *model, const char *entry,
+                                  int index);
+const char *sezm_model_output_name(const sezm_model *model, const char *entry,
+                                   int index);
+
+/* Runs `entry` on inputs in argument order (checked against the manifest:
+ * types, shapes, graph sizes, index ranges; host inputs only for the index
+ * checks). Outputs are written to `outputs` (one per result): host arrays
+ * owned by the model until the next run or close, or device arrays when
+ * `outputs_on_device` is 1 (freed by sezm_model_release_outputs). */
+int sezm_model_run(sezm_model *model, const char *entry,
+                   const sezm_tensor *inputs, int input_count,
+                   sezm_tensor *outputs, int output_count,
+                   int outputs_on_device);
+void sezm_model_release_outputs(sezm_model *model);
+
+/* Wall time of the last run on the GPU (ms, from CUDA events). */
+double sezm_model_last_run_ms(const sezm_model *model);
+
+/* Per-kernel GPU time of the last run when profiling (ms, CUDA events around
+ * each launch; profiling serializes launches). */
+void sezm_set_profiling(int enabled);
+int sezm_kernel_time_count(void);
+const char *sezm_kernel_time_name(int index);
+double sezm_kernel_time_ms(int index);
+
+/* Device memory held by sezm now and at most since the last reset. */
+size_t sezm_device_bytes_in_use(void);
+size_t sezm_device_bytes_peak(void);
+void sezm_reset_device_peak(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SEZM_RUNTIME_H */

@@ -1,0 +1,243 @@
+//===- Mgpu.cpp - the mgpu* ABI that compiled host code calls -------------===//
+//
+// MLIR's gpu-to-llvm lowering turns launches, allocations and streams into
+// calls of these functions (their signatures are those of LLVM 22). They
+// cannot return errors, so each records the first failure in the runtime
+// state and turns later calls into no-ops; the caller checks after the run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeState.h"
+
+#include <cstring>
+#include <functional>
+
+using namespace sezm::runtime;
+
+RuntimeState &sezm::runtime::state() {
+  static RuntimeState instance;
+  return instance;
+}
+
+namespace {
+/// The driver, or null after recording why it is unusable.
+CudaDriver *usableDriver() {
+  RuntimeState &s = state();
+  if (s.failed())
+    return nullptr;
+  CudaDriver &d = driver();
+  if (!d.ensure()) {
+    s.fail(d.error());
+    return nullptr;
+  }
+  return &d;
+}
+} // namespace
+
+#define SEZM_MGPU extern "C" __attribute__((visibility("default")))
+
+SEZM_MGPU void *mgpuModuleLoadJIT(void *data, int optLevel) {
+  CudaDriver *d = usableDriver();
+  if (!d)
+    return nullptr;
+  RuntimeState &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  const char *ptx = static_cast<const char *>(data);
+  size_t key = std::hash<std::string>()(ptx);
+  auto cached = s.modules.find(key);
+  if (cached != s.modules.end())
+    return cached->second;
+  char log[8192] = {0};
+  CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL, CU_JIT_ERROR_LOG_BUFFER,
+                            CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *values[] = {reinterpret_cast<void *>(static_cast<intptr_t>(optLevel)),
+                    log, reinterpret_cast<void *>(sizeof(log))};
+  CUmodule module = nullptr;
+  CUresult result = d->cuModuleLoadDataEx(&module, ptx, 3, options, values);
+  if (result != CUDA_SUCCESS) {
+    s.fail(describe("loading PTX", result) + (log[0] ? ": " : "") + log);
+    return nullptr;
+  }
+  s.modules[key] = module;
+  return module;
+}
+
+SEZM_MGPU void *mgpuModuleLoad(void *data, size_t) {
+  return mgpuModuleLoadJIT(data, 4);
+}
+
+// Modules stay cached for the life of the process.
+SEZM_MGPU void mgpuModuleUnload(void *) {}
+
+SEZM_MGPU void *mgpuModuleGetFunction(void *module, const char *name) {
+  CudaDriver *d = usableDriver();
+  if (!d || !module)
+    return nullptr;
+  CUfunction function = nullptr;
+  if (!state().check("cuModuleGetFunction",
+                     d->cuModuleGetFunction(&function,
+                                            static_cast<CUmodule>(module),
+                                            name)))
+    return nullptr;
+  std::lock_guard<std::mutex> guard(state().lock);
+  state().kernelNames[function] = name;
+  return function;
+}
+
+SEZM_MGPU void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                                intptr_t gridZ, intptr_t blockX,
+                                intptr_t blockY, intptr_t blockZ,
+                                int32_t sharedBytes, void *stream,
+                                void **params, void **extra, size_t) {
+  CudaDriver *d = usableDriver();
+  if (!d || !function)
+    return;
+  // An empty grid (no edges, no nodes) has nothing to do.
+  if (gridX == 0 || gridY == 0 || gridZ == 0)
+    return;
+  RuntimeState &s = state();
+  auto *f = static_cast<CUfunction>(function);
+  auto *st = static_cast<CUstream>(stream);
+  CUevent start = nullptr, stop = nullptr;
+  if (s.profiling) {
+    d->cuEventCreate(&start, CU_EVENT_DEFAULT);
+    d->cuEventCreate(&stop, CU_EVENT_DEFAULT);
+    d->cuEventRecord(start, st);
+  }
+  s.check("cuLaunchKernel",
+          d->cuLaunchKernel(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                            sharedBytes, st, params, extra));
+  if (s.profiling) {
+    d->cuEventRecord(stop, st);
+    std::lock_guard<std::mutex> guard(s.lock);
+    s.launches.push_back({s.kernelNames[f], start, stop});
+  }
+}
+
+SEZM_MGPU void *mgpuStreamCreate() {
+  CudaDriver *d = usableDriver();
+  if (!d)
+    return nullptr;
+  CUstream stream = nullptr;
+  state().check("cuStreamCreate",
+                d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING));
+  return stream;
+}
+
+SEZM_MGPU void mgpuStreamDestroy(void *stream) {
+  CudaDriver *d = usableDriver();
+  if (d && stream)
+    state().check("cuStreamDestroy",
+                  d->cuStreamDestroy(static_cast<CUstream>(stream)));
+}
+
+SEZM_MGPU void mgpuStreamSynchronize(void *stream) {
+  CudaDriver *d = usableDriver();
+  if (d)
+    state().check("cuStreamSynchronize",
+                  d->cuStreamSynchronize(static_cast<CUstream>(stream)));
+}
+
+SEZM_MGPU void mgpuStreamWaitEvent(void *stream, void *event) {
+  CudaDriver *d = usableDriver();
+  if (d)
+    state().check("cuStreamWaitEvent",
+                  d->cuStreamWaitEvent(static_cast<CUstream>(stream),
+                                       static_cast<CUevent>(event), 0));
+}
+
+SEZM_MGPU void *mgpuEventCreate() {
+  CudaDriver *d = usableDriver();
+  if (!d)
+    return nullptr;
+  CUevent event = nullptr;
+  state().check("cuEventCreate",
+                d->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING));
+  return event;
+}
+
+SEZM_MGPU void mgpuEventDestroy(void *event) {
+  CudaDriver *d = usableDriver();
+  if (d && event)
+    state().check("cuEventDestroy",
+                  d->cuEventDestroy(static_cast<CUevent>(event)));
+}
+
+SEZM_MGPU void mgpuEventSynchronize(void *event) {
+  CudaDriver *d = usableDriver();
+  if (d && event)
+    state().check("cuEventSynchronize",
+                  d->cuEventSynchronize(static_cast<CUevent>(event)));
+}
+
+SEZM_MGPU void mgpuEventRecord(void *event, void *stream) {
+  CudaDriver *d = usableDriver();
+  if (d && event)
+    state().check("cuEventRecord",
+                  d->cuEventRecord(static_cast<CUevent>(event),
+                                   static_cast<CUstream>(stream)));
+}
+
+SEZM_MGPU void *mgpuMemAlloc(uint64_t bytes, void *, bool) {
+  CudaDriver *d = usableDriver();
+  // Empty tensors (no edges) need no memory; kernels never touch them.
+  if (!d || bytes == 0)
+    return nullptr;
+  CUdeviceptr pointer = 0;
+  if (!state().check("cuMemAlloc", d->cuMemAlloc(&pointer, bytes)))
+    return nullptr;
+  RuntimeState &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  s.allocations[pointer] = bytes;
+  s.bytesInUse += bytes;
+  if (s.bytesInUse > s.bytesPeak)
+    s.bytesPeak = s.bytesInUse;
+  return reinterpret_cast<void *>(pointer);
+}
+
+SEZM_MGPU void mgpuMemFree(void *pointer, void *) {
+  CudaDriver *d = usableDriver();
+  if (!d || !pointer)
+    return;
+  auto device = reinterpret_cast<CUdeviceptr>(pointer);
+  state().check("cuMemFree", d->cuMemFree(device));
+  RuntimeState &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  auto it = s.allocations.find(device);
+  if (it != s.allocations.end()) {
+    s.bytesInUse -= it->second;
+    s.allocations.erase(it);
+  }
+}
+
+SEZM_MGPU void mgpuMemcpy(void *destination, void *source, size_t bytes,
+                          void *stream) {
+  CudaDriver *d = usableDriver();
+  if (d && bytes)
+    state().check("cuMemcpyAsync",
+                  d->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(destination),
+                                   reinterpret_cast<CUdeviceptr>(source),
+                                   bytes, static_cast<CUstream>(stream)));
+}
+
+SEZM_MGPU void mgpuMemset32(void *destination, unsigned value, size_t count,
+                            void *stream) {
+  CudaDriver *d = usableDriver();
+  if (d && count)
+    state().check("cuMemsetD32Async",
+                  d->cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(destination),
+                                      value, count,
+                                      static_cast<CUstream>(stream)));
+}
+
+SEZM_MGPU void mgpuMemset16(void *destination, unsigned short value,
+                            size_t count, void *stream) {
+  CudaDriver *d = usableDriver();
+  if (d && count)
+    state().check("cuMemsetD16Async",
+                  d->cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(destination),
+                                      value, count,
+                                      static_cast<CUstream>(stream)));
+}
+
+SEZM_MGPU void mgpuSetDefaultDevice(int32_t) {}

@@ -1,0 +1,351 @@
+//===- Model.cpp - the C API: load an artifact, run its entries -----------===//
+
+#include "sezm_runtime.h"
+
+#include "RuntimeState.h"
+#include "SeZM/Support/MemRefABI.h"
+#include "SeZM/Support/Signature.h"
+
+#include <chrono>
+#include <dlfcn.h>
+#include <map>
+
+using namespace sezm;
+using namespace sezm::runtime;
+
+using PackedEntry = void (*)(void **);
+
+struct sezm_model {
+  void *library = nullptr;
+  std::vector<EntrySignature> entries;
+  std::map<std::string, PackedEntry> packed;
+  std::vector<HostTensor> hostOutputs;
+  std::vector<CUdeviceptr> deviceOutputs;
+  double lastRunMs = 0;
+};
+
+namespace {
+thread_local std::string lastError;
+
+template <typename T>
+T failWith(const std::string &message, T value) {
+  lastError = message;
+  return value;
+}
+
+/// The recorded CUDA failure, cleared so that the next run starts clean.
+bool takeRuntimeError(std::string &message) {
+  RuntimeState &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  if (s.error.empty())
+    return false;
+  message = s.error;
+  s.error.clear();
+  return true;
+}
+
+const EntrySignature *findEntry(const sezm_model *model, const char *entry) {
+  if (!model || !entry)
+    return nullptr;
+  for (const EntrySignature &e : model->entries)
+    if (e.function == entry)
+      return &e;
+  return nullptr;
+}
+
+ElementType toElementType(sezm_dtype dtype) {
+  switch (dtype) {
+  case SEZM_F64:
+    return ElementType::F64;
+  case SEZM_I32:
+    return ElementType::I32;
+  case SEZM_I64:
+    return ElementType::I64;
+  default:
+    return ElementType::F32;
+  }
+}
+
+sezm_dtype toDtype(ElementType type) {
+  switch (type) {
+  case ElementType::F64:
+    return SEZM_F64;
+  case ElementType::I32:
+    return SEZM_I32;
+  case ElementType::I64:
+    return SEZM_I64;
+  default:
+    return SEZM_F32;
+  }
+}
+
+/// Makes this library's symbols (the mgpu* ABI) visible to the artifacts it
+/// loads, even when it was itself loaded with RTLD_LOCAL.
+void exportRuntimeSymbols() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&sezm_model_open), &info) &&
+      info.dli_fname)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_GLOBAL | RTLD_NOLOAD);
+}
+} // namespace
+
+extern "C" {
+
+const char *sezm_last_error(void) { return lastError.c_str(); }
+
+sezm_model *sezm_model_open(const char *path) {
+  if (!path)
+    return failWith("sezm_model_open: no path", nullptr);
+  exportRuntimeSymbols();
+  // A bare file name is a file here, not a library to search for.
+  std::string file = path;
+  if (file.find('/') == std::string::npos)
+    file = "./" + file;
+  void *library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    return failWith(std::string("cannot load ") + path + ": " + dlerror(),
+                    nullptr);
+  auto *manifest = static_cast<const char *>(dlsym(library, "sezm_manifest"));
+  if (!manifest) {
+    dlclose(library);
+    return failWith(std::string(path) +
+                        " is not a sezm artifact (no sezm_manifest)",
+                    nullptr);
+  }
+  auto *model = new sezm_model();
+  model->library = library;
+  std::string error = parseManifest(manifest, model->entries);
+  if (error.empty()) {
+    for (const EntrySignature &entry : model->entries) {
+      auto fn = reinterpret_cast<PackedEntry>(
+          dlsym(library, ("_sezm_packed_" + entry.function).c_str()));
+      if (!fn) {
+        error = "entry '" + entry.function + "' has no packed entry point";
+        break;
+      }
+      model->packed[entry.function] = fn;
+    }
+  }
+  // Loading ran the artifact's constructors, which load its PTX.
+  std::string cudaError;
+  if (error.empty() && takeRuntimeError(cudaError))
+    error = cudaError;
+  if (!error.empty()) {
+    sezm_model_close(model);
+    return failWith(std::string(path) + ": " + error, nullptr);
+  }
+  return model;
+}
+
+void sezm_model_close(sezm_model *model) {
+  if (!model)
+    return;
+  sezm_model_release_outputs(model);
+  if (model->library)
+    dlclose(model->library);
+  delete model;
+}
+
+int sezm_model_entry_count(const sezm_model *model) {
+  return model ? static_cast<int>(model->entries.size()) : 0;
+}
+
+const char *sezm_model_entry_name(const sezm_model *model, int entry) {
+  if (!model || entry < 0 || entry >= sezm_model_entry_count(model))
+    return nullptr;
+  return model->entries[entry].function.c_str();
+}
+
+int sezm_model_input_count(const sezm_model *model, const char *entry) {
+  const EntrySignature *e = findEntry(model, entry);
+  return e ? static_cast<int>(e->arguments.size()) : -1;
+}
+
+int sezm_model_output_count(const sezm_model *model, const char *entry) {
+  const EntrySignature *e = findEntry(model, entry);
+  return e ? static_cast<int>(e->results.size()) : -1;
+}
+
+const char *sezm_model_input_name(const sezm_model *model, const char *entry,
+                                  int index) {
+  const EntrySignature *e = findEntry(model, entry);
+  if (!e || index < 0 || index >= static_cast<int>(e->arguments.size()))
+    return nullptr;
+  return e->arguments[index].name.c_str();
+}
+
+const char *sezm_model_output_name(const sezm_model *model, const char *entry,
+                                   int index) {
+  const EntrySignature *e = findEntry(model, entry);
+  if (!e || index < 0 || index >= static_cast<int>(e->results.size()))
+    return nullptr;
+  return e->results[index].name.c_str();
+}
+
+void sezm_model_release_outputs(sezm_model *model) {
+  if (!model)
+    return;
+  model->hostOutputs.clear();
+  CudaDriver &d = driver();
+  for (CUdeviceptr pointer : model->deviceOutputs)
+    mgpuMemFree(reinterpret_cast<void *>(pointer), nullptr);
+  model->deviceOutputs.clear();
+  (void)d;
+}
+
+int sezm_model_run(sezm_model *model, const char *entry,
+                   const sezm_tensor *inputs, int inputCount,
+                   sezm_tensor *outputs, int outputCount,
+                   int outputsOnDevice) {
+  const EntrySignature *signature = findEntry(model, entry);
+  if (!signature)
+    return failWith(std::string("no entry '") + (entry ? entry : "") + "'",
+                    1);
+  if (inputCount != static_cast<int>(signature->arguments.size()) ||
+      outputCount != static_cast<int>(signature->results.size()))
+    return failWith("@" + signature->function + " takes " +
+                        std::to_string(signature->arguments.size()) +
+                        " inputs and returns " +
+                        std::to_string(signature->results.size()) +
+                        " outputs",
+                    1);
+  CudaDriver &d = driver();
+  if (!d.ensure())
+    return failWith(d.error(), 1);
+  sezm_model_release_outputs(model);
+
+  // Host copies for the checks (index arrays are read only from the host).
+  bool allOnHost = true;
+  std::vector<HostTensor> views;
+  for (int i = 0; i < inputCount; ++i) {
+    const sezm_tensor &in = inputs[i];
+    if (in.rank < 0 || in.rank > 8)
+      return failWith("input " + std::to_string(i) + " has rank " +
+                          std::to_string(in.rank),
+                      1);
+    HostTensor view;
+    view.type = toElementType(in.dtype);
+    view.shape.assign(in.shape, in.shape + in.rank);
+    if (in.on_device) {
+      allOnHost = false;
+      view.bytes.assign(view.numElements() * elementSize(view.type), 0);
+    } else {
+      auto *bytes = static_cast<const unsigned char *>(in.data);
+      view.bytes.assign(bytes, bytes + view.numElements() * elementSize(view.type));
+    }
+    views.push_back(std::move(view));
+  }
+  std::string error = signature->checkInputs(views, allOnHost);
+  if (!error.empty())
+    return failWith(error, 1);
+
+  RuntimeState &s = state();
+  std::vector<CUdeviceptr> staged;
+  std::vector<MemRefDescriptor> arguments;
+  for (int i = 0; i < inputCount; ++i) {
+    void *device = inputs[i].data;
+    size_t bytes = views[i].bytes.size();
+    if (!inputs[i].on_device) {
+      device = mgpuMemAlloc(bytes, nullptr, false);
+      if (device)
+        s.check("cuMemcpyHtoD",
+                d.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(device),
+                               views[i].bytes.data(), bytes));
+      staged.push_back(reinterpret_cast<CUdeviceptr>(device));
+    }
+    arguments.push_back(MemRefDescriptor::contiguous(device, views[i].shape));
+  }
+  std::vector<size_t> ranks;
+  for (const TensorPort &port : signature->results)
+    ranks.push_back(port.shape.size());
+  PackedCall call(std::move(arguments), ranks);
+
+  {
+    std::lock_guard<std::mutex> guard(s.lock);
+    s.launches.clear();
+  }
+  auto start = std::chrono::steady_clock::now();
+  if (!s.failed())
+    model->packed[signature->function](call.pointers());
+  s.check("cuCtxSynchronize", d.cuCtxSynchronize());
+  model->lastRunMs = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+
+  std::vector<MemRefDescriptor> results = call.results();
+  for (size_t i = 0; i < results.size(); ++i) {
+    const MemRefDescriptor &r = results[i];
+    sezm_tensor &out = outputs[i];
+    out.dtype = toDtype(signature->results[i].type);
+    out.rank = static_cast<int>(r.sizes.size());
+    for (int a = 0; a < out.rank; ++a)
+      out.shape[a] = r.sizes[a];
+    HostTensor host(signature->results[i].type, r.sizes);
+    size_t width = elementSize(host.type);
+    auto *first = static_cast<unsigned char *>(r.aligned) + r.offset * width;
+    bool contiguous =
+        MemRefDescriptor::contiguous(nullptr, r.sizes).strides == r.strides;
+    if (!contiguous)
+      s.fail("result '" + signature->results[i].name +
+             "' is not contiguous in device memory");
+    if (outputsOnDevice) {
+      out.data = first;
+      out.on_device = 1;
+    } else {
+      if (!host.bytes.empty() && contiguous)
+        s.check("cuMemcpyDtoH",
+                d.cuMemcpyDtoH(host.bytes.data(),
+                               reinterpret_cast<CUdeviceptr>(first),
+                               host.bytes.size()));
+      model->hostOutputs.push_back(std::move(host));
+      out.data = model->hostOutputs.back().bytes.data();
+      out.on_device = 0;
+    }
+    // The run allocated each result; inputs handed back are not ours.
+    bool isInput = false;
+    for (const MemRefDescriptor &a : call.arguments())
+      isInput |= a.allocated == r.allocated;
+    if (!isInput && r.allocated) {
+      if (outputsOnDevice)
+        model->deviceOutputs.push_back(reinterpret_cast<CUdeviceptr>(r.allocated));
+      else
+        mgpuMemFree(r.allocated, nullptr);
+    }
+  }
+  for (CUdeviceptr pointer : staged)
+    mgpuMemFree(reinterpret_cast<void *>(pointer), nullptr);
+  if (takeRuntimeError(error))
+    return failWith("running @" + signature->function + ": " + error, 1);
+  return 0;
+}
+
+double sezm_model_last_run_ms(const sezm_model *model) {
+  return model ? model->lastRunMs : 0;
+}
+
+void sezm_set_profiling(int enabled) { state().profiling = enabled != 0; }
+
+int sezm_kernel_time_count(void) {
+  return static_cast<int>(state().launches.size());
+}
+
+const char *sezm_kernel_time_name(int index) {
+  if (index < 0 || index >= sezm_kernel_time_count())
+    return nullptr;
+  return state().launches[index].kernel.c_str();
+}
+
+double sezm_kernel_time_ms(int index) {
+  if (index < 0 || index >= sezm_kernel_time_count())
+    return 0;
+  RuntimeState::Launch &launch = state().launches[index];
+  float ms = 0;
+  driver().cuEventElapsedTime(&ms, launch.start, launch.stop);
+  return ms;
+}
+
+size_t sezm_device_bytes_in_use(void) { return state().bytesInUse; }
+size_t sezm_device_bytes_peak(void) { return state().bytesPeak; }
+void sezm_reset_device_peak(void) { state().bytesPeak = state().bytesInUse; }
+
+} // extern "C"

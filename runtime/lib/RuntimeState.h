@@ -1,0 +1,57 @@
+//===- RuntimeState.h - the state behind the mgpu* ABI ----------*- C++ -*-===//
+#ifndef SEZM_RUNTIME_RUNTIMESTATE_H
+#define SEZM_RUNTIME_RUNTIMESTATE_H
+
+#include "CudaDriver.h"
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace sezm::runtime {
+
+/// What compiled host code cannot be told through its void functions: the
+/// first CUDA error since the last reset, device memory in use, and the
+/// kernel timings when profiling.
+struct RuntimeState {
+  std::mutex lock;
+  std::string error;
+  std::map<CUdeviceptr, size_t> allocations;
+  size_t bytesInUse = 0, bytesPeak = 0;
+  std::map<CUfunction, std::string> kernelNames;
+  std::map<size_t, CUmodule> modules; // by PTX hash: JIT once per process
+
+  bool profiling = false;
+  struct Launch {
+    std::string kernel;
+    CUevent start, stop;
+  };
+  std::vector<Launch> launches;
+
+  /// Records the first failure; later ones are consequences.
+  void fail(const std::string &message) {
+    if (error.empty())
+      error = message;
+  }
+  bool failed() const { return !error.empty(); }
+  /// Calls a driver function, recording a failure.
+  bool check(const char *call, CUresult result) {
+    if (result == CUDA_SUCCESS)
+      return true;
+    fail(describe(call, result));
+    return false;
+  }
+};
+
+RuntimeState &state();
+
+} // namespace sezm::runtime
+
+// The mgpu* ABI (Mgpu.cpp) that the C API also allocates through, so that
+// its memory is counted with the artifacts'.
+extern "C" void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared);
+extern "C" void mgpuMemFree(void *pointer, void *stream);
+
+#endif // SEZM_RUNTIME_RUNTIMESTATE_H

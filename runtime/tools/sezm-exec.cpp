@@ -1,0 +1,225 @@
+//===- sezm-exec.cpp - run a compiled sezm artifact on the GPU ------------===//
+//
+// sezm-exec model.so [--entry F] --input name=file.npy ... [--output-dir DIR]
+//           [--expect DIR [--rtol R] [--atol A]] [--bench N] [--profile]
+//
+// Runs an entry of a library written by sezm-compile through the C API of
+// libsezm_runtime: no MLIR or LLVM is loaded. --expect compares each output
+// with DIR/<name>.npy (for example what `sezm-run --device cpu` wrote) and
+// fails beyond the tolerance.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sezm_runtime.h"
+
+#include "SeZM/Support/Npy.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+using namespace sezm;
+
+namespace {
+int fail(const std::string &message) {
+  std::fprintf(stderr, "sezm-exec: error: %s\n", message.c_str());
+  return 1;
+}
+
+const char *usage =
+    "usage: sezm-exec MODEL.so [--entry F] --input NAME=FILE.npy ...\n"
+    "                 [--output-dir DIR] [--expect DIR] [--rtol R] [--atol A]\n"
+    "                 [--bench N] [--profile]\n\n"
+    "Runs an entry of a library written by sezm-compile on the GPU.\n"
+    "  --entry F        the entry to run (default: the only one)\n"
+    "  --input N=FILE   bind input N to a .npy file (repeat for each input)\n"
+    "  --output-dir D   write each output to D/<name>.npy\n"
+    "  --expect D       compare each output with D/<name>.npy: fail when\n"
+    "                   max |out - expected| > atol + rtol * max |expected|\n"
+    "  --rtol R         relative tolerance (default 1e-5)\n"
+    "  --atol A         absolute tolerance (default 1e-6)\n"
+    "  --bench N        run N more times, print the median and min time\n"
+    "  --profile        time each kernel launch (CUDA events)\n";
+
+sezm_tensor toTensor(const HostTensor &t) {
+  sezm_tensor out{};
+  out.dtype = t.type == ElementType::F64   ? SEZM_F64
+              : t.type == ElementType::I32 ? SEZM_I32
+              : t.type == ElementType::I64 ? SEZM_I64
+                                           : SEZM_F32;
+  out.rank = static_cast<int>(t.shape.size());
+  for (int i = 0; i < out.rank; ++i)
+    out.shape[i] = t.shape[i];
+  out.data = const_cast<unsigned char *>(t.bytes.data());
+  return out;
+}
+
+HostTensor fromTensor(const sezm_tensor &t) {
+  ElementType type = t.dtype == SEZM_F64   ? ElementType::F64
+                     : t.dtype == SEZM_I32 ? ElementType::I32
+                     : t.dtype == SEZM_I64 ? ElementType::I64
+                                           : ElementType::F32;
+  HostTensor out(type, std::vector<int64_t>(t.shape, t.shape + t.rank));
+  std::memcpy(out.bytes.data(), t.data, out.bytes.size());
+  return out;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values.empty() ? 0 : values[values.size() / 2];
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string modelPath, entry, outputDir, expectDir;
+  std::vector<std::pair<std::string, std::string>> bindings;
+  double rtol = 1e-5, atol = 1e-6;
+  int bench = 0;
+  bool profile = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char *flag) -> const char * {
+      if (i + 1 >= argc) {
+        fail(std::string(flag) + " needs a value");
+        std::exit(1);
+      }
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(usage, stdout);
+      return 0;
+    } else if (arg == "--entry") {
+      entry = value("--entry");
+    } else if (arg == "--input") {
+      std::string binding = value("--input");
+      size_t eq = binding.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return fail("--input " + binding + ": expected name=file.npy");
+      bindings.push_back({binding.substr(0, eq), binding.substr(eq + 1)});
+    } else if (arg == "--output-dir") {
+      outputDir = value("--output-dir");
+    } else if (arg == "--expect") {
+      expectDir = value("--expect");
+    } else if (arg == "--rtol") {
+      rtol = std::atof(value("--rtol"));
+    } else if (arg == "--atol") {
+      atol = std::atof(value("--atol"));
+    } else if (arg == "--bench") {
+      bench = std::atoi(value("--bench"));
+    } else if (arg == "--profile") {
+      profile = true;
+    } else if (!arg.empty() && arg[0] != '-' && modelPath.empty()) {
+      modelPath = arg;
+    } else {
+      return fail("unknown argument " + arg + "\n" + usage);
+    }
+  }
+  if (modelPath.empty())
+    return fail(std::string("no model given\n") + usage);
+
+  sezm_model *model = sezm_model_open(modelPath.c_str());
+  if (!model)
+    return fail(sezm_last_error());
+  if (entry.empty()) {
+    if (sezm_model_entry_count(model) != 1)
+      return fail("the model has " +
+                  std::to_string(sezm_model_entry_count(model)) +
+                  " entries; name one with --entry");
+    entry = sezm_model_entry_name(model, 0);
+  }
+  int inputCount = sezm_model_input_count(model, entry.c_str());
+  int outputCount = sezm_model_output_count(model, entry.c_str());
+  if (inputCount < 0)
+    return fail("the model has no entry '" + entry + "'");
+
+  std::map<std::string, std::string> bound;
+  for (auto &[name, path] : bindings)
+    if (!bound.emplace(name, path).second)
+      return fail("input '" + name + "' is bound twice");
+  std::vector<HostTensor> hostInputs(inputCount);
+  std::vector<sezm_tensor> inputs;
+  for (int i = 0; i < inputCount; ++i) {
+    std::string name = sezm_model_input_name(model, entry.c_str(), i);
+    auto it = bound.find(name);
+    if (it == bound.end())
+      return fail("missing --input for '" + name + "' of @" + entry);
+    std::string error;
+    if (!readNpy(it->second, hostInputs[i], error))
+      return fail("input '" + name + "': " + error);
+    inputs.push_back(toTensor(hostInputs[i]));
+    bound.erase(it);
+  }
+  if (!bound.empty())
+    return fail("@" + entry + " has no input '" + bound.begin()->first + "'");
+
+  sezm_set_profiling(profile ? 1 : 0);
+  std::vector<sezm_tensor> outputs(outputCount);
+  if (sezm_model_run(model, entry.c_str(), inputs.data(), inputCount,
+                     outputs.data(), outputCount, 0))
+    return fail(sezm_last_error());
+  std::printf("@%s ran on the GPU in %.3f ms, peak %zu bytes of device memory\n",
+              entry.c_str(), sezm_model_last_run_ms(model),
+              sezm_device_bytes_peak());
+
+  int failures = 0;
+  for (int i = 0; i < outputCount; ++i) {
+    std::string name = sezm_model_output_name(model, entry.c_str(), i);
+    HostTensor out = fromTensor(outputs[i]);
+    std::printf("  %s: %s\n", name.c_str(), out.describe().c_str());
+    std::string error;
+    if (!outputDir.empty()) {
+      mkdir(outputDir.c_str(), 0755);
+      if (!writeNpy(outputDir + "/" + name + ".npy", out, error))
+        return fail(error);
+    }
+    if (!expectDir.empty()) {
+      HostTensor expected;
+      if (!readNpy(expectDir + "/" + name + ".npy", expected, error))
+        return fail(error);
+      if (expected.shape != out.shape) {
+        std::printf("    FAIL: shape %s, expected %s\n", out.describe().c_str(),
+                    expected.describe().c_str());
+        ++failures;
+        continue;
+      }
+      double scale = 0, worst = 0;
+      bool finite = true;
+      for (int64_t k = 0; k < out.numElements(); ++k) {
+        scale = std::max(scale, std::abs(expected.at(k)));
+        double diff = std::abs(out.at(k) - expected.at(k));
+        finite &= std::isfinite(out.at(k));
+        worst = std::max(worst, diff);
+      }
+      bool ok = finite && worst <= atol + rtol * scale;
+      std::printf("    max abs error %.3g, relative to max |expected| %.3g: %.3g  %s\n",
+                  worst, scale, scale > 0 ? worst / scale : worst,
+                  ok ? "ok" : "FAIL");
+      failures += ok ? 0 : 1;
+    }
+  }
+  if (profile) {
+    std::map<std::string, double> perKernel;
+    for (int k = 0; k < sezm_kernel_time_count(); ++k)
+      perKernel[sezm_kernel_time_name(k)] += sezm_kernel_time_ms(k);
+    for (auto &[name, ms] : perKernel)
+      std::printf("  kernel %s: %.3f ms\n", name.c_str(), ms);
+  }
+  if (bench > 0) {
+    std::vector<double> times;
+    for (int r = 0; r < bench; ++r) {
+      if (sezm_model_run(model, entry.c_str(), inputs.data(), inputCount,
+                         outputs.data(), outputCount, 0))
+        return fail(sezm_last_error());
+      times.push_back(sezm_model_last_run_ms(model));
+    }
+    std::printf("  %d runs: median %.3f ms, min %.3f ms\n", bench,
+                median(times), *std::min_element(times.begin(), times.end()));
+  }
+  sezm_model_close(model);
+  return failures ? 1 : 0;
+}
