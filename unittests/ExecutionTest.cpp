@@ -16,6 +16,7 @@
 
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Execution/CpuRunner.h"
+#include "SeZM/Support/Npy.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -24,6 +25,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <random>
 #include <sstream>
@@ -170,6 +174,68 @@ std::string renderModule(const std::vector<Entry> &entries) {
   return os.str();
 }
 
+//===----------------------------------------------------------------------===//
+// Cases for the GPU
+//===----------------------------------------------------------------------===//
+
+/// With SEZM_GPU_CASES=<dir>, every test writes its module and, for the
+/// first run of each entry, the inputs and the CPU's outputs, so that the
+/// same suite can run on a GPU (test/GPU/run-cases.sh) and be compared with
+/// the CPU.
+class CaseWriter {
+public:
+  static CaseWriter &get() {
+    static CaseWriter writer;
+    return writer;
+  }
+  bool enabled() const { return !root.empty(); }
+
+  void module(const std::string &text) {
+    if (!enabled())
+      return;
+    std::string dir = testDir();
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir + "/module.mlir") << text;
+  }
+
+  void run(const mlir::sezm::CpuProgram &program, const std::string &entry,
+           const std::vector<HostTensor> &inputs,
+           const std::vector<HostTensor> &outputs) {
+    if (!enabled())
+      return;
+    std::string dir = testDir() + "/" + entry;
+    if (std::filesystem::exists(dir))
+      return;
+    std::filesystem::create_directories(dir + "/expected");
+    const ::sezm::EntrySignature *signature = program.signature(entry);
+    std::ofstream command(dir + "/inputs.txt");
+    std::string error;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::string name = signature->arguments[i].name;
+      ::sezm::writeNpy(dir + "/" + name + ".npy", inputs[i], error);
+      command << name << "\n";
+    }
+    for (size_t i = 0; i < outputs.size(); ++i)
+      ::sezm::writeNpy(dir + "/expected/" + signature->results[i].name + ".npy",
+                       outputs[i], error);
+  }
+
+private:
+  CaseWriter() {
+    if (const char *dir = std::getenv("SEZM_GPU_CASES"))
+      root = dir;
+  }
+  std::string testDir() const {
+    const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string(info->test_suite_name()) + "." + info->name();
+    for (char &c : name)
+      if (c == '/')
+        c = '_';
+    return root + "/" + name;
+  }
+  std::string root;
+};
+
 class Compiler {
 public:
   Compiler() {
@@ -183,6 +249,7 @@ public:
 
   std::unique_ptr<mlir::sezm::CpuProgram> compile(const std::vector<Entry> &entries) {
     std::string text = renderModule(entries);
+    CaseWriter::get().module(text);
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
     if (!module) {
       ADD_FAILURE() << "the test module does not parse:\n" << text;
@@ -208,6 +275,7 @@ std::vector<HostTensor> run(const mlir::sezm::CpuProgram &program,
     ADD_FAILURE() << entry << ": " << llvm::toString(outputs.takeError());
     return {};
   }
+  CaseWriter::get().run(program, entry, inputs, *outputs);
   return std::move(*outputs);
 }
 
