@@ -1,5 +1,7 @@
 # -*- Python -*-
 import os
+import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -18,9 +20,28 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append(("%sezm_src_root", config.sezm_src_root))
 config.substitutions.append(("%sezm_obj_root", config.sezm_obj_root))
 llvm_config.add_tool_substitutions(
-    ["sezm-opt", "sezm-run"], [os.path.join(config.sezm_obj_root, "bin")]
+    ["sezm-opt", "sezm-run", "sezm-compile", "sezm-exec"],
+    [os.path.join(config.sezm_obj_root, "bin")]
 )
 config.substitutions.append(
     ("%npytool", "%s %s" % (config.python_executable,
                             os.path.join(config.sezm_src_root, "utils", "npytool.py")))
 )
+
+# ptxas checks the PTX of every kernel where the CUDA toolkit is installed.
+ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
+# GPU execution tests run only where a GPU and its driver are present.
+def has_gpu():
+    try:
+        return subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                              timeout=20).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+if has_gpu():
+    config.available_features.add("cuda")

@@ -33,8 +33,8 @@
 #include <sstream>
 
 using namespace mlir;
-using ::sezm::ElementType;
-using ::sezm::HostTensor;
+using sezmrt::ElementType;
+using sezmrt::HostTensor;
 namespace ref = ::sezm::reference;
 
 namespace {
@@ -207,16 +207,16 @@ public:
     if (std::filesystem::exists(dir))
       return;
     std::filesystem::create_directories(dir + "/expected");
-    const ::sezm::EntrySignature *signature = program.signature(entry);
+    const sezmrt::EntrySignature *signature = program.signature(entry);
     std::ofstream command(dir + "/inputs.txt");
     std::string error;
     for (size_t i = 0; i < inputs.size(); ++i) {
       std::string name = signature->arguments[i].name;
-      ::sezm::writeNpy(dir + "/" + name + ".npy", inputs[i], error);
+      sezmrt::writeNpy(dir + "/" + name + ".npy", inputs[i], error);
       command << name << "\n";
     }
     for (size_t i = 0; i < outputs.size(); ++i)
-      ::sezm::writeNpy(dir + "/expected/" + signature->results[i].name + ".npy",
+      sezmrt::writeNpy(dir + "/expected/" + signature->results[i].name + ".npy",
                        outputs[i], error);
   }
 

@@ -25,9 +25,9 @@
 
 using namespace mlir;
 using namespace mlir::sezm;
-using ::sezm::EntrySignature;
-using ::sezm::HostTensor;
-using ::sezm::TensorPort;
+using sezmrt::EntrySignature;
+using sezmrt::HostTensor;
+using sezmrt::TensorPort;
 
 CpuProgram::~CpuProgram() = default;
 
@@ -103,14 +103,14 @@ CpuProgram::run(StringRef entry, const std::vector<HostTensor> &inputs) const {
     return llvm::createStringError(inputError);
 
   // The inputs' own buffers, read in place.
-  std::vector<::sezm::MemRefDescriptor> arguments;
+  std::vector<sezmrt::MemRefDescriptor> arguments;
   for (const HostTensor &input : inputs)
-    arguments.push_back(::sezm::MemRefDescriptor::contiguous(
+    arguments.push_back(sezmrt::MemRefDescriptor::contiguous(
         const_cast<unsigned char *>(input.bytes.data()), input.shape));
   std::vector<size_t> ranks;
   for (const TensorPort &port : entrySignature.results)
     ranks.push_back(port.shape.size());
-  ::sezm::PackedCall call(std::move(arguments), ranks);
+  sezmrt::PackedCall call(std::move(arguments), ranks);
 
   if (llvm::Error error =
           engine->invokePacked(entrySignature.function,
@@ -118,14 +118,14 @@ CpuProgram::run(StringRef entry, const std::vector<HostTensor> &inputs) const {
     return std::move(error);
 
   std::set<void *> inputBuffers, freed;
-  for (const ::sezm::MemRefDescriptor &d : call.arguments())
+  for (const sezmrt::MemRefDescriptor &d : call.arguments())
     inputBuffers.insert(d.allocated);
   std::vector<HostTensor> outputs;
-  std::vector<::sezm::MemRefDescriptor> results = call.results();
+  std::vector<sezmrt::MemRefDescriptor> results = call.results();
   for (size_t i = 0; i < results.size(); ++i) {
-    const ::sezm::MemRefDescriptor &d = results[i];
+    const sezmrt::MemRefDescriptor &d = results[i];
     HostTensor out(entrySignature.results[i].type, d.sizes);
-    ::sezm::copyStrided(d, ::sezm::elementSize(out.type), out.bytes.data());
+    sezmrt::copyStrided(d, sezmrt::elementSize(out.type), out.bytes.data());
     outputs.push_back(std::move(out));
     // Results are fresh allocations the caller owns, unless one is an input
     // handed back or two results share one buffer.

@@ -13,11 +13,11 @@
 
 using namespace mlir;
 using namespace mlir::sezm;
-using ::sezm::ElementType;
-using ::sezm::EntrySignature;
-using ::sezm::GraphExtent;
-using ::sezm::OpContract;
-using ::sezm::TensorPort;
+using sezmrt::ElementType;
+using sezmrt::EntrySignature;
+using sezmrt::GraphExtent;
+using sezmrt::OpContract;
+using sezmrt::TensorPort;
 
 static std::optional<ElementType> elementTypeOf(Type type) {
   if (type.isF32())

@@ -4,9 +4,9 @@
 
 #include <sstream>
 
-using namespace sezm;
+using namespace sezmrt;
 
-size_t sezm::elementSize(ElementType type) {
+size_t sezmrt::elementSize(ElementType type) {
   switch (type) {
   case ElementType::F32:
   case ElementType::I32:
@@ -18,7 +18,7 @@ size_t sezm::elementSize(ElementType type) {
   return 0;
 }
 
-const char *sezm::elementTypeName(ElementType type) {
+const char *sezmrt::elementTypeName(ElementType type) {
   switch (type) {
   case ElementType::F32:
     return "float32";

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-using namespace sezm;
+using namespace sezmrt;
 
 MemRefDescriptor MemRefDescriptor::contiguous(void *data,
                                               std::vector<int64_t> shape) {
@@ -53,7 +53,7 @@ std::vector<MemRefDescriptor> PackedCall::results() const {
   return out;
 }
 
-void sezm::copyStrided(const MemRefDescriptor &source, size_t elementSize,
+void sezmrt::copyStrided(const MemRefDescriptor &source, size_t elementSize,
                        unsigned char *destination) {
   size_t rank = source.sizes.size();
   int64_t count = 1;

@@ -14,7 +14,7 @@
 #include <limits>
 #include <sstream>
 
-using namespace sezm;
+using namespace sezmrt;
 
 namespace {
 /// Finds the value text of `key` in the header dict, or returns false.
@@ -86,7 +86,7 @@ bool parseDescr(const std::string &text, ElementType &type) {
 }
 } // namespace
 
-bool sezm::parseNpy(const std::string &bytes, HostTensor &tensor,
+bool sezmrt::parseNpy(const std::string &bytes, HostTensor &tensor,
                     std::string &error) {
   static const char magic[] = "\x93NUMPY";
   if (bytes.size() < 10 || bytes.compare(0, 6, magic, 6) != 0) {
@@ -165,7 +165,7 @@ bool sezm::parseNpy(const std::string &bytes, HostTensor &tensor,
   return true;
 }
 
-bool sezm::readNpy(const std::string &path, HostTensor &tensor,
+bool sezmrt::readNpy(const std::string &path, HostTensor &tensor,
                    std::string &error) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
@@ -181,7 +181,7 @@ bool sezm::readNpy(const std::string &path, HostTensor &tensor,
   return true;
 }
 
-std::string sezm::serializeNpy(const HostTensor &tensor) {
+std::string sezmrt::serializeNpy(const HostTensor &tensor) {
   const char *descr = tensor.type == ElementType::F32   ? "<f4"
                       : tensor.type == ElementType::F64 ? "<f8"
                       : tensor.type == ElementType::I32 ? "<i4"
@@ -207,7 +207,7 @@ std::string sezm::serializeNpy(const HostTensor &tensor) {
   return out;
 }
 
-bool sezm::writeNpy(const std::string &path, const HostTensor &tensor,
+bool sezmrt::writeNpy(const std::string &path, const HostTensor &tensor,
                     std::string &error) {
   std::ofstream file(path, std::ios::binary);
   std::string bytes = serializeNpy(tensor);

@@ -6,11 +6,11 @@
 #include <optional>
 #include <sstream>
 
-using namespace sezm;
+using namespace sezmrt;
 
 std::string TensorPort::describe() const {
   std::ostringstream os;
-  os << "'" << name << "' (" << ::sezm::elementTypeName(type) << " (";
+  os << "'" << name << "' (" << sezmrt::elementTypeName(type) << " (";
   for (size_t i = 0; i < shape.size(); ++i) {
     os << (i ? ", " : "");
     if (shape[i] < 0)
@@ -159,7 +159,7 @@ void writePort(std::ostringstream &os, const char *kind,
 }
 } // namespace
 
-std::string sezm::writeManifest(const std::vector<EntrySignature> &entries) {
+std::string sezmrt::writeManifest(const std::vector<EntrySignature> &entries) {
   std::ostringstream os;
   os << "sezm-manifest 1\n";
   for (const EntrySignature &entry : entries) {
@@ -185,7 +185,7 @@ std::string sezm::writeManifest(const std::vector<EntrySignature> &entries) {
   return os.str();
 }
 
-std::string sezm::parseManifest(const std::string &text,
+std::string sezmrt::parseManifest(const std::string &text,
                                 std::vector<EntrySignature> &entries) {
   std::istringstream in(text);
   std::string line;

@@ -4,9 +4,9 @@
 
 #include <dlfcn.h>
 
-using namespace sezm::runtime;
+using namespace sezmrt::cuda;
 
-CudaDriver &sezm::runtime::driver() {
+CudaDriver &sezmrt::cuda::driver() {
   static CudaDriver instance;
   return instance;
 }
@@ -50,7 +50,7 @@ bool CudaDriver::ensure() {
   return true;
 }
 
-std::string sezm::runtime::describe(const char *call, CUresult result) {
+std::string sezmrt::cuda::describe(const char *call, CUresult result) {
   const char *name = nullptr, *text = nullptr;
   CudaDriver &d = driver();
   if (d.cuGetErrorName)

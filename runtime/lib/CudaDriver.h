@@ -6,7 +6,7 @@
 
 #include <string>
 
-namespace sezm::runtime {
+namespace sezmrt::cuda {
 
 /// The driver entry points sezm uses, resolved from libcuda.so.1 on first
 /// use. A process without a driver gets a clear error from ensure().
@@ -32,6 +32,6 @@ CudaDriver &driver();
 /// "cuLaunchKernel: CUDA_ERROR_INVALID_VALUE (invalid argument)".
 std::string describe(const char *call, CUresult result);
 
-} // namespace sezm::runtime
+} // namespace sezmrt::cuda
 
 #endif // SEZM_RUNTIME_CUDADRIVER_H

@@ -12,9 +12,9 @@
 #include <cstring>
 #include <functional>
 
-using namespace sezm::runtime;
+using namespace sezmrt::cuda;
 
-RuntimeState &sezm::runtime::state() {
+RuntimeState &sezmrt::cuda::state() {
   static RuntimeState instance;
   return instance;
 }

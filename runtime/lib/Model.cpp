@@ -10,8 +10,8 @@
 #include <dlfcn.h>
 #include <map>
 
-using namespace sezm;
-using namespace sezm::runtime;
+using namespace sezmrt;
+using namespace sezmrt::cuda;
 
 using PackedEntry = void (*)(void **);
 

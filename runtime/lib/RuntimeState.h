@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace sezm::runtime {
+namespace sezmrt::cuda {
 
 /// What compiled host code cannot be told through its void functions: the
 /// first CUDA error since the last reset, device memory in use, and the
@@ -47,7 +47,7 @@ struct RuntimeState {
 
 RuntimeState &state();
 
-} // namespace sezm::runtime
+} // namespace sezmrt::cuda
 
 // The mgpu* ABI (Mgpu.cpp) that the C API also allocates through, so that
 // its memory is counted with the artifacts'.

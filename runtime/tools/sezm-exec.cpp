@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <vector>
 
-using namespace sezm;
+using namespace sezmrt;
 
 namespace {
 int fail(const std::string &message) {

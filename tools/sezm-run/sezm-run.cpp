@@ -10,6 +10,7 @@
 #include "SeZM/Conversion/Passes.h"
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Execution/CpuRunner.h"
+#include "SeZM/Execution/GpuCompiler.h"
 #include "SeZM/Support/Npy.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -26,7 +27,16 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#ifdef SEZM_HAVE_GPU_RUNTIME
+#include "sezm_runtime.h"
+#endif
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
+
 #include <algorithm>
+#include <chrono>
+#include <cstring>
 #include <cmath>
 #include <map>
 
@@ -52,8 +62,30 @@ static cl::opt<std::string>
               cl::desc("Write each result to <dir>/<name>.npy"),
               cl::value_desc("dir"), cl::cat(category));
 static cl::opt<std::string>
-    device("device", cl::desc("Where to run: cpu (the default)"),
-           cl::value_desc("cpu"), cl::init("cpu"), cl::cat(category));
+    device("device",
+           cl::desc("Where to run: cpu (the default) or gpu (compiles the "
+                    "module with the GPU pipeline and runs it through "
+                    "libsezm_runtime)"),
+           cl::value_desc("cpu|gpu"), cl::init("cpu"), cl::cat(category));
+static cl::opt<bool>
+    verifyOnBoth("verify",
+           cl::desc("Run on the CPU and on the GPU, print the largest "
+                    "difference of each output and fail beyond "
+                    "--rtol/--atol (max |gpu - cpu| <= atol + rtol * max "
+                    "|cpu|)"),
+           cl::cat(category));
+static cl::opt<double> relativeTolerance("rtol", cl::desc("Relative tolerance of --verify"),
+                            cl::init(2e-5), cl::cat(category));
+static cl::opt<double> absoluteTolerance("atol", cl::desc("Absolute tolerance of --verify"),
+                            cl::init(1e-6), cl::cat(category));
+static cl::opt<int>
+    bench("bench",
+          cl::desc("Run N more times and print the median time (per kernel "
+                   "on the GPU)"),
+          cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<std::string>
+    chip("chip", cl::desc("GPU to compile for (default sm_90)"),
+         cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(category));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "sezm-run") << message << "\n";
@@ -66,11 +98,13 @@ static int fail(llvm::Error error) {
 }
 
 /// One line per result: name, type and shape, and a few statistics.
-static void printSummary(const ::sezm::EntrySignature &signature,
-                         const std::vector<::sezm::HostTensor> &outputs) {
-  llvm::outs() << "@" << signature.function << " ran on the CPU\n";
+static void printSummary(const sezmrt::EntrySignature &signature,
+                         const std::vector<sezmrt::HostTensor> &outputs,
+                         llvm::StringRef where) {
+  llvm::outs() << "@" << signature.function << " ran on the " << where
+               << "\n";
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const ::sezm::HostTensor &out = outputs[i];
+    const sezmrt::HostTensor &out = outputs[i];
     llvm::outs() << "  " << signature.results[i].name << ": "
                  << out.describe();
     int64_t count = out.numElements();
@@ -89,6 +123,84 @@ static void printSummary(const ::sezm::EntrySignature &signature,
   }
 }
 
+#ifdef SEZM_HAVE_GPU_RUNTIME
+/// Compiles the module for the GPU into a temporary library and runs the
+/// entry through libsezm_runtime.
+static llvm::Expected<std::vector<sezmrt::HostTensor>>
+runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
+         const std::vector<sezmrt::HostTensor> &inputs) {
+  llvm::SmallString<128> library;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("sezm-run", "so", library))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  llvm::FileRemover remover(library);
+  OwningOpRef<ModuleOp> copy(module.clone());
+  mlir::sezm::GpuCompileOptions options;
+  options.chip = chip;
+  if (llvm::Error error = mlir::sezm::compileForGpu(*copy, options, library))
+    return std::move(error);
+  sezm_model *model = sezm_model_open(library.c_str());
+  if (!model)
+    return llvm::createStringError(sezm_last_error());
+  llvm::scope_exit close([&] { sezm_model_close(model); });
+
+  std::vector<sezm_tensor> in;
+  for (const sezmrt::HostTensor &t : inputs) {
+    sezm_tensor view{};
+    view.dtype = static_cast<sezm_dtype>(t.type);
+    view.rank = static_cast<int>(t.shape.size());
+    std::copy(t.shape.begin(), t.shape.end(), view.shape);
+    view.data = const_cast<unsigned char *>(t.bytes.data());
+    in.push_back(view);
+  }
+  std::vector<sezm_tensor> out(signature.results.size());
+  const char *entryName = signature.function.c_str();
+  auto run = [&] {
+    return sezm_model_run(model, entryName, in.data(), in.size(), out.data(),
+                          out.size(), 0);
+  };
+  if (run())
+    return llvm::createStringError(sezm_last_error());
+  std::vector<sezmrt::HostTensor> outputs;
+  for (size_t i = 0; i < out.size(); ++i) {
+    sezmrt::HostTensor t(signature.results[i].type,
+                         std::vector<int64_t>(out[i].shape,
+                                              out[i].shape + out[i].rank));
+    std::memcpy(t.bytes.data(), out[i].data, t.bytes.size());
+    outputs.push_back(std::move(t));
+  }
+  if (bench > 0) {
+    sezm_set_profiling(1);
+    std::map<std::string, std::vector<double>> perKernel;
+    std::vector<double> total;
+    for (int r = 0; r < bench; ++r) {
+      if (run())
+        return llvm::createStringError(sezm_last_error());
+      total.push_back(sezm_model_last_run_ms(model));
+      std::map<std::string, double> sums;
+      for (int k = 0; k < sezm_kernel_time_count(); ++k)
+        sums[sezm_kernel_time_name(k)] += sezm_kernel_time_ms(k);
+      for (auto &[name, ms] : sums)
+        perKernel[name].push_back(ms);
+    }
+    sezm_set_profiling(0);
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
+    llvm::outs() << llvm::format("%d GPU runs: median %.3f ms, peak %zu "
+                                 "bytes of device memory\n",
+                                 static_cast<int>(bench), median(total),
+                                 sezm_device_bytes_peak());
+    for (auto &[name, times] : perKernel)
+      llvm::outs() << llvm::format("  kernel %s: median %.3f ms\n",
+                                   name.c_str(), median(times));
+  }
+  return outputs;
+}
+#endif
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -104,14 +216,24 @@ int main(int argc, char **argv) {
       "against what its sezm ops require (graph sizes that agree, node\n"
       "indices in range, valid CSR arrays) before anything runs.\n");
 
-  if (device != "cpu")
-    return fail("--device " + device +
-                ": this build of sezm-run runs on the CPU only (--device cpu)");
+  if (device != "cpu" && device != "gpu")
+    return fail("--device " + device + ": expected cpu or gpu");
+  bool useGpu = device == "gpu" || verifyOnBoth;
+  bool useCpu = device == "cpu" || verifyOnBoth;
+#ifndef SEZM_HAVE_GPU_RUNTIME
+  if (useGpu)
+    return fail("this build of sezm-run has no GPU runtime (cuda.h was not "
+                "found when it was built); use --device cpu");
+#endif
+  if (useGpu)
+    if (llvm::Error error = mlir::sezm::checkChip(chip))
+      return fail(std::move(error));
 
   DialectRegistry registry;
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registry.insert<mlir::sezm::SeZMDialect>();
+  mlir::sezm::registerGpuCompilerInterfaces(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
 
@@ -152,14 +274,14 @@ int main(int argc, char **argv) {
       return fail("--input " + binding + ": argument '" + name +
                   "' is bound twice");
   }
-  std::vector<::sezm::HostTensor> tensors;
+  std::vector<sezmrt::HostTensor> tensors;
   for (const auto &port : signature->arguments) {
     auto it = bound.find(port.name);
     if (it == bound.end())
       return fail("missing --input for argument " + port.describe() + " of @" +
                   signature->function);
-    ::sezm::HostTensor tensor;
-    if (!::sezm::readNpy(it->second, tensor, error))
+    sezmrt::HostTensor tensor;
+    if (!sezmrt::readNpy(it->second, tensor, error))
       return fail("input '" + port.name + "': " + error);
     tensors.push_back(std::move(tensor));
   }
@@ -167,24 +289,71 @@ int main(int argc, char **argv) {
   if (!inputError.empty())
     return fail(inputError);
 
-  auto program =
-      mlir::sezm::CpuProgram::compile(std::move(module), {signature->function});
-  if (!program)
-    return fail(program.takeError());
-  auto outputs = (*program)->run(signature->function, tensors);
-  if (!outputs)
-    return fail(outputs.takeError());
-
+  std::vector<sezmrt::HostTensor> cpuOutputs, gpuOutputs;
+  if (useCpu) {
+    auto program = mlir::sezm::CpuProgram::compile(
+        OwningOpRef<ModuleOp>(module->clone()), {signature->function});
+    if (!program)
+      return fail(program.takeError());
+    auto outputs = (*program)->run(signature->function, tensors);
+    if (!outputs)
+      return fail(outputs.takeError());
+    cpuOutputs = std::move(*outputs);
+    if (bench > 0 && !useGpu) {
+      std::vector<double> times;
+      for (int i = 0; i < bench; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        if (!(*program)->run(signature->function, tensors))
+          return fail("a benchmark run failed");
+        times.push_back(std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - start)
+                            .count());
+      }
+      std::sort(times.begin(), times.end());
+      llvm::outs() << llvm::format("%d CPU runs: median %.3f ms\n", static_cast<int>(bench),
+                                   times[times.size() / 2]);
+    }
+  }
+#ifdef SEZM_HAVE_GPU_RUNTIME
+  if (useGpu) {
+    auto gpu = runOnGpu(*module, *signature, tensors);
+    if (!gpu)
+      return fail(gpu.takeError());
+    gpuOutputs = std::move(*gpu);
+  }
+#endif
+  int mismatches = 0;
+  if (verifyOnBoth) {
+    llvm::outs() << "@" << signature->function << ": GPU against CPU\n";
+    for (size_t i = 0; i < cpuOutputs.size(); ++i) {
+      const sezmrt::HostTensor &a = gpuOutputs[i], &b = cpuOutputs[i];
+      double scale = 0, worst = 0;
+      bool finite = a.shape == b.shape;
+      for (int64_t k = 0; finite && k < b.numElements(); ++k) {
+        scale = std::max(scale, std::abs(b.at(k)));
+        worst = std::max(worst, std::abs(a.at(k) - b.at(k)));
+        finite = std::isfinite(a.at(k));
+      }
+      bool ok = finite && worst <= absoluteTolerance + relativeTolerance * scale;
+      mismatches += ok ? 0 : 1;
+      llvm::outs() << llvm::format(
+          "  %s: max abs error %.3g, relative %.3g  %s\n",
+          signature->results[i].name.c_str(), worst,
+          scale > 0 ? worst / scale : worst, ok ? "ok" : "FAIL");
+    }
+  }
+  std::vector<sezmrt::HostTensor> *outputs =
+      useGpu ? &gpuOutputs : &cpuOutputs;
   if (!outputDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail(outputDir + ": " + ec.message());
     for (size_t i = 0; i < outputs->size(); ++i) {
       llvm::SmallString<256> path(outputDir);
       llvm::sys::path::append(path, signature->results[i].name + ".npy");
-      if (!::sezm::writeNpy(std::string(path), (*outputs)[i], error))
+      if (!sezmrt::writeNpy(std::string(path), (*outputs)[i], error))
         return fail(error);
     }
   }
-  printSummary(*signature, *outputs);
-  return 0;
+  printSummary(*signature, *outputs, useGpu ? "GPU" : "CPU");
+  return mismatches ? 1 : 0;
 }

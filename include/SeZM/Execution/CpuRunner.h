@@ -31,17 +31,17 @@ public:
   ~CpuProgram();
 
   /// The signature of a compiled entry, or null.
-  const ::sezm::EntrySignature *signature(StringRef entry) const;
+  const sezmrt::EntrySignature *signature(StringRef entry) const;
 
   /// Calls an entry function on `inputs` (in argument order), after
   /// checking them against its signature and graph contracts.
-  llvm::Expected<std::vector<::sezm::HostTensor>>
-  run(StringRef entry, const std::vector<::sezm::HostTensor> &inputs) const;
+  llvm::Expected<std::vector<sezmrt::HostTensor>>
+  run(StringRef entry, const std::vector<sezmrt::HostTensor> &inputs) const;
 
 private:
   CpuProgram() = default;
 
-  std::vector<::sezm::EntrySignature> signatures;
+  std::vector<sezmrt::EntrySignature> signatures;
   std::unique_ptr<ExecutionEngine> engine;
 };
 

@@ -1,6 +1,6 @@
 //===- EntrySignature.h - an entry function's signature from IR -*- C++ -*-===//
 //
-// Derives the sezm::EntrySignature (Support/Signature.h) of an entry
+// Derives the sezmrt::EntrySignature (Support/Signature.h) of an entry
 // function: names from the `sezm.name` attribute (arg<i> / result<i> where
 // unnamed), and the contracts from what its sezm ops' verifiers check.
 //
@@ -24,7 +24,7 @@ constexpr llvm::StringLiteral kNameAttr = "sezm.name";
 
 /// Reads the signature of the public function `entry` (or of the only
 /// public function when `entry` is empty).
-llvm::Expected<::sezm::EntrySignature> getEntrySignature(ModuleOp module,
+llvm::Expected<sezmrt::EntrySignature> getEntrySignature(ModuleOp module,
                                                  StringRef entry);
 
 } // namespace mlir::sezm

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace sezm {
+namespace sezmrt {
 
 enum class ElementType { F32, F64, I32, I64 };
 
@@ -48,6 +48,6 @@ struct HostTensor {
   std::string describe() const;
 };
 
-} // namespace sezm
+} // namespace sezmrt
 
 #endif // SEZM_SUPPORT_HOSTTENSOR_H

@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace sezm {
+namespace sezmrt {
 
 struct MemRefDescriptor {
   void *allocated = nullptr;
@@ -54,6 +54,6 @@ private:
 void copyStrided(const MemRefDescriptor &source, std::size_t elementSize,
                  unsigned char *destination);
 
-} // namespace sezm
+} // namespace sezmrt
 
 #endif // SEZM_SUPPORT_MEMREFABI_H

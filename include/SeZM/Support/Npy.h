@@ -11,7 +11,7 @@
 
 #include <string>
 
-namespace sezm {
+namespace sezmrt {
 
 /// Parses .npy bytes; on failure returns false and sets `error` to a
 /// plain-English reason.
@@ -25,6 +25,6 @@ std::string serializeNpy(const HostTensor &tensor);
 bool writeNpy(const std::string &path, const HostTensor &tensor,
               std::string &error);
 
-} // namespace sezm
+} // namespace sezmrt
 
 #endif // SEZM_SUPPORT_NPY_H

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-namespace sezm {
+namespace sezmrt {
 
 struct TensorPort {
   std::string name;
@@ -72,6 +72,6 @@ std::string writeManifest(const std::vector<EntrySignature> &entries);
 std::string parseManifest(const std::string &text,
                           std::vector<EntrySignature> &entries);
 
-} // namespace sezm
+} // namespace sezmrt
 
 #endif // SEZM_SUPPORT_SIGNATURE_H

@@ -77,8 +77,11 @@
 // RUN: not sezm-run %s 2>&1 | FileCheck %s --check-prefix=AMBIGUOUS
 // AMBIGUOUS: error: the module has 2 public functions (main, narrow); name the entry function with --entry
 
-// RUN: not sezm-run %s --device gpu 2>&1 | FileCheck %s --check-prefix=DEVICE
-// DEVICE: error: --device gpu: this build of sezm-run runs on the CPU only (--device cpu)
+// RUN: not sezm-run %s --device tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: error: --device tpu: expected cpu or gpu
+
+// RUN: not sezm-run %s --device gpu --chip sm_75 2>&1 | FileCheck %s --check-prefix=CHIP
+// CHIP: error: unsupported chip 'sm_75' (supported: sm_80, sm_86, sm_89, sm_90)
 
 // RUN: not sezm-run %t/broken.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
 // PARSE: broken.mlir:1:{{[0-9]+}}: error:

@@ -1,0 +1,42 @@
+//===- GpuCompiler.h - compile a module into a GPU library ------*- C++ -*-===//
+//
+// The ahead-of-time path behind sezm-compile and `sezm-run --device gpu`:
+// the GPU pipeline (PTX kernels, host code calling the mgpu* ABI), a packed
+// entry point `_sezm_packed_<name>(void **)` per public function, the text
+// manifest of their signatures (`sezm_manifest`), and a shared library that
+// libsezm_runtime loads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SEZM_EXECUTION_GPUCOMPILER_H
+#define SEZM_EXECUTION_GPUCOMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace mlir::sezm {
+
+struct GpuCompileOptions {
+  /// The NVIDIA GPU: sm_80, sm_86, sm_89 or sm_90.
+  std::string chip = "sm_90";
+  enum class Emit { Library, Object, LLVMIR, PTX };
+  /// What to write: a shared library, the host object, the host LLVM IR, or
+  /// (into a folder) each kernel module's PTX.
+  Emit emit = Emit::Library;
+};
+
+/// The chips sezm compiles for, and the PTX ISA each gets.
+llvm::Error checkChip(llvm::StringRef chip);
+
+/// Compiles every public function of `module` (which it lowers in place).
+llvm::Error compileForGpu(ModuleOp module, const GpuCompileOptions &options,
+                          llvm::StringRef outputPath);
+
+/// Registers what compileForGpu needs in a context's registry: the LLVM IR
+/// translations and the NVVM target.
+void registerGpuCompilerInterfaces(DialectRegistry &registry);
+
+} // namespace mlir::sezm
+
+#endif // SEZM_EXECUTION_GPUCOMPILER_H

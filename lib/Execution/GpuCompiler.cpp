@@ -1,0 +1,239 @@
+//===- GpuCompiler.cpp - compile a module into a GPU library --------------===//
+
+#include "SeZM/Execution/GpuCompiler.h"
+
+#include "SeZM/Conversion/Passes.h"
+#include "SeZM/Execution/EntrySignature.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::sezm;
+
+/// void _sezm_packed_<name>(void **args): args[i] points at the i-th
+/// parameter of `name`, args[n] at storage for its result.
+static void addPackedEntry(llvm::Module &module, llvm::Function &function) {
+  llvm::LLVMContext &context = module.getContext();
+  auto *pointer = llvm::PointerType::getUnqual(context);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context),
+                                       {pointer}, false);
+  auto *wrapper = llvm::Function::Create(
+      type, llvm::GlobalValue::ExternalLinkage,
+      "_sezm_packed_" + function.getName(), module);
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", wrapper));
+  llvm::Value *slots = wrapper->getArg(0);
+  llvm::SmallVector<llvm::Value *> args;
+  for (llvm::Argument &param : function.args()) {
+    llvm::Value *slot = builder.CreateGEP(pointer, slots,
+                                          builder.getInt64(param.getArgNo()));
+    llvm::Value *address = builder.CreateLoad(pointer, slot);
+    args.push_back(builder.CreateLoad(param.getType(), address));
+  }
+  llvm::CallInst *call = builder.CreateCall(&function, args);
+  if (!function.getReturnType()->isVoidTy()) {
+    llvm::Value *slot =
+        builder.CreateGEP(pointer, slots, builder.getInt64(args.size()));
+    builder.CreateStore(call, builder.CreateLoad(pointer, slot));
+  }
+  builder.CreateRetVoid();
+}
+
+static void addManifest(llvm::Module &module, const std::string &text) {
+  llvm::LLVMContext &context = module.getContext();
+  auto *data = llvm::ConstantDataArray::getString(context, text, true);
+  new llvm::GlobalVariable(module, data->getType(), /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, data,
+                           "sezm_manifest");
+}
+
+/// The first C++ compiler on PATH, to link the shared library.
+static std::string findLinker() {
+  if (const char *cxx = std::getenv("CXX"))
+    if (auto path = llvm::sys::findProgramByName(cxx))
+      return *path;
+  for (const char *name : {"clang++-22", "c++", "g++", "clang++"})
+    if (auto path = llvm::sys::findProgramByName(name))
+      return *path;
+  return std::string();
+}
+
+
+namespace {
+/// The chips sezm compiles for and the PTX ISA version each needs.
+const std::pair<const char *, const char *> kChips[] = {
+    {"sm_80", "+ptx70"}, {"sm_86", "+ptx71"}, {"sm_89", "+ptx78"},
+    {"sm_90", "+ptx80"}};
+
+const char *ptxFeatures(llvm::StringRef chip) {
+  for (auto [name, features] : kChips)
+    if (chip == name)
+      return features;
+  return nullptr;
+}
+} // namespace
+
+llvm::Error sezm::checkChip(llvm::StringRef chip) {
+  if (ptxFeatures(chip))
+    return llvm::Error::success();
+  std::string known;
+  for (auto [name, features] : kChips)
+    known += (known.empty() ? "" : ", ") + std::string(name);
+  return llvm::createStringError("unsupported chip '" + chip.str() +
+                                 "' (supported: " + known + ")");
+}
+
+void sezm::registerGpuCompilerInterfaces(DialectRegistry &registry) {
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+}
+
+llvm::Error sezm::compileForGpu(ModuleOp module,
+                                const GpuCompileOptions &options,
+                                llvm::StringRef outputPath) {
+  if (llvm::Error error = checkChip(options.chip))
+    return error;
+  // libdevice (math functions in kernels) comes from the CUDA toolkit.
+  if (!std::getenv("CUDA_HOME") && llvm::sys::fs::exists("/usr/local/cuda"))
+    setenv("CUDA_HOME", "/usr/local/cuda", 0);
+
+  std::vector<sezmrt::EntrySignature> entries;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    auto signature = getEntrySignature(module, func.getSymName());
+    if (!signature)
+      return signature.takeError();
+    entries.push_back(std::move(*signature));
+  }
+  if (entries.empty())
+    return llvm::createStringError("the module has no public function");
+
+  std::string diagnostics;
+  {
+    ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+      llvm::raw_string_ostream os(diagnostics);
+      os << diag.getLocation() << ": " << diag << "\n";
+      return success();
+    });
+    PassManager pm(module.getContext());
+    GpuPipelineOptions pipeline;
+    pipeline.chip = options.chip;
+    pipeline.features = ptxFeatures(options.chip);
+    buildGpuPipeline(pm, pipeline);
+    if (failed(pm.run(module)))
+      return llvm::createStringError("lowering for the GPU failed:\n" +
+                                     diagnostics);
+  }
+
+  std::string error;
+  if (options.emit == GpuCompileOptions::Emit::PTX) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputPath))
+      return llvm::createStringError(outputPath.str() + ": " + ec.message());
+    for (auto binary : module.getOps<gpu::BinaryOp>()) {
+      for (Attribute object : binary.getObjects()) {
+        llvm::SmallString<256> path(outputPath);
+        llvm::sys::path::append(path, binary.getName() + ".ptx");
+        auto out = openOutputFile(path, &error);
+        if (!out)
+          return llvm::createStringError(error);
+        out->os() << cast<gpu::ObjectAttr>(object).getObject().getValue();
+        out->keep();
+      }
+    }
+    return llvm::Error::success();
+  }
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(module, llvmContext);
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+  for (const sezmrt::EntrySignature &entry : entries)
+    addPackedEntry(*llvmModule, *llvmModule->getFunction(entry.function));
+  addManifest(*llvmModule, sezmrt::writeManifest(entries));
+
+  if (options.emit == GpuCompileOptions::Emit::LLVMIR) {
+    auto out = openOutputFile(outputPath, &error);
+    if (!out)
+      return llvm::createStringError(error);
+    llvmModule->print(out->os(), nullptr);
+    out->keep();
+    return llvm::Error::success();
+  }
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError(error);
+  // A portable x86-64 baseline: the library may run on another machine.
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, "x86-64", "", llvm::TargetOptions(), llvm::Reloc::PIC_));
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+
+  std::string objectPath = outputPath.str();
+  llvm::SmallString<128> temporary;
+  bool library = options.emit == GpuCompileOptions::Emit::Library;
+  if (library) {
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("sezm", "o", temporary))
+      return llvm::createStringError("cannot create a temporary file: " +
+                                     ec.message());
+    objectPath = std::string(temporary);
+  }
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return llvm::createStringError(objectPath + ": " + ec.message());
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return llvm::createStringError("the host target cannot emit objects");
+    codegen.run(*llvmModule);
+  }
+  if (!library)
+    return llvm::Error::success();
+
+  std::string linker = findLinker();
+  if (linker.empty()) {
+    llvm::sys::fs::remove(objectPath);
+    return llvm::createStringError(
+        "no C++ compiler on PATH to link the library (set CXX, or emit an "
+        "object and link it yourself)");
+  }
+  std::string output = outputPath.str();
+  llvm::SmallVector<llvm::StringRef> linkArgs = {linker, "-shared", "-o",
+                                                 output, objectPath};
+  std::string linkError;
+  int status = llvm::sys::ExecuteAndWait(linker, linkArgs, std::nullopt, {}, 0,
+                                         0, &linkError);
+  llvm::sys::fs::remove(objectPath);
+  if (status != 0)
+    return llvm::createStringError("linking " + output + " with " + linker +
+                                   " failed" +
+                                   (linkError.empty() ? "" : ": " + linkError));
+  return llvm::Error::success();
+}

@@ -1,0 +1,15 @@
+// Without a GPU driver the GPU paths fail with a clear error, not a loader
+// failure or a crash.
+// UNSUPPORTED: cuda
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %npytool write %t/v.npy f32 2,3 "1 2 3 4 5 6"
+// RUN: not sezm-run %s --device gpu --input v=%t/v.npy 2>&1 | FileCheck %s
+// RUN: sezm-compile %s -o %t/model.so
+// RUN: not sezm-exec %t/model.so --input v=%t/v.npy 2>&1 | FileCheck %s
+// CHECK: error: {{.*}}no CUDA driver: libcuda.so.1 cannot be loaded
+
+func.func @main(%v: tensor<?x3xf32> {sezm.name = "v"})
+    -> (tensor<?xf32> {sezm.name = "env"}) {
+  %e = sezm.envelope %v rcut = 6.0 exponent = 5 : (tensor<?x3xf32>) -> tensor<?xf32>
+  return %e : tensor<?xf32>
+}

@@ -1,0 +1,24 @@
+// On a GPU: the same module runs on both backends and agrees.
+// REQUIRES: cuda
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %npytool random %t/x.npy f32 5,16,32 1
+// RUN: %npytool write %t/src.npy i64 6 "4 0 2 1 3 4"
+// RUN: %npytool random %t/w.npy f32 6,16,16 2
+// RUN: %npytool random %t/kc.npy f32 6,25 3
+// RUN: %npytool random %t/cb.npy f32 1,32 4
+// RUN: sezm-run %s --input x=%t/x.npy --input src=%t/src.npy --input wigner=%t/w.npy --input kc=%t/kc.npy --input cb=%t/cb.npy --verify | FileCheck %s
+// CHECK: @main: GPU against CPU
+// CHECK-NEXT: u: max abs error {{.*}} ok
+// CHECK: @main ran on the GPU
+
+func.func @main(%x: tensor<?x16x32xf32> {sezm.name = "x"},
+                %src: tensor<?xi64> {sezm.name = "src"},
+                %w: tensor<?x16x16xf32> {sezm.name = "wigner"},
+                %kc: tensor<?x25xf32> {sezm.name = "kc"},
+                %cb: tensor<1x32xf32> {sezm.name = "cb"})
+    -> (tensor<?x10x32xf32> {sezm.name = "u"}) {
+  %u = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x32xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+         tensor<?x25xf32>, tensor<1x32xf32>) -> tensor<?x10x32xf32>
+  return %u : tensor<?x10x32xf32>
+}
