@@ -9,40 +9,12 @@
 #define SEZM_LIB_CONVERSION_SEZMTOLOOPS_KERNELS_H
 
 #include "KernelBuilder/KernelBuilder.h"
+#include "KernelBuilder/KernelIO.h"
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 
-#include "llvm/ADT/DenseMap.h"
 
 namespace mlir::sezm {
-
-/// The buffers a kernel reads and writes.
-class KernelIO {
-public:
-  /// Creates the read-only buffers of every operand, ahead of the kernel.
-  KernelIO(Operation *op, OpBuilder &builder);
-
-  /// The read-only buffer of an operand tensor.
-  Value in(Value operand);
-
-  /// Allocates the buffer of result `index`; `extents` gives the size of
-  /// every dimension (only those of dynamic dimensions are used).
-  Value allocate(unsigned index, ArrayRef<kernel::Idx> extents);
-
-  /// A scratch buffer for the kernel alone; buffer deallocation frees it
-  /// after its last use.
-  Value scratch(ArrayRef<int64_t> shape, ArrayRef<kernel::Idx> extents);
-
-  /// The tensors that replace the op's results (a null value for a result
-  /// that was not allocated).
-  SmallVector<Value> finish();
-
-private:
-  Operation *op;
-  OpBuilder &builder;
-  llvm::DenseMap<Value, Value> operandBuffers;
-  SmallVector<Value> results;
-};
 
 /// The layout of an op with an lmax attribute.
 template <typename OpTy>

@@ -1,0 +1,56 @@
+//===- KernelIO.h - the buffers of a kernel and the op it replaces -*- C++ -*-===//
+//
+// A sezm op is lowered where it stands on tensors: its operands are read
+// through read-only buffers, its results are fresh buffers the kernel
+// writes, handed back as tensors that one-shot bufferization joins with the
+// rest of the program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SEZM_LIB_CONVERSION_KERNELBUILDER_KERNELIO_H
+#define SEZM_LIB_CONVERSION_KERNELBUILDER_KERNELIO_H
+
+#include "KernelBuilder.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace mlir::sezm {
+
+/// The buffers a kernel reads and writes.
+class KernelIO {
+public:
+  /// Creates the read-only buffers of every operand, ahead of the kernel.
+  KernelIO(Operation *op, OpBuilder &builder);
+
+  /// The read-only buffer of an operand tensor.
+  Value in(Value operand);
+
+  /// Allocates the buffer of result `index`; `extents` gives the size of
+  /// every dimension (only those of dynamic dimensions are used).
+  Value allocate(unsigned index, ArrayRef<kernel::Idx> extents);
+
+  /// A scratch buffer for the kernel alone; buffer deallocation frees it
+  /// after its last use.
+  Value scratch(ArrayRef<int64_t> shape, ArrayRef<kernel::Idx> extents);
+
+  /// The tensors that replace the op's results (a null value for a result
+  /// that was not allocated).
+  SmallVector<Value> finish();
+
+private:
+  Operation *op;
+  OpBuilder &builder;
+  llvm::DenseMap<Value, Value> operandBuffers;
+  SmallVector<Value> results;
+};
+
+/// The float type a sezm op computes in: that of its first float operand.
+FloatType computeType(Operation *op);
+
+/// Replaces `op` by what `emit` writes into a KernelIO.
+LogicalResult lowerWithKernel(Operation *op, PatternRewriter &rewriter,
+                              llvm::function_ref<void(KernelIO &)> emit);
+
+} // namespace mlir::sezm
+
+#endif // SEZM_LIB_CONVERSION_KERNELBUILDER_KERNELIO_H
