@@ -6,7 +6,7 @@
 // RUN: cat %t/*.ptx | FileCheck %s
 
 // One kernel module per kernel of the round-trip file.
-// COUNT: 41
+// COUNT: 38
 
 // CHECK: .version 8.0
 // CHECK: .target sm_90

@@ -49,6 +49,56 @@ def ConvertSeZMToLoops : Pass<"convert-sezm-to-loops", "ModuleOp"> {
   ];
 }
 
+def ConvertSeZMToGPUKernels
+    : Pass<"convert-sezm-to-gpu-kernels", "ModuleOp"> {
+  let summary = "Lower the hot sezm ops to hand-scheduled GPU kernels";
+  let description = [{
+    Lowers the ops whose kernel schedule on the GPU is designed rather than
+    derived from the CPU's loops, each to one `gpu.launch` with explicit
+    thread mapping (the rest are left to `convert-sezm-to-loops`):
+
+    - `sezm.rotate_mix`: one thread per (edge, channel), the edges of a
+      block side by side; each thread gathers its channel of x[src] (16
+      loads, coalesced across the channel threads), rotates it with the
+      edge's structural Wigner-D non-zeros and mixes it with the edge's
+      degree kernel (both broadcast to the channel threads), and stores its
+      channel of each row (coalesced).
+    - `sezm.segment_reduce`: one thread per (node, element of a row) summing
+      its segment in CSR order in a register.
+    - `sezm.rotate_mix_grad_reduce`: one block per source node, one thread
+      per channel; the node gradient of the segment is summed in registers
+      (the per-edge node gradient never exists); the Wigner-D and degree
+      kernel gradients of each edge are summed over channels through
+      workgroup memory, each by one thread in channel order (no atomics).
+      Falls back to the loop kernel when those sums do not fit in 48 KiB of
+      workgroup memory.
+
+    Before:
+    ```mlir
+    %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+        : (...) -> tensor<?x10x64xf32>
+    ```
+    After (abridged):
+    ```mlir
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %blocks, ...)
+               threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c2, ...) {
+      %e = ...  // %bx * 2 + %ty
+      scf.if %in_range { ... memref.store %y, %out[%e, %c0, %tx] ... }
+      gpu.terminator
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
   let summary = "Place the host code's buffers in GPU memory";
   let description = [{
@@ -57,6 +107,11 @@ def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
     `memref.copy` outside of kernels become `gpu.alloc`, `gpu.dealloc` and
     `gpu.memcpy`. Host code that would read or write an element of a buffer
     itself is an error: such a loop should have been a kernel.
+
+    Every buffer the function allocates and does not return (directly or
+    through a view) is freed at the function's exit. The host code of a
+    sezm program is straight-line, so this frees everything; freeing earlier
+    is the memory planner's work.
 
     Before:
     ```mlir

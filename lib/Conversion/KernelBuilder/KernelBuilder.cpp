@@ -3,6 +3,7 @@
 #include "KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -54,6 +55,14 @@ Idx kernel::operator/(Idx a, Idx c) {
 }
 Idx kernel::operator%(Idx a, Idx c) {
   return Idx(arith::RemUIOp::create(b(), loc(), a, c));
+}
+
+Value kernel::operator<(Idx a, Idx c) {
+  return arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::ult, a, c);
+}
+
+Idx kernel::ceilDiv(Idx a, int64_t c) {
+  return Idx(arith::CeilDivUIOp::create(b(), loc(), a, Idx(c)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -310,3 +319,40 @@ Value kernel::allocateScratch(ArrayRef<int64_t> shape, ArrayRef<Idx> extents) {
   auto type = MemRefType::get(shape, EmitScope::current().floatType);
   return memref::AllocOp::create(b(), loc(), type, dynamicSizes);
 }
+
+void kernel::ifThen(Value cond, llvm::function_ref<void()> body) {
+  auto branch = scf::IfOp::create(b(), loc(), cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b());
+  b().setInsertionPoint(branch.thenBlock()->getTerminator());
+  body();
+}
+
+void kernel::launchKernel(std::array<Idx, 3> grid, std::array<Idx, 3> block,
+                          ArrayRef<SmallVector<int64_t>> workgroupShapes,
+                          llvm::function_ref<void(const LaunchIds &)> body) {
+  auto workgroupSpace = gpu::AddressSpaceAttr::get(
+      b().getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  SmallVector<Type> workgroupTypes;
+  for (const SmallVector<int64_t> &shape : workgroupShapes)
+    workgroupTypes.push_back(MemRefType::get(
+        shape, EmitScope::current().floatType, MemRefLayoutAttrInterface(),
+        workgroupSpace));
+  auto launch = gpu::LaunchOp::create(
+      b(), loc(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
+      /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
+      /*asyncDependencies=*/ValueRange(), workgroupTypes);
+  OpBuilder::InsertionGuard guard(b());
+  Block &entry = launch.getBody().front();
+  b().setInsertionPointToEnd(&entry);
+  LaunchIds ids{{Idx(launch.getBlockIds().x), Idx(launch.getBlockIds().y),
+                 Idx(launch.getBlockIds().z)},
+                {Idx(launch.getThreadIds().x), Idx(launch.getThreadIds().y),
+                 Idx(launch.getThreadIds().z)},
+                {}};
+  for (BlockArgument buffer : launch.getWorkgroupAttributions())
+    ids.workgroup.push_back(buffer);
+  body(ids);
+  gpu::TerminatorOp::create(b(), loc());
+}
+
+void kernel::barrier() { gpu::BarrierOp::create(b(), loc()); }

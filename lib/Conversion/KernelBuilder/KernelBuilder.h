@@ -56,6 +56,10 @@ Idx operator-(Idx a, Idx b);
 Idx operator*(Idx a, Idx b);
 Idx operator/(Idx a, Idx b);
 Idx operator%(Idx a, Idx b);
+/// Unsigned a < b.
+Value operator<(Idx a, Idx b);
+/// ceil(a / b).
+Idx ceilDiv(Idx a, int64_t b);
 
 //===----------------------------------------------------------------------===//
 // Floating-point scalars
@@ -173,6 +177,28 @@ Num sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body);
 /// The largest body(i) over lb <= i < ub, or `init` if larger (or the range
 /// is empty).
 Num maxRange(Idx lb, Idx ub, Num init, llvm::function_ref<Num(Idx)> body);
+
+/// if (cond) body().
+void ifThen(Value cond, llvm::function_ref<void()> body);
+
+//===----------------------------------------------------------------------===//
+// GPU kernels
+//===----------------------------------------------------------------------===//
+
+/// The ids of one thread of a launch, and its workgroup buffers.
+struct LaunchIds {
+  std::array<Idx, 3> block, thread;
+  SmallVector<Value> workgroup;
+};
+
+/// A gpu.launch of `grid` blocks of `block` threads, with workgroup
+/// (shared) buffers of the given shapes in the scope's float type.
+void launchKernel(std::array<Idx, 3> grid, std::array<Idx, 3> block,
+                  ArrayRef<SmallVector<int64_t>> workgroupShapes,
+                  llvm::function_ref<void(const LaunchIds &)> body);
+
+/// Waits for every thread of the block (gpu.barrier).
+void barrier();
 
 /// Allocates a scratch float buffer with the given extents (sizes of dynamic
 /// dimensions are read from `extents`).

@@ -22,12 +22,15 @@
 using namespace mlir;
 
 /// Kernels as loop nests, bufferized, with buffers freed after last use:
-/// the part the CPU and GPU pipelines share.
-static void buildKernelsOnBuffers(OpPassManager &pm) {
+/// the part the CPU and GPU pipelines share. The GPU first takes the ops it
+/// has hand-scheduled kernels for.
+static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu) {
   using namespace sezm;
   // Elementwise arith on tensors (residual adds, scaling) becomes linalg so
   // that it bufferizes.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  if (forGpu)
+    pm.addPass(createConvertSeZMToGPUKernels());
   pm.addPass(createConvertSeZMToLoops());
   pm.addPass(createCanonicalizerPass());
 
@@ -36,12 +39,16 @@ static void buildKernelsOnBuffers(OpPassManager &pm) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  bufferization::BufferDeallocationPipelineOptions deallocation;
-  bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  // On the GPU, sezm-buffers-on-device frees the host code's buffers at
+  // exit: the ownership-based deallocation does not see into gpu.launch.
+  if (!forGpu) {
+    bufferization::BufferDeallocationPipelineOptions deallocation;
+    bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+  }
 }
 
 void sezm::buildCpuPipeline(OpPassManager &pm) {
-  buildKernelsOnBuffers(pm);
+  buildKernelsOnBuffers(pm, /*forGpu=*/false);
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -54,7 +61,7 @@ void sezm::buildCpuPipeline(OpPassManager &pm) {
 
 void sezm::buildGpuPipeline(OpPassManager &pm,
                             const GpuPipelineOptions &options) {
-  buildKernelsOnBuffers(pm);
+  buildKernelsOnBuffers(pm, /*forGpu=*/true);
   // Every parallel loop (the kernels' edge and node loops, linalg's loops)
   // becomes a launch of one thread per iteration.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());

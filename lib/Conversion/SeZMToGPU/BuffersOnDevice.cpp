@@ -6,6 +6,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::sezm {
 #define GEN_PASS_DEF_BUFFERSONDEVICE
@@ -17,8 +19,34 @@ using namespace mlir;
 namespace {
 struct BuffersOnDevicePass
     : sezm::impl::BuffersOnDeviceBase<BuffersOnDevicePass> {
+  /// Deallocates, before each return, the allocations of the function's
+  /// entry block that no returned value is (or views).
+  void freeAtExit(IRRewriter &rewriter) {
+    func::FuncOp func = getOperation();
+    if (func.isExternal() || !func.getBody().hasOneBlock())
+      return;
+    Block &body = func.getBody().front();
+    auto returnOp = dyn_cast<func::ReturnOp>(body.getTerminator());
+    if (!returnOp)
+      return;
+    // The buffers behind each returned value, through views.
+    llvm::SmallPtrSet<Value, 8> returned;
+    for (Value value : returnOp.getOperands()) {
+      while (value) {
+        returned.insert(value);
+        auto view = value.getDefiningOp<ViewLikeOpInterface>();
+        value = view ? view.getViewSource() : Value();
+      }
+    }
+    rewriter.setInsertionPoint(returnOp);
+    for (auto alloc : llvm::make_early_inc_range(body.getOps<memref::AllocOp>()))
+      if (!returned.contains(alloc.getResult()))
+        memref::DeallocOp::create(rewriter, alloc.getLoc(), alloc.getResult());
+  }
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
+    freeAtExit(rewriter);
     SmallVector<Operation *> hostOps;
     getOperation().walk([&](Operation *op) {
       if (!op->getParentOfType<gpu::LaunchOp>() &&

@@ -1,0 +1,155 @@
+//===- make_so2_workload.cpp - the N-atom SO(2) kernel workload -----------===//
+//
+// make-so2-workload N OUT_DIR [SEED]
+//
+// Writes the inputs of bench/so2_kernels.mlir for the workload of
+// performance.md: N atoms at seeded random positions in a periodic cube of
+// the density that gives about 158 neighbours within 6 A, atoms ordered by
+// cell, every ordered pair within the cutoff (minimum image) an edge, edges
+// sorted by destination; (lmax, Cf, F, rank) = (3, 32, 2, 1), so C = 64.
+// Features, Wigner-D blocks, kernels and gradients are seeded Gaussians.
+// Plain C++: it runs on the GPU machine, where the inputs are too large to
+// carry.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SeZM/Support/Npy.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace sezmrt;
+
+namespace {
+constexpr double kCutoff = 6.0;
+constexpr double kNeighbours = 158.0;
+constexpr int kLmax = 3, kRows = 16, kReduced = 10, kChannels = 64,
+              kKernel = 25;
+
+void write(const std::string &dir, const std::string &name,
+           const HostTensor &t) {
+  std::string error;
+  if (!writeNpy(dir + "/" + name + ".npy", t, error)) {
+    std::fprintf(stderr, "make-so2-workload: %s\n", error.c_str());
+    std::exit(1);
+  }
+}
+
+HostTensor gaussian(std::mt19937_64 &rng, std::vector<int64_t> shape,
+                    double scale) {
+  HostTensor t(ElementType::F32, std::move(shape));
+  std::normal_distribution<float> normal(0.0f, static_cast<float>(scale));
+  for (int64_t i = 0; i < t.numElements(); ++i)
+    t.data<float>()[i] = normal(rng);
+  return t;
+}
+
+HostTensor indices(const std::vector<int64_t> &v) {
+  HostTensor t(ElementType::I64, {static_cast<int64_t>(v.size())});
+  std::copy(v.begin(), v.end(), t.data<int64_t>());
+  return t;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: make-so2-workload N OUT_DIR [SEED]\n");
+    return 1;
+  }
+  int64_t atoms = std::atoll(argv[1]);
+  std::string out = argv[2];
+  std::filesystem::create_directories(out);
+  std::mt19937_64 rng(argc > 3 ? std::atoll(argv[3]) : 4096);
+  double density = kNeighbours / (4.0 / 3.0 * M_PI * std::pow(kCutoff, 3));
+  double box = std::cbrt(atoms / density);
+  int cells = std::max(1, static_cast<int>(box / kCutoff));
+  double cellSize = box / cells;
+
+  // Positions, then atoms ordered by cell.
+  std::uniform_real_distribution<double> uniform(0, box);
+  std::vector<std::array<double, 3>> positions(atoms);
+  for (auto &p : positions)
+    p = {uniform(rng), uniform(rng), uniform(rng)};
+  auto cellOf = [&](const std::array<double, 3> &p) {
+    std::array<int, 3> c;
+    for (int k = 0; k < 3; ++k)
+      c[k] = std::min(cells - 1, static_cast<int>(p[k] / cellSize));
+    return c;
+  };
+  auto cellIndex = [&](std::array<int, 3> c) {
+    return (c[0] * cells + c[1]) * cells + c[2];
+  };
+  std::sort(positions.begin(), positions.end(),
+            [&](const auto &a, const auto &b) {
+              return cellIndex(cellOf(a)) < cellIndex(cellOf(b));
+            });
+  std::vector<std::vector<int64_t>> members(cells * cells * cells);
+  for (int64_t i = 0; i < atoms; ++i)
+    members[cellIndex(cellOf(positions[i]))].push_back(i);
+
+  // Edges by destination: every src within the cutoff (minimum image).
+  std::vector<int64_t> src, dst;
+  for (int64_t d = 0; d < atoms; ++d) {
+    std::array<int, 3> c = cellOf(positions[d]);
+    std::vector<int64_t> candidates;
+    for (int dx = -1; dx <= 1; ++dx)
+      for (int dy = -1; dy <= 1; ++dy)
+        for (int dz = -1; dz <= 1; ++dz) {
+          std::array<int, 3> n = {(c[0] + dx + cells) % cells,
+                                  (c[1] + dy + cells) % cells,
+                                  (c[2] + dz + cells) % cells};
+          for (int64_t s : members[cellIndex(n)])
+            candidates.push_back(s);
+        }
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()),
+                     candidates.end());
+    for (int64_t s : candidates) {
+      if (s == d)
+        continue;
+      double r2 = 0;
+      for (int k = 0; k < 3; ++k) {
+        double v = positions[s][k] - positions[d][k];
+        v -= box * std::round(v / box);
+        r2 += v * v;
+      }
+      if (r2 < kCutoff * kCutoff) {
+        src.push_back(s);
+        dst.push_back(d);
+      }
+    }
+  }
+  int64_t edges = src.size();
+
+  // The source CSR: edges grouped by sender, ascending edge id inside.
+  std::vector<int64_t> rowptr(atoms + 1, 0), order(edges);
+  for (int64_t s : src)
+    ++rowptr[s + 1];
+  std::partial_sum(rowptr.begin(), rowptr.end(), rowptr.begin());
+  std::vector<int64_t> next(rowptr.begin(), rowptr.end() - 1);
+  for (int64_t e = 0; e < edges; ++e)
+    order[next[src[e]]++] = e;
+
+  write(out, "x", gaussian(rng, {atoms, kRows, kChannels}, 1.0));
+  write(out, "src", indices(src));
+  write(out, "src_order", indices(order));
+  write(out, "src_rowptr", indices(rowptr));
+  write(out, "wigner", gaussian(rng, {edges, kRows, kRows}, 0.5));
+  write(out, "kc", gaussian(rng, {edges, kKernel}, 0.3));
+  write(out, "cb", gaussian(rng, {1, kChannels}, 1.0));
+  write(out, "grad", gaussian(rng, {edges, kReduced, kChannels}, 1.0));
+  std::printf("%lld atoms in a %.2f A box, %lld edges (%.1f per atom), "
+              "lmax %d, C %d\n",
+              static_cast<long long>(atoms), box,
+              static_cast<long long>(edges),
+              static_cast<double>(edges) / atoms, kLmax, kChannels);
+  return 0;
+}
