@@ -128,6 +128,13 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
   if (entries.empty())
     return llvm::createStringError("the module has no public function");
 
+  // Names are for the manifest; LLVM has no use for them.
+  for (auto func : module.getOps<func::FuncOp>()) {
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.removeArgAttr(i, kNameAttr);
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      func.removeResultAttr(i, StringAttr::get(func.getContext(), kNameAttr));
+  }
   std::string diagnostics;
   {
     ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
