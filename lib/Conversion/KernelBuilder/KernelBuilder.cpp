@@ -356,3 +356,17 @@ void kernel::launchKernel(std::array<Idx, 3> grid, std::array<Idx, 3> block,
 }
 
 void kernel::barrier() { gpu::BarrierOp::create(b(), loc()); }
+
+Num kernel::warpSum(Num value) {
+  Type i32 = b().getI32Type();
+  Value width = arith::ConstantOp::create(b(), loc(),
+                                          b().getIntegerAttr(i32, kWarpSize));
+  for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    Value distance = arith::ConstantOp::create(b(), loc(),
+                                               b().getIntegerAttr(i32, offset));
+    auto shuffle = gpu::ShuffleOp::create(b(), loc(), value, distance, width,
+                                          gpu::ShuffleMode::XOR);
+    value = value + Num(shuffle.getShuffleResult());
+  }
+  return value;
+}

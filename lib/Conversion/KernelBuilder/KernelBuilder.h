@@ -200,6 +200,13 @@ void launchKernel(std::array<Idx, 3> grid, std::array<Idx, 3> block,
 /// Waits for every thread of the block (gpu.barrier).
 void barrier();
 
+/// Threads of a warp.
+constexpr int64_t kWarpSize = 32;
+
+/// The sum of `value` over the lanes of the warp, in every lane: a butterfly
+/// of shuffles, the same order on every run.
+Num warpSum(Num value);
+
 /// Allocates a scratch float buffer with the given extents (sizes of dynamic
 /// dimensions are read from `extents`).
 Value allocateScratch(ArrayRef<int64_t> shape, ArrayRef<Idx> extents);

@@ -79,7 +79,45 @@ struct EdgeMixer {
 // rotate_mix: one thread per (edge, channel)
 //===----------------------------------------------------------------------===//
 
+/// Warps per block of the warp-per-edge and warp-per-node schedules.
+constexpr int64_t kWarpsPerBlock = 4;
+
+/// rotate_mix with one warp per edge, each lane owning channels lane,
+/// lane + 32, ...: the edge's Wigner-D non-zeros and degree kernel are
+/// loaded once per lane for all of its channels.
+void emitRotateMixByWarp(RotateMixOp op, KernelIO &io) {
+  SO2Layout layout{static_cast<int64_t>(op.getLmax())};
+  Value x = io.in(op.getX()), src = io.in(op.getSrc());
+  Value wigner = io.in(op.getWigner());
+  EdgeMixer mixer{layout, static_cast<int64_t>(op.getRank()),
+                  io.in(op.getKc()), op.getCb() ? io.in(op.getCb()) : Value()};
+  int64_t channels = channelsOf(op.getX());
+  Idx edges = dim(src, 0);
+  Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
+  launchKernel({ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
+               {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
+               [&](const LaunchIds &ids) {
+                 Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+                 Idx lane = ids.thread[0];
+                 ifThen(e < edges, [&] {
+                   Idx s = loadIndex(src, {e});
+                   EdgeRotation rotation(layout, wigner, e);
+                   std::optional<DegreeKernel> kernel = mixer.atEdge(e);
+                   for (int64_t part = 0; part < channels / kWarpSize; ++part) {
+                     Idx c = lane + Idx(part * kWarpSize);
+                     std::vector<Num> xl = rotation.toEdgeFrame(
+                         loadRows(x, s, layout.packedRows(), c));
+                     storeRows(
+                         mixer.mix(kernel, mixer.channel(kernel, e, c), xl),
+                         out, e, c);
+                   }
+                 });
+               });
+}
+
 void emitRotateMix(RotateMixOp op, KernelIO &io) {
+  if (channelsOf(op.getX()) % kWarpSize == 0)
+    return emitRotateMixByWarp(op, io);
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value wigner = io.in(op.getWigner());
@@ -175,6 +213,123 @@ int64_t edgeSums(SO2Layout layout, int64_t rank) {
   return kept + (rank > 0 ? layout.compactKernelSize() * rank : 0);
 }
 
+/// rotate_mix_grad_reduce with one warp per source node, each lane owning
+/// channels lane, lane + 32, ...: the node gradient of the segment is summed
+/// in registers; each per-edge sum over channels is a warp butterfly, whose
+/// result lane k % 32 stores.
+void emitRotateMixGradReduceByWarp(RotateMixGradReduceOp op, KernelIO &io) {
+  SO2Layout layout{static_cast<int64_t>(op.getLmax())};
+  int64_t rank = op.getRank();
+  Value grad = io.in(op.getGrad()), x = io.in(op.getX());
+  Value src = io.in(op.getSrc()), wigner = io.in(op.getWigner());
+  Value order = io.in(op.getSrcOrder()), rowptr = io.in(op.getSrcRowptr());
+  EdgeMixer mixer{layout, rank, io.in(op.getKc()),
+                  op.getCb() ? io.in(op.getCb()) : Value()};
+  int64_t channels = channelsOf(op.getX()), rows = layout.packedRows();
+  int64_t parts = channels / kWarpSize;
+  Idx edges = dim(src, 0), nodes = dim(rowptr, 0) - 1;
+  Value xGrad = io.allocate(0, {nodes, rows, channels});
+  Value wignerGrad = io.allocate(1, {edges, rows, rows});
+  auto kcType = cast<RankedTensorType>(op.getKc().getType());
+  SmallVector<Idx> kcExtents{edges};
+  for (int64_t size : kcType.getShape().drop_front())
+    kcExtents.push_back(Idx(size));
+  Value kcGrad = io.allocate(2, kcExtents);
+  fillZero(wignerGrad);
+
+  launchKernel(
+      {ceilDiv(nodes, kWarpsPerBlock), Idx(1), Idx(1)},
+      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
+      [&](const LaunchIds &ids) {
+        Idx n = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+        Idx lane = ids.thread[0];
+        // Lanes of a node past the end still join the shuffles: they walk
+        // an empty segment.
+        Value inRange = n < nodes;
+        Idx first = Idx(arith::SelectOp::create(
+            EmitScope::current().builder, EmitScope::current().loc, inRange,
+            loadIndex(rowptr, {Idx(arith::SelectOp::create(
+                                  EmitScope::current().builder,
+                                  EmitScope::current().loc, inRange, n,
+                                  Idx(0)))}),
+            Idx(0)));
+        Idx last = Idx(arith::SelectOp::create(
+            EmitScope::current().builder, EmitScope::current().loc, inRange,
+            loadIndex(rowptr, {Idx(arith::SelectOp::create(
+                                  EmitScope::current().builder,
+                                  EmitScope::current().loc, inRange, n + 1,
+                                  Idx(1)))}),
+            Idx(0)));
+        SmallVector<Num> zero(rows * parts, Num(0.0));
+        SmallVector<Num> nodeGrad = sumRange(first, last, zero, [&](Idx t) {
+          Idx e = loadIndex(order, {t});
+          Idx s = loadIndex(src, {e});
+          EdgeRotation rotation(layout, wigner, e);
+          std::optional<DegreeKernel> kernel = mixer.atEdge(e);
+          SmallVector<Num> partials, nodeRows;
+          for (int64_t part = 0; part < parts; ++part) {
+            Idx c = lane + Idx(part * kWarpSize);
+            std::vector<Num> packed = loadRows(x, s, rows, c);
+            std::vector<Num> xl = rotation.toEdgeFrame(packed);
+            std::vector<Num> g = loadRows(grad, e, layout.reducedRows(), c);
+            std::vector<Num> channelRows = mixer.channel(kernel, e, c);
+            std::vector<Num> gl = mixer.mixTransposed(kernel, channelRows, g);
+            SmallVector<Num> terms;
+            rotation.forEachEntry([&](int64_t j, int64_t d) {
+              terms.push_back(gl[j] * packed[d]);
+            });
+            if (kernel) {
+              std::vector<Num> products = kernel->kernelProducts(g, xl);
+              for (Num product : products)
+                for (int64_t r = 0; r < rank; ++r)
+                  terms.push_back(load(mixer.cb, {Idx(r), c}) * product);
+            } else {
+              std::vector<std::optional<Num>> perDegree(layout.lmax + 1);
+              for (int64_t j = 0; j < layout.reducedRows(); ++j) {
+                Num term = g[j] * xl[j];
+                std::optional<Num> &sum = perDegree[layout.degreeOfReduced(j)];
+                sum = sum ? *sum + term : term;
+              }
+              for (auto [l, sum] : llvm::enumerate(perDegree))
+                store(*sum, kcGrad, {e, Idx(static_cast<int64_t>(l)), c});
+            }
+            if (partials.empty())
+              partials = terms;
+            else
+              for (auto [partial, term] : llvm::zip(partials, terms))
+                partial = partial + term;
+            llvm::append_range(nodeRows, rotation.fromEdgeFrame(gl));
+          }
+          // Each per-edge sum over the warp's channels, stored by one lane.
+          int64_t k = 0;
+          auto reduceInto = [&](Value target, SmallVector<Idx> at) {
+            Num total = warpSum(partials[k]);
+            ifThen(arith::CmpIOp::create(EmitScope::current().builder,
+                                         EmitScope::current().loc,
+                                         arith::CmpIPredicate::eq, lane,
+                                         Idx(k % kWarpSize)),
+                   [&] { store(total, target, at); });
+            ++k;
+          };
+          rotation.forEachEntry([&](int64_t j, int64_t d) {
+            reduceInto(wignerGrad,
+                       {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
+          });
+          if (kernel)
+            for (int64_t index = 0; index < layout.compactKernelSize() * rank;
+                 ++index)
+              reduceInto(kcGrad, {e, Idx(index)});
+          return nodeRows;
+        });
+        ifThen(inRange, [&] {
+          for (int64_t part = 0; part < parts; ++part)
+            for (int64_t d = 0; d < rows; ++d)
+              store(nodeGrad[part * rows + d], xGrad,
+                    {n, Idx(d), lane + Idx(part * kWarpSize)});
+        });
+      });
+}
+
 bool fitsWorkgroup(RotateMixGradReduceOp op) {
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   int64_t channels = channelsOf(op.getX());
@@ -184,6 +339,8 @@ bool fitsWorkgroup(RotateMixGradReduceOp op) {
 }
 
 void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
+  if (channelsOf(op.getX()) % kWarpSize == 0)
+    return emitRotateMixGradReduceByWarp(op, io);
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   int64_t rank = op.getRank();
   Value grad = io.in(op.getGrad()), x = io.in(op.getX());
@@ -289,7 +446,7 @@ struct LowerToGpuKernel : OpRewritePattern<OpTy> {
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     if constexpr (std::is_same_v<OpTy, RotateMixGradReduceOp>)
-      if (!fitsWorkgroup(op))
+      if (channelsOf(op.getX()) % kWarpSize != 0 && !fitsWorkgroup(op))
         return rewriter.notifyMatchFailure(op, "per-edge sums too large");
     return lowerWithKernel(op, rewriter, [&](KernelIO &io) {
       if constexpr (std::is_same_v<OpTy, RotateMixOp>)
