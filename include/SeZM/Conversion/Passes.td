@@ -57,21 +57,22 @@ def ConvertSeZMToGPUKernels
     derived from the CPU's loops, each to one `gpu.launch` with explicit
     thread mapping (the rest are left to `convert-sezm-to-loops`):
 
-    - `sezm.rotate_mix`: one thread per (edge, channel), the edges of a
-      block side by side; each thread gathers its channel of x[src] (16
-      loads, coalesced across the channel threads), rotates it with the
-      edge's structural Wigner-D non-zeros and mixes it with the edge's
-      degree kernel (both broadcast to the channel threads), and stores its
-      channel of each row (coalesced).
+    - `sezm.rotate_mix`: one warp per edge, each lane owning the channels
+      lane, lane + 32, ... (one thread per (edge, channel) when C is not a
+      multiple of 32): each lane loads the edge's structural Wigner-D
+      non-zeros and degree kernel once (the same addresses across the warp:
+      one broadcast transaction each), gathers its channels of x[src]
+      (coalesced across lanes), rotates, mixes and stores (coalesced).
     - `sezm.segment_reduce`: one thread per (node, element of a row) summing
       its segment in CSR order in a register.
-    - `sezm.rotate_mix_grad_reduce`: one block per source node, one thread
-      per channel; the node gradient of the segment is summed in registers
-      (the per-edge node gradient never exists); the Wigner-D and degree
-      kernel gradients of each edge are summed over channels through
-      workgroup memory, each by one thread in channel order (no atomics).
-      Falls back to the loop kernel when those sums do not fit in 48 KiB of
-      workgroup memory.
+    - `sezm.rotate_mix_grad_reduce`: one warp per source node, lanes over
+      channels; the node gradient of the segment is summed in registers
+      (the per-edge node gradient never exists); each Wigner-D and degree
+      kernel gradient of an edge is summed over channels by a butterfly of
+      warp shuffles (the same order on every run, no atomics) and stored by
+      one lane. When C is not a multiple of 32: one block per node, the
+      per-edge sums through workgroup memory, or the loop kernel when they
+      do not fit in 48 KiB.
 
     Before:
     ```mlir

@@ -275,10 +275,16 @@ void kernel::parallelRange(Idx lb, Idx ub,
 SmallVector<Num> kernel::sumRange(
     Idx lb, Idx ub, ArrayRef<Num> init,
     llvm::function_ref<SmallVector<Num>(Idx)> body) {
+  return sumRangeStep(lb, ub, Idx(1), init, body);
+}
+
+SmallVector<Num> kernel::sumRangeStep(
+    Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
+    llvm::function_ref<SmallVector<Num>(Idx)> body) {
   SmallVector<Value> initValues =
       llvm::to_vector(llvm::map_range(init, [](Num n) -> Value { return n; }));
   auto loop = scf::ForOp::create(
-      b(), loc(), lb, ub, Idx(1), initValues,
+      b(), loc(), lb, ub, step, initValues,
       [&](OpBuilder &nested, Location, Value iv, ValueRange sums) {
         OpBuilder::InsertionGuard guard(b());
         b().setInsertionPointToEnd(nested.getInsertionBlock());

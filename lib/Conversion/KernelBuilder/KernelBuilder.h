@@ -171,6 +171,9 @@ void parallelRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
 /// returns the sums, each starting from `init`.
 SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
                           llvm::function_ref<SmallVector<Num>(Idx)> body);
+/// sumRange over lb, lb + step, ... < ub.
+SmallVector<Num> sumRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
+                              llvm::function_ref<SmallVector<Num>(Idx)> body);
 /// The single-sum form of sumRange, starting from zero.
 Num sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body);
 

@@ -213,10 +213,11 @@ int64_t edgeSums(SO2Layout layout, int64_t rank) {
   return kept + (rank > 0 ? layout.compactKernelSize() * rank : 0);
 }
 
-/// rotate_mix_grad_reduce with one warp per source node, each lane owning
-/// channels lane, lane + 32, ...: the node gradient of the segment is summed
-/// in registers; each per-edge sum over channels is a warp butterfly, whose
-/// result lane k % 32 stores.
+/// rotate_mix_grad_reduce with one block per source node, its warps taking
+/// turns over the node's segment and each lane owning channels lane,
+/// lane + 32, ...: the node gradient is summed in registers and the warps'
+/// sums are added in warp order; each per-edge sum over channels is a warp
+/// butterfly, whose result lane k % 32 stores.
 void emitRotateMixGradReduceByWarp(RotateMixGradReduceOp op, KernelIO &io) {
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   int64_t rank = op.getRank();
@@ -237,31 +238,19 @@ void emitRotateMixGradReduceByWarp(RotateMixGradReduceOp op, KernelIO &io) {
   Value kcGrad = io.allocate(2, kcExtents);
   fillZero(wignerGrad);
 
+  // One block per node; its warps take every kWarpsPerBlock-th edge of the
+  // segment and their register sums are added in warp order at the end.
+  int64_t perWarp = rows * parts;
   launchKernel(
-      {ceilDiv(nodes, kWarpsPerBlock), Idx(1), Idx(1)},
-      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
+      {nodes, Idx(1), Idx(1)}, {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)},
+      {SmallVector<int64_t>{kWarpsPerBlock, perWarp, kWarpSize}},
       [&](const LaunchIds &ids) {
-        Idx n = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
-        Idx lane = ids.thread[0];
-        // Lanes of a node past the end still join the shuffles: they walk
-        // an empty segment.
-        Value inRange = n < nodes;
-        Idx first = Idx(arith::SelectOp::create(
-            EmitScope::current().builder, EmitScope::current().loc, inRange,
-            loadIndex(rowptr, {Idx(arith::SelectOp::create(
-                                  EmitScope::current().builder,
-                                  EmitScope::current().loc, inRange, n,
-                                  Idx(0)))}),
-            Idx(0)));
-        Idx last = Idx(arith::SelectOp::create(
-            EmitScope::current().builder, EmitScope::current().loc, inRange,
-            loadIndex(rowptr, {Idx(arith::SelectOp::create(
-                                  EmitScope::current().builder,
-                                  EmitScope::current().loc, inRange, n + 1,
-                                  Idx(1)))}),
-            Idx(0)));
-        SmallVector<Num> zero(rows * parts, Num(0.0));
-        SmallVector<Num> nodeGrad = sumRange(first, last, zero, [&](Idx t) {
+        Idx n = ids.block[0], warp = ids.thread[1], lane = ids.thread[0];
+        Value shares = ids.workgroup[0];
+        SmallVector<Num> zero(perWarp, Num(0.0));
+        SmallVector<Num> nodeGrad = sumRangeStep(
+            loadIndex(rowptr, {n}) + warp, loadIndex(rowptr, {n + 1}),
+            Idx(kWarpsPerBlock), zero, [&](Idx t) {
           Idx e = loadIndex(order, {t});
           Idx s = loadIndex(src, {e});
           EdgeRotation rotation(layout, wigner, e);
@@ -321,12 +310,23 @@ void emitRotateMixGradReduceByWarp(RotateMixGradReduceOp op, KernelIO &io) {
               reduceInto(kcGrad, {e, Idx(index)});
           return nodeRows;
         });
-        ifThen(inRange, [&] {
-          for (int64_t part = 0; part < parts; ++part)
-            for (int64_t d = 0; d < rows; ++d)
-              store(nodeGrad[part * rows + d], xGrad,
-                    {n, Idx(d), lane + Idx(part * kWarpSize)});
-        });
+        for (int64_t k = 0; k < perWarp; ++k)
+          store(nodeGrad[k], shares, {warp, Idx(k), lane});
+        barrier();
+        ifThen(arith::CmpIOp::create(EmitScope::current().builder,
+                                     EmitScope::current().loc,
+                                     arith::CmpIPredicate::eq, warp, Idx(0)),
+               [&] {
+                 for (int64_t part = 0; part < parts; ++part)
+                   for (int64_t d = 0; d < rows; ++d) {
+                     Idx k(part * rows + d);
+                     Num total = load(shares, {Idx(0), k, lane});
+                     for (int64_t w = 1; w < kWarpsPerBlock; ++w)
+                       total = total + load(shares, {Idx(w), k, lane});
+                     store(total, xGrad,
+                           {n, Idx(d), lane + Idx(part * kWarpSize)});
+                   }
+               });
       });
 }
 
