@@ -141,6 +141,32 @@ static std::vector<OpContract> collectContracts(func::FuncOp func) {
                                                    : "node";
       contract.indices.push_back({argument, shape.name, role});
     }
+    // CSR arrays marked as the segmentation by a key argument.
+    auto csrOf = [&](int argument) -> std::optional<int> {
+      auto key = func.getArgAttrOfType<StringAttr>(argument, "sezm.csr_of");
+      if (!key)
+        return std::nullopt;
+      for (BlockArgument arg : func.getArguments()) {
+        auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                      kNameAttr);
+        std::string argName = name ? name.getValue().str()
+                                   : "arg" + std::to_string(arg.getArgNumber());
+        if (argName == key.getValue())
+          return static_cast<int>(arg.getArgNumber());
+      }
+      return std::nullopt;
+    };
+    for (const OpContract::IndexInput &order : contract.indices) {
+      if (order.role != "order")
+        continue;
+      for (const OpContract::IndexInput &rowptr : contract.indices) {
+        if (rowptr.role != "rowptr")
+          continue;
+        std::optional<int> keys = csrOf(order.argument);
+        if (keys && keys == csrOf(rowptr.argument))
+          contract.segments.push_back({*keys, order.argument, rowptr.argument});
+      }
+    }
     contracts.push_back(std::move(contract));
   });
   return contracts;

@@ -117,6 +117,31 @@ EntrySignature::checkInputs(const std::vector<HostTensor> &inputs,
       }
     }
   }
+  for (const OpContract &contract : contracts) {
+    if (!readIndices)
+      break;
+    for (const OpContract::Segments &csr : contract.segments) {
+      const HostTensor &keys = inputs[csr.keys], &order = inputs[csr.order],
+                       &rowptr = inputs[csr.rowptr];
+      std::string where = "inputs '" + arguments[csr.order].name + "' and '" +
+                          arguments[csr.rowptr].name +
+                          "' (marked sezm.csr_of = \"" +
+                          arguments[csr.keys].name + "\")";
+      if (keys.numElements() != order.numElements())
+        return where + ": '" + arguments[csr.keys].name + "' has " +
+               std::to_string(keys.numElements()) + " edges, the order " +
+               std::to_string(order.numElements());
+      for (int64_t n = 0; n + 1 < rowptr.numElements(); ++n)
+        for (int64_t t = rowptr.indexAt(n); t < rowptr.indexAt(n + 1); ++t) {
+          int64_t e = order.indexAt(t);
+          if (keys.indexAt(e) != n)
+            return where + ": edge " + std::to_string(e) +
+                   " is in the segment of node " + std::to_string(n) +
+                   ", but its " + arguments[csr.keys].name + " is " +
+                   std::to_string(keys.indexAt(e));
+        }
+    }
+  }
   return std::string();
 }
 
@@ -179,6 +204,9 @@ std::string sezmrt::writeManifest(const std::vector<EntrySignature> &entries) {
       for (const OpContract::IndexInput &index : contract.indices)
         os << "index " << index.argument << " " << index.operand << " "
            << index.role << "\n";
+      for (const OpContract::Segments &csr : contract.segments)
+        os << "segments " << csr.keys << " " << csr.order << " " << csr.rowptr
+           << "\n";
     }
     os << "end\n";
   }
@@ -229,6 +257,16 @@ std::string sezmrt::parseManifest(const std::string &text,
       entry->contracts.emplace_back();
       contract = &entry->contracts.back();
       std::getline(words >> std::ws, contract->op);
+    } else if (keyword == "segments") {
+      if (!contract)
+        return bad("segments outside a contract");
+      OpContract::Segments csr;
+      int count = static_cast<int>(entry->arguments.size());
+      if (!(words >> csr.keys >> csr.order >> csr.rowptr) || csr.keys < 0 ||
+          csr.order < 0 || csr.rowptr < 0 || csr.keys >= count ||
+          csr.order >= count || csr.rowptr >= count)
+        return bad("malformed segments");
+      contract->segments.push_back(csr);
     } else if (keyword == "extent" || keyword == "index") {
       if (!contract)
         return bad(keyword + " outside a contract");

@@ -7,6 +7,7 @@
 
 #include "SeZM/Conversion/Passes.h"
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
+#include "SeZM/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -18,6 +19,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::sezm::registerSeZMConversionPasses();
+  mlir::sezm::registerSeZMTransformsPasses();
   mlir::sezm::registerPipelines();
 
   mlir::DialectRegistry registry;

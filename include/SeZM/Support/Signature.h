@@ -50,6 +50,12 @@ struct OpContract {
     std::string role;
   };
   std::vector<IndexInput> indices;
+  /// CSR arrays from arguments marked `sezm.csr_of`: each segment n of
+  /// (order, rowptr) must hold exactly the edges whose key is n.
+  struct Segments {
+    int keys, order, rowptr;
+  };
+  std::vector<Segments> segments;
 };
 
 struct EntrySignature {

@@ -15,18 +15,41 @@ void SeZMDialect::initialize() {
       >();
 }
 
-/// `sezm.name` on a function argument or result: a non-empty string.
+/// `sezm.name` on a function argument or result (and `sezm.csr_of` on an
+/// argument): a non-empty string.
 static LogicalResult verifyPortName(Operation *op, NamedAttribute attribute,
                                     StringRef what, unsigned index) {
-  if (attribute.getName() != "sezm.name")
+  bool known = attribute.getName() == "sezm.name" ||
+               (what == "argument" && attribute.getName() == "sezm.csr_of");
+  if (!known)
     return op->emitError() << "unknown sezm attribute '"
                            << attribute.getName().getValue() << "' on " << what
                            << " " << index;
   auto name = dyn_cast<StringAttr>(attribute.getValue());
   if (!name || name.getValue().empty())
-    return op->emitError() << "'sezm.name' of " << what << " " << index
+    return op->emitError() << "'" << attribute.getName().getValue() << "' of "
+                           << what << " " << index
                            << " must be a non-empty string";
   return success();
+}
+
+LogicalResult SeZMDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attribute) {
+  StringRef name = attribute.getName().getValue();
+  if (name == "sezm.schedule") {
+    auto value = dyn_cast<StringAttr>(attribute.getValue());
+    if (!value ||
+        (value.getValue() != "inference" && value.getValue() != "training"))
+      return op->emitError()
+             << "'sezm.schedule' must be \"inference\" or \"training\"";
+    return success();
+  }
+  if (name == "sezm.training" || name == "sezm.create_graph") {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << name << "' takes no value";
+    return success();
+  }
+  return op->emitError() << "unknown sezm attribute '" << name << "'";
 }
 
 LogicalResult SeZMDialect::verifyRegionArgAttribute(Operation *op, unsigned,

@@ -1,0 +1,26 @@
+//===- Passes.h - sezm graph passes -----------------------------*- C++ -*-===//
+#ifndef SEZM_TRANSFORMS_PASSES_H
+#define SEZM_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::sezm {
+
+/// The function attribute that records the schedule, and its values.
+constexpr llvm::StringLiteral kScheduleAttr = "sezm.schedule";
+constexpr llvm::StringLiteral kInference = "inference";
+constexpr llvm::StringLiteral kTraining = "training";
+/// The argument attribute that marks a CSR array (order or rowptr) as the
+/// segmentation of the edges by the key argument it names.
+constexpr llvm::StringLiteral kCsrOfAttr = "sezm.csr_of";
+
+#define GEN_PASS_DECL
+#include "SeZM/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "SeZM/Transforms/Passes.h.inc"
+
+} // namespace mlir::sezm
+
+#endif // SEZM_TRANSFORMS_PASSES_H

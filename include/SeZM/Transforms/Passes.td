@@ -1,0 +1,86 @@
+//===- Passes.td - sezm graph passes -----------------------*- tablegen -*-===//
+
+#ifndef SEZM_TRANSFORMS_PASSES_TD
+#define SEZM_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def SelectSchedule : Pass<"sezm-select-schedule", "::mlir::func::FuncOp"> {
+  let summary = "Mark each function inference or training";
+  let description = [{
+    A function whose gradient is itself differentiated needs every backward
+    op to keep its derivative rule: it is `training` when it is marked
+    `sezm.training` (a model being trained) or `sezm.create_graph` (a
+    backward built to be differentiated again). Every other function is
+    `inference`, where passes may use ops with no derivative rule (the fused
+    backward) and let intermediates die early. The choice is recorded as
+    `sezm.schedule` and explained in a remark.
+
+    Before:
+    ```mlir
+    func.func @energy_forces(...) { ... }
+    func.func @train_step(...) attributes {sezm.training} { ... }
+    ```
+    After:
+    ```mlir
+    func.func @energy_forces(...) attributes {sezm.schedule = "inference"}
+    func.func @train_step(...) attributes {sezm.schedule = "training", sezm.training}
+    ```
+  }];
+}
+
+def FuseRotateMix : Pass<"sezm-fuse-rotate-mix", "::mlir::func::FuncOp"> {
+  let summary = "Fuse sezm.rotate into the sezm.mix that consumes it";
+  let description = [{
+    `mix(rotate(x, src, wigner), kc, cb)` becomes one `rotate_mix` when the
+    rotated features have no other use, so that they are never stored. The
+    fused op computes exactly what the pair does (the same sums in the same
+    order). A rotation used elsewhere too is left alone.
+
+    Before:
+    ```mlir
+    %xl = sezm.rotate %x[%src] by %wd lmax = 3 : (...) -> tensor<?x10x64xf32>
+    %y = sezm.mix %xl kernel %kc basis %cb lmax = 3 rank = 1 : (...) -> tensor<?x10x64xf32>
+    ```
+    After:
+    ```mlir
+    %y = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+        : (...) -> tensor<?x10x64xf32>
+    ```
+  }];
+}
+
+def FuseBackwardReduce
+    : Pass<"sezm-fuse-backward-reduce", "::mlir::func::FuncOp"> {
+  let summary = "Fuse the rotate+mix backward with the source segment reduction";
+  let description = [{
+    `segment_reduce(rotate_mix_grad(...).node_grad)` over the source CSR
+    becomes `rotate_mix_grad_reduce`: the per-edge node gradient (E, D, C),
+    2.6 GB at 4096 atoms, never exists. The rewrite is legal only when all of
+    these hold, and the IR is left unchanged (with a remark saying why)
+    otherwise:
+
+    - the function's schedule is `inference` (`sezm-select-schedule`): the
+      fused op has no derivative rule;
+    - rank <= 1: the fused op folds a single channel basis;
+    - the node gradient has no other use, and the channel-basis gradient is
+      not computed (canonicalization drops an unused one);
+    - the CSR is the source CSR of the edges the backward gathers from:
+      `order` and `rowptr` are arguments marked `sezm.csr_of` with the name
+      of the argument that `src` is (checked on the data at run time).
+
+    Before:
+    ```mlir
+    %gxe, %gwd, %gkc = sezm.rotate_mix_grad %g, %x[%src] by %wd kernel %kc
+        basis %cb lmax = 3 rank = 1 : (...) -> (...)
+    %gx = sezm.segment_reduce %gxe over(%so, %sr) : (...) -> tensor<?x16x64xf32>
+    ```
+    After:
+    ```mlir
+    %gx, %gwd, %gkc = sezm.rotate_mix_grad_reduce %g, %x[%src] by %wd
+        kernel %kc basis %cb over(%so, %sr) lmax = 3 rank = 1 : (...) -> (...)
+    ```
+  }];
+}
+
+#endif // SEZM_TRANSFORMS_PASSES_TD

@@ -1,0 +1,142 @@
+//===- Fusion.cpp - fuse rotate+mix, and its backward with the reduction --===//
+
+#include "SeZM/Transforms/Passes.h"
+
+#include "SeZM/Dialect/SeZM/SeZMOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/DenseSet.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::sezm {
+#define GEN_PASS_DEF_FUSEROTATEMIX
+#define GEN_PASS_DEF_FUSEBACKWARDREDUCE
+#include "SeZM/Transforms/Passes.h.inc"
+} // namespace mlir::sezm
+
+using namespace mlir;
+using namespace mlir::sezm;
+
+namespace {
+struct FuseRotateIntoMix : OpRewritePattern<MixOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MixOp mix,
+                                PatternRewriter &rewriter) const override {
+    auto rotate = mix.getXl().getDefiningOp<RotateOp>();
+    if (!rotate)
+      return failure();
+    // A rotation used elsewhere too would be computed twice.
+    if (!rotate->hasOneUse())
+      return rewriter.notifyMatchFailure(mix, "the rotation has other uses");
+    auto fused = RotateMixOp::create(
+        rewriter, mix.getLoc(), mix.getResult().getType(), rotate.getX(),
+        rotate.getSrc(), rotate.getWigner(), mix.getKc(), mix.getCb(),
+        mix.getLmaxAttr(), mix.getRankAttr());
+    rewriter.replaceOp(mix, fused.getResult());
+    rewriter.eraseOp(rotate);
+    return success();
+  }
+};
+
+/// The name an entry argument goes by: its sezm.name, else arg<i>.
+std::string argumentName(func::FuncOp func, BlockArgument arg) {
+  if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                    "sezm.name"))
+    return name.getValue().str();
+  return "arg" + std::to_string(arg.getArgNumber());
+}
+
+/// Why the backward of `grad` may not fuse with `reduce`, or empty.
+std::string fusionBlocker(func::FuncOp func, RotateMixGradOp grad,
+                          SegmentReduceOp reduce) {
+  auto schedule = func->getAttrOfType<StringAttr>(kScheduleAttr);
+  if (!schedule)
+    return "@" + func.getSymName().str() +
+           " has no schedule (run sezm-select-schedule first)";
+  if (schedule.getValue() != kInference)
+    return "@" + func.getSymName().str() + " has the " +
+           schedule.getValue().str() +
+           " schedule: the fused backward has no derivative rule";
+  if (grad.getRank() > 1)
+    return "rank = " + std::to_string(grad.getRank()) +
+           ": the fused backward folds a single channel basis (rank <= 1)";
+  if (!grad.getNodeGrad().hasOneUse())
+    return "the per-edge node gradient has other uses";
+  if (grad.getCbGrad() && !grad.getCbGrad().use_empty())
+    return "the channel-basis gradient is used, and the fused backward does "
+           "not compute it";
+  if (reduce.getResult().getType() != grad.getX().getType())
+    return "the reduction's result type differs from that of 'x'";
+  auto src = dyn_cast<BlockArgument>(grad.getSrc());
+  if (!src || src.getOwner() != &func.getBody().front())
+    return "'src' is not an argument of @" + func.getSymName().str();
+  std::string srcName = argumentName(func, src);
+  for (Value csr : {reduce.getOrder(), reduce.getRowptr()}) {
+    auto arg = dyn_cast<BlockArgument>(csr);
+    auto of = arg && arg.getOwner() == &func.getBody().front()
+                  ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                      kCsrOfAttr)
+                  : StringAttr();
+    if (!of || of.getValue() != srcName)
+      return "the reduction is not over the source CSR: its order and "
+             "rowptr must be arguments marked sezm.csr_of = \"" +
+             srcName + "\"";
+  }
+  return std::string();
+}
+
+struct FuseBackwardWithReduce : OpRewritePattern<SegmentReduceOp> {
+  FuseBackwardWithReduce(MLIRContext *context,
+                         llvm::DenseSet<Operation *> &reported)
+      : OpRewritePattern(context), reported(reported) {}
+
+  /// The backward ops already told why they stay unfused.
+  llvm::DenseSet<Operation *> &reported;
+
+  LogicalResult matchAndRewrite(SegmentReduceOp reduce,
+                                PatternRewriter &rewriter) const override {
+    auto grad = reduce.getValues().getDefiningOp<RotateMixGradOp>();
+    if (!grad || reduce.getValues() != grad.getNodeGrad())
+      return failure();
+    auto func = reduce->getParentOfType<func::FuncOp>();
+    std::string blocker = fusionBlocker(func, grad, reduce);
+    if (!blocker.empty()) {
+      if (reported.insert(grad).second)
+        grad.emitRemark() << "not fused with the segment reduction: "
+                          << blocker;
+      return failure();
+    }
+    auto fused = RotateMixGradReduceOp::create(
+        rewriter, reduce.getLoc(), reduce.getResult().getType(),
+        grad.getWignerGrad().getType(), grad.getKcGrad().getType(),
+        grad.getGrad(), grad.getX(), grad.getSrc(), grad.getWigner(),
+        grad.getKc(), grad.getCb(), reduce.getOrder(), reduce.getRowptr(),
+        grad.getLmaxAttr(), grad.getRankAttr());
+    rewriter.replaceOp(reduce, fused.getXGrad());
+    rewriter.replaceAllUsesWith(grad.getWignerGrad(), fused.getWignerGrad());
+    rewriter.replaceAllUsesWith(grad.getKcGrad(), fused.getKcGrad());
+    rewriter.eraseOp(grad);
+    return success();
+  }
+};
+
+struct FuseRotateMixPass : sezm::impl::FuseRotateMixBase<FuseRotateMixPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FuseRotateIntoMix>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+struct FuseBackwardReducePass
+    : sezm::impl::FuseBackwardReduceBase<FuseBackwardReducePass> {
+  void runOnOperation() override {
+    llvm::DenseSet<Operation *> reported;
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FuseBackwardWithReduce>(&getContext(), reported);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+} // namespace
