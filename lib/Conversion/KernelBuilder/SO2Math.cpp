@@ -70,6 +70,20 @@ void EdgeRotation::forEachEntry(
   }
 }
 
+void EdgeRotation::appendGradientTerms(ArrayRef<Num> gl, ArrayRef<Num> packed,
+                                       SmallVectorImpl<Num> &terms) const {
+  forEachEntry([&](int64_t j, int64_t d) { terms.push_back(gl[j] * packed[d]); });
+}
+
+void EdgeRotation::storeGradient(ArrayRef<Num> sums, Value wignerGrad,
+                                 Idx e) const {
+  int64_t index = 0;
+  forEachEntry([&](int64_t j, int64_t d) {
+    store(sums[index++], wignerGrad,
+          {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
+  });
+}
+
 int64_t EdgeRotation::numEntries() const {
   int64_t count = 0;
   forEachEntry([&](int64_t, int64_t) { ++count; });

@@ -13,6 +13,7 @@
 
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
 
+#include <optional>
 #include <vector>
 
 namespace mlir::sezm::kernel {
@@ -31,6 +32,14 @@ public:
   /// x[d] = sum_{j: deg(j) = l(d)} W[coeff[j], d] * xl[j]: the transpose,
   /// without the rotate_back rescale.
   std::vector<Num> fromEdgeFrame(ArrayRef<Num> reduced) const;
+
+  /// Appends, for every kept entry (j, d), gl[j] * packed[d]: one channel's
+  /// term of d wigner[coeff[j], d].
+  void appendGradientTerms(ArrayRef<Num> gl, ArrayRef<Num> packed,
+                           SmallVectorImpl<Num> &terms) const;
+  /// Stores one sum per kept entry, in forEachEntry order, at
+  /// wignerGrad[e, coeff[j], d].
+  void storeGradient(ArrayRef<Num> sums, Value wignerGrad, Idx e) const;
 
   /// Calls f(j, d) for every kept entry (reduced row j, packed column d).
   void forEachEntry(llvm::function_ref<void(int64_t, int64_t)> f) const;
@@ -82,6 +91,91 @@ std::vector<Num> mixFree(SO2Layout layout, ArrayRef<Num> radial,
 std::vector<Num> loadRows(Value buffer, Idx e, int64_t count, Idx c);
 /// Stores rows[r] to buffer[e, r, c].
 void storeRows(ArrayRef<Num> rows, Value buffer, Idx e, Idx c);
+
+/// The radial mixing of one op: rank >= 1 with kc and cb, or mixer-free.
+class RadialMixer {
+public:
+  RadialMixer(SO2Layout layout, int64_t rank, Value kc, Value cb)
+      : layout(layout), rankValue(rank), kc(kc), cb(cb) {}
+
+  /// Per-edge state: the loaded degree kernel for rank >= 1.
+  struct Edge {
+    Idx e;
+    std::optional<DegreeKernel> kernel;
+  };
+  Edge atEdge(Idx e) const {
+    Edge edge{e, std::nullopt};
+    if (rankValue > 0)
+      edge.kernel.emplace(layout, rankValue, kc, cb, e);
+    return edge;
+  }
+
+  /// Per-channel state: Keff for rank >= 1, the radial rows for rank 0.
+  std::vector<Num> atChannel(const Edge &edge, Idx c) const {
+    if (edge.kernel)
+      return edge.kernel->effective(c);
+    return loadRows(kc, edge.e, layout.lmax + 1, c);
+  }
+
+  std::vector<Num> mix(const Edge &edge, ArrayRef<Num> channel,
+                       ArrayRef<Num> xl) const {
+    if (edge.kernel)
+      return edge.kernel->mix(channel, xl);
+    return mixFree(layout, channel, xl);
+  }
+
+  /// The gradient of mix with respect to its input rows.
+  std::vector<Num> mixTransposed(const Edge &edge, ArrayRef<Num> channel,
+                                 ArrayRef<Num> g) const {
+    if (edge.kernel)
+      return edge.kernel->mixTransposed(channel, g);
+    return mixFree(layout, channel, g);
+  }
+
+  /// Number of per-edge kc gradient sums carried over channels (rank >= 1).
+  int64_t numKernelSums() const {
+    return rankValue > 0 ? layout.compactKernelSize() * rankValue : 0;
+  }
+
+  /// The per-channel terms of the kc gradient sums (rank >= 1).
+  std::vector<Num> kernelGradTerms(const Edge &edge, Idx c, ArrayRef<Num> g,
+                                   ArrayRef<Num> xl) const {
+    std::vector<Num> products = edge.kernel->kernelProducts(g, xl);
+    std::vector<Num> terms;
+    for (Num product : products)
+      for (int64_t r = 0; r < rankValue; ++r)
+        terms.push_back(load(cb, {Idx(r), c}) * product);
+    return terms;
+  }
+
+  int64_t rank() const { return rankValue; }
+  Value basis() const { return cb; }
+
+  /// Stores the kc gradient of one edge: the channel sums for rank >= 1.
+  void storeKernelGrad(ArrayRef<Num> sums, Value kcGrad, Idx e) const {
+    for (auto [k, value] : llvm::enumerate(sums))
+      store(value, kcGrad, {e, Idx(static_cast<int64_t>(k))});
+  }
+
+  /// Stores the kc gradient of one channel for rank 0:
+  /// d radial[l, c] = sum_{deg(j) = l} g[j] * xl[j].
+  void storeFreeKernelGrad(ArrayRef<Num> g, ArrayRef<Num> xl, Value kcGrad,
+                           Idx e, Idx c) const {
+    std::vector<std::optional<Num>> perDegree(layout.lmax + 1);
+    for (int64_t j = 0; j < layout.reducedRows(); ++j) {
+      Num term = g[j] * xl[j];
+      std::optional<Num> &sum = perDegree[layout.degreeOfReduced(j)];
+      sum = sum ? *sum + term : term;
+    }
+    for (auto [l, sum] : llvm::enumerate(perDegree))
+      store(*sum, kcGrad, {e, Idx(static_cast<int64_t>(l)), c});
+  }
+
+private:
+  SO2Layout layout;
+  int64_t rankValue;
+  Value kc, cb;
+};
 
 } // namespace mlir::sezm::kernel
 

@@ -70,14 +70,6 @@ SmallVector<Num> rotateBackGradient(
   });
 }
 
-void storeWignerGrad(const EdgeRotation &rotation, SO2Layout layout,
-                     ArrayRef<Num> sums, Value wignerGrad, Idx e) {
-  int64_t index = 0;
-  rotation.forEachEntry([&](int64_t j, int64_t d) {
-    store(sums[index++], wignerGrad,
-          {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
-  });
-}
 } // namespace
 
 void sezm::emitKernel(EnvelopeAggregateOp op, KernelIO &io) {
@@ -149,8 +141,7 @@ void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
               products.push_back(g[d] * msg[d]);
             return SmallVector<Num>{total(products)};
           });
-      storeWignerGrad(rotation, layout, ArrayRef<Num>(sums).drop_back(),
-                      wignerGrad, e);
+      rotation.storeGradient(ArrayRef<Num>(sums).drop_back(), wignerGrad, e);
       Num dot = sums.back();
       store(scale * dot, envGrad, {e});
       return weight * dot;
