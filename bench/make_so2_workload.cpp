@@ -148,8 +148,7 @@ int main(int argc, char **argv) {
   write(out, "grad", gaussian(rng, {edges, kReduced, kChannels}, 1.0));
   std::printf("%lld atoms in a %.2f A box, %lld edges (%.1f per atom), "
               "lmax %d, C %d\n",
-              static_cast<long long>(atoms), box,
-              static_cast<long long>(edges),
+              static_cast<long long>(atoms), box, static_cast<long long>(edges),
               static_cast<double>(edges) / atoms, kLmax, kChannels);
   return 0;
 }

@@ -164,11 +164,12 @@ std::string renderModule(const std::vector<Entry> &entries) {
       continue;
     }
     size_t results = entry.resultTypes.size();
-    os << "  %r" << (results > 1 ? ":" + std::to_string(results) : "")
-       << " = " << entry.op << " : (" << joined(entry.argTypes) << ") -> ("
+    os << "  %r" << (results > 1 ? ":" + std::to_string(results) : "") << " = "
+       << entry.op << " : (" << joined(entry.argTypes) << ") -> ("
        << joined(entry.resultTypes) << ")\n  return ";
     for (size_t i = 0; i < results; ++i)
-      os << (i ? ", " : "") << "%r" << (results > 1 ? "#" + std::to_string(i) : "");
+      os << (i ? ", " : "") << "%r"
+         << (results > 1 ? "#" + std::to_string(i) : "");
     os << " : " << joined(entry.resultTypes) << "\n}\n";
   }
   return os.str();
@@ -227,7 +228,8 @@ private:
   }
   std::string testDir() const {
     const auto *info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = std::string(info->test_suite_name()) + "." + info->name();
+    std::string name =
+        std::string(info->test_suite_name()) + "." + info->name();
     for (char &c : name)
       if (c == '/')
         c = '_';
@@ -247,7 +249,8 @@ public:
     context.loadAllAvailableDialects();
   }
 
-  std::unique_ptr<mlir::sezm::CpuProgram> compile(const std::vector<Entry> &entries) {
+  std::unique_ptr<mlir::sezm::CpuProgram>
+  compile(const std::vector<Entry> &entries) {
     std::string text = renderModule(entries);
     CaseWriter::get().module(text);
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
@@ -323,8 +326,8 @@ struct Config {
   int heads() const { return width() % 2 == 0 ? 2 : 1; }
   std::string label() const {
     std::ostringstream os;
-    os << "lmax " << lmax << ", C " << channels << ", F " << focus
-       << ", rank " << rank << ", N " << nodes << ", E " << edges;
+    os << "lmax " << lmax << ", C " << channels << ", F " << focus << ", rank "
+       << rank << ", N " << nodes << ", E " << edges;
     return os.str();
   }
 };
@@ -336,7 +339,9 @@ void PrintTo(const Config &c, std::ostream *os) { *os << c.label(); }
 struct Types {
   const Config &c;
   std::string f;
-  std::string t(std::vector<int64_t> shape) const { return tensorType(shape, f); }
+  std::string t(std::vector<int64_t> shape) const {
+    return tensorType(shape, f);
+  }
   std::string index() const { return tensorType({-1}, "i64"); }
   std::string x() const { return t({-1, c.packed(), c.channels}); }
   std::string wigner() const { return t({-1, c.packed(), c.packed()}); }
@@ -413,10 +418,10 @@ struct Inputs {
 
 std::vector<Config> forwardSweep() {
   return {
-      {1, 32, 1, 0, 20, 90, 17, 1},   {2, 32, 2, 1, 24, 120, 20, 2},
-      {3, 64, 2, 1, 30, 160, 25, 3},  {4, 64, 1, 2, 16, 70, 14, 4},
-      {5, 96, 2, 1, 12, 40, 10, 5},   {6, 128, 2, 2, 10, 30, 8, 6},
-      {3, 32, 2, 0, 8, 0, 0, 7},      {2, 48, 2, 2, 9, 25, 3, 8},
+      {1, 32, 1, 0, 20, 90, 17, 1},  {2, 32, 2, 1, 24, 120, 20, 2},
+      {3, 64, 2, 1, 30, 160, 25, 3}, {4, 64, 1, 2, 16, 70, 14, 4},
+      {5, 96, 2, 1, 12, 40, 10, 5},  {6, 128, 2, 2, 10, 30, 8, 6},
+      {3, 32, 2, 0, 8, 0, 0, 7},     {2, 48, 2, 2, 9, 25, 3, 8},
   };
 }
 
@@ -433,32 +438,51 @@ TEST_P(ForwardOps, MatchTheReference) {
   std::string basisArg3 = c.rank > 0 ? " basis %a2" : "";
 
   std::vector<Entry> entries = {
-      {"edge_vectors", {t.vec(), t.index(), t.index(), t.vec()},
-       "sezm.edge_vectors %a0[%a1, %a2] shift %a3", {t.vec()}},
-      {"envelope", {t.vec()}, "sezm.envelope %a0 rcut = 6.0 exponent = 5",
+      {"edge_vectors",
+       {t.vec(), t.index(), t.index(), t.vec()},
+       "sezm.edge_vectors %a0[%a1, %a2] shift %a3",
+       {t.vec()}},
+      {"envelope",
+       {t.vec()},
+       "sezm.envelope %a0 rcut = 6.0 exponent = 5",
        {t.t({-1})}},
-      {"radial_basis", {t.vec()},
-       "sezm.radial_basis %a0 rcut = 6.0 exponent = 7", {t.t({-1, 16})}},
+      {"radial_basis",
+       {t.vec()},
+       "sezm.radial_basis %a0 rcut = 6.0 exponent = 7",
+       {t.t({-1, 16})}},
       {"wigner", {t.vec()}, "sezm.wigner %a0" + t.lmax(), {t.wigner()}},
-      {"rotate", {t.x(), t.index(), t.wigner()},
-       "sezm.rotate %a0[%a1] by %a2" + t.lmax(), {t.edgeFrame()}},
-      {"rotate_back", {t.edgeFrame(), t.wigner()},
-       "sezm.rotate_back %a0 by %a1" + t.lmax(), {t.x()}},
-      {"segment_reduce", {t.x(), t.index(), t.index()},
-       "sezm.segment_reduce %a0 over(%a1, %a2)", {t.x()}},
-      {"so2_linear", {t.edgeFrame(), t.w0(), t.w1(), t.w1()},
+      {"rotate",
+       {t.x(), t.index(), t.wigner()},
+       "sezm.rotate %a0[%a1] by %a2" + t.lmax(),
+       {t.edgeFrame()}},
+      {"rotate_back",
+       {t.edgeFrame(), t.wigner()},
+       "sezm.rotate_back %a0 by %a1" + t.lmax(),
+       {t.x()}},
+      {"segment_reduce",
+       {t.x(), t.index(), t.index()},
+       "sezm.segment_reduce %a0 over(%a1, %a2)",
+       {t.x()}},
+      {"so2_linear",
+       {t.edgeFrame(), t.w0(), t.w1(), t.w1()},
        "sezm.so2_linear %a0 weights(%a1, %a2, %a3)" + t.focus(),
        {t.edgeFrame()}},
-      {"gate", {t.edgeFrame(), t.gw()}, "sezm.gate %a0 weight %a1" + t.focus(),
+      {"gate",
+       {t.edgeFrame(), t.gw()},
+       "sezm.gate %a0 weight %a1" + t.focus(),
        {t.edgeFrame()}},
-      {"focus_compete", {t.edgeFrame(), t.t({c.width(), c.focus})},
-       "sezm.focus_compete %a0 weight %a1" + t.focus(), {t.t({-1, c.focus})}},
+      {"focus_compete",
+       {t.edgeFrame(), t.t({c.width(), c.focus})},
+       "sezm.focus_compete %a0 weight %a1" + t.focus(),
+       {t.t({-1, c.focus})}},
       {"focus_compete_norm",
        {t.edgeFrame(), t.t({c.width(), c.focus}), t.t({c.focus, c.width()})},
        "sezm.focus_compete %a0 weight %a1 norm %a2" + t.focus(),
        {t.t({-1, c.focus})}},
-      {"focus_scale", {t.edgeFrame(), t.t({-1, c.focus})},
-       "sezm.focus_scale %a0 by %a1", {t.edgeFrame()}},
+      {"focus_scale",
+       {t.edgeFrame(), t.t({-1, c.focus})},
+       "sezm.focus_scale %a0 by %a1",
+       {t.edgeFrame()}},
       {"envelope_aggregate",
        {t.edgeFrame(), t.wigner(), t.t({-1}), t.t({-1}), t.index(), t.index()},
        "sezm.envelope_aggregate %a0 by %a1 env %a2 norm %a3 over(%a4, %a5)" +
@@ -468,7 +492,8 @@ TEST_P(ForwardOps, MatchTheReference) {
        {t.edgeFrame(), t.wigner(), t.logit(), t.t({-1}),
         t.t({c.focus, c.heads()}), t.index(), t.index()},
        "sezm.attention_aggregate %a0 by %a1 logit %a2 env %a3 null %a4 "
-       "over(%a5, %a6)" + t.lmax(),
+       "over(%a5, %a6)" +
+           t.lmax(),
        {t.x()}},
   };
   std::vector<std::string> mixArgs = {t.edgeFrame(), t.kernel()};
@@ -478,11 +503,13 @@ TEST_P(ForwardOps, MatchTheReference) {
     mixArgs.push_back(t.basis());
     rotateMixArgs.push_back(t.basis());
   }
-  entries.push_back({"mix", mixArgs,
+  entries.push_back({"mix",
+                     mixArgs,
                      "sezm.mix %a0 kernel %a1" + basisArg3 + t.mixSuffix(),
                      {t.edgeFrame()}});
   entries.push_back(
-      {"rotate_mix", rotateMixArgs,
+      {"rotate_mix",
+       rotateMixArgs,
        "sezm.rotate_mix %a0[%a1] by %a2 kernel %a3" + basisArg + t.mixSuffix(),
        {t.edgeFrame()}});
 
@@ -539,8 +566,8 @@ TEST_P(ForwardOps, MatchTheReference) {
               "segment_reduce");
   expectClose(run(*program, "so2_linear",
                   {f32(in.xl), f32(in.w0), f32(in.wu), f32(in.wv)})[0],
-              ref::so2Linear(seen(in.xl), seen(in.w0), seen(in.wu),
-                             seen(in.wv), c.lmax, c.focus),
+              ref::so2Linear(seen(in.xl), seen(in.w0), seen(in.wu), seen(in.wv),
+                             c.lmax, c.focus),
               tol, "so2_linear");
   expectClose(run(*program, "gate", {f32(in.xl), f32(in.gw)})[0],
               ref::gate(seen(in.xl), seen(in.gw), c.lmax, c.focus), tol,
@@ -551,15 +578,13 @@ TEST_P(ForwardOps, MatchTheReference) {
   ref::Array normScale = seen(in.normScale);
   expectClose(run(*program, "focus_compete_norm",
                   {f32(in.xl), f32(in.wfc), f32(in.normScale)})[0],
-              ref::focusCompete(seen(in.xl), seen(in.wfc), &normScale,
-                                c.focus),
+              ref::focusCompete(seen(in.xl), seen(in.wfc), &normScale, c.focus),
               tol, "focus_compete with norm");
   expectClose(run(*program, "focus_scale", {f32(in.xl), f32(in.alpha)})[0],
               ref::focusScale(seen(in.xl), seen(in.alpha)), tol, "focus_scale");
   expectClose(run(*program, "envelope_aggregate",
-                  {f32(in.xl), f32(in.wigner), f32(in.env),
-                   f32(in.invSqrtDeg), indexTensor(g.byDst.order),
-                   indexTensor(g.byDst.rowptr)})[0],
+                  {f32(in.xl), f32(in.wigner), f32(in.env), f32(in.invSqrtDeg),
+                   indexTensor(g.byDst.order), indexTensor(g.byDst.rowptr)})[0],
               ref::envelopeAggregate(seen(in.xl), seen(in.wigner), seen(in.env),
                                      seen(in.invSqrtDeg), g.byDst, c.lmax),
               tol, "envelope_aggregate");
@@ -582,7 +607,6 @@ INSTANTIATE_TEST_SUITE_P(Sweep, ForwardOps, ::testing::ValuesIn(forwardSweep()),
                                   std::to_string(c.rank) + "_E" +
                                   std::to_string(c.edges);
                          });
-
 
 //===----------------------------------------------------------------------===//
 // Gradient ops against central finite differences of their forward ops
@@ -705,42 +729,63 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
     return rest;
   };
   std::vector<std::string> f = {t.t({c.width(), c.focus})};
-  std::vector<std::string> aggregateIn = {t.edgeFrame(), t.wigner(),
-                                          t.t({-1}),     t.t({-1}),
-                                          t.index(),     t.index()};
-  std::vector<std::string> attentionIn = {
-      t.edgeFrame(), t.wigner(), t.logit(), t.t({-1}),
-      t.t({c.focus, c.heads()}), t.index(), t.index()};
+  std::vector<std::string> aggregateIn = {t.edgeFrame(), t.wigner(), t.t({-1}),
+                                          t.t({-1}),     t.index(),  t.index()};
+  std::vector<std::string> attentionIn = {t.edgeFrame(),
+                                          t.wigner(),
+                                          t.logit(),
+                                          t.t({-1}),
+                                          t.t({c.focus, c.heads()}),
+                                          t.index(),
+                                          t.index()};
   std::vector<Entry> entries = {
-      {"edge_vectors", {t.vec(), t.index(), t.index()},
-       "sezm.edge_vectors %a0[%a1, %a2]", {t.vec()}},
+      {"edge_vectors",
+       {t.vec(), t.index(), t.index()},
+       "sezm.edge_vectors %a0[%a1, %a2]",
+       {t.vec()}},
       {"edge_vectors_grad",
        {t.vec(), t.index(), t.index(), t.index(), t.index()},
-       "sezm.edge_vectors_grad %a0 src(%a1, %a2) dst(%a3, %a4)", {t.vec()}},
-      {"envelope", {t.vec()}, "sezm.envelope %a0 rcut = 6.0 exponent = 5",
+       "sezm.edge_vectors_grad %a0 src(%a1, %a2) dst(%a3, %a4)",
+       {t.vec()}},
+      {"envelope",
+       {t.vec()},
+       "sezm.envelope %a0 rcut = 6.0 exponent = 5",
        {t.t({-1})}},
-      {"envelope_grad", {t.t({-1}), t.vec()},
-       "sezm.envelope_grad %a0, %a1 rcut = 6.0 exponent = 5", {t.vec()}},
-      {"radial_basis", {t.vec()},
-       "sezm.radial_basis %a0 rcut = 6.0 exponent = 7", {t.t({-1, 8})}},
-      {"radial_basis_grad", {t.t({-1, 8}), t.vec()},
-       "sezm.radial_basis_grad %a0, %a1 rcut = 6.0 exponent = 7", {t.vec()}},
+      {"envelope_grad",
+       {t.t({-1}), t.vec()},
+       "sezm.envelope_grad %a0, %a1 rcut = 6.0 exponent = 5",
+       {t.vec()}},
+      {"radial_basis",
+       {t.vec()},
+       "sezm.radial_basis %a0 rcut = 6.0 exponent = 7",
+       {t.t({-1, 8})}},
+      {"radial_basis_grad",
+       {t.t({-1, 8}), t.vec()},
+       "sezm.radial_basis_grad %a0, %a1 rcut = 6.0 exponent = 7",
+       {t.vec()}},
       {"wigner", {t.vec()}, "sezm.wigner %a0" + t.lmax(), {t.wigner()}},
-      {"wigner_grad", {t.wigner(), t.vec()},
-       "sezm.wigner_grad %a0, %a1" + t.lmax(), {t.vec()}},
-      {"rotate", {t.x(), t.index(), t.wigner()},
-       "sezm.rotate %a0[%a1] by %a2" + t.lmax(), {t.edgeFrame()}},
-      {"rotate_grad", {t.edgeFrame(), t.x(), t.index(), t.wigner()},
+      {"wigner_grad",
+       {t.wigner(), t.vec()},
+       "sezm.wigner_grad %a0, %a1" + t.lmax(),
+       {t.vec()}},
+      {"rotate",
+       {t.x(), t.index(), t.wigner()},
+       "sezm.rotate %a0[%a1] by %a2" + t.lmax(),
+       {t.edgeFrame()}},
+      {"rotate_grad",
+       {t.edgeFrame(), t.x(), t.index(), t.wigner()},
        "sezm.rotate_grad %a0, %a1[%a2] by %a3" + t.lmax(),
        {t.x(), t.wigner()}},
-      {"mix", mixIn,
+      {"mix",
+       mixIn,
        "sezm.mix %a0 kernel %a1" + std::string(c.rank > 0 ? " basis %a2" : "") +
            t.mixSuffix(),
        {t.edgeFrame()}},
       {"mix_grad", withGrad(t.edgeFrame(), mixIn),
        "sezm.mix_grad %a0, %a1 kernel %a2" + kernelArgs + t.mixSuffix(),
        mixOut},
-      {"rotate_mix", rotateMixIn,
+      {"rotate_mix",
+       rotateMixIn,
        "sezm.rotate_mix %a0[%a1] by %a2 kernel %a3" +
            std::string(c.rank > 0 ? " basis %a4" : "") + t.mixSuffix(),
        {t.edgeFrame()}},
@@ -748,54 +793,76 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
        "sezm.rotate_mix_grad %a0, %a1[%a2] by %a3 kernel %a4" +
            std::string(c.rank > 0 ? " basis %a5" : "") + t.mixSuffix(),
        rotateMixOut},
-      {"rotate_back", {t.edgeFrame(), t.wigner()},
-       "sezm.rotate_back %a0 by %a1" + t.lmax(), {t.x()}},
-      {"rotate_back_grad", {t.x(), t.edgeFrame(), t.wigner()},
+      {"rotate_back",
+       {t.edgeFrame(), t.wigner()},
+       "sezm.rotate_back %a0 by %a1" + t.lmax(),
+       {t.x()}},
+      {"rotate_back_grad",
+       {t.x(), t.edgeFrame(), t.wigner()},
        "sezm.rotate_back_grad %a0, %a1 by %a2" + t.lmax(),
        {t.edgeFrame(), t.wigner()}},
-      {"segment_reduce", {t.x(), t.index(), t.index()},
-       "sezm.segment_reduce %a0 over(%a1, %a2)", {t.x()}},
-      {"segment_reduce_grad", {t.x(), t.index(), t.index()},
-       "sezm.segment_reduce_grad %a0 over(%a1, %a2)", {t.x()}},
-      {"so2_linear", {t.edgeFrame(), t.w0(), t.w1(), t.w1()},
+      {"segment_reduce",
+       {t.x(), t.index(), t.index()},
+       "sezm.segment_reduce %a0 over(%a1, %a2)",
+       {t.x()}},
+      {"segment_reduce_grad",
+       {t.x(), t.index(), t.index()},
+       "sezm.segment_reduce_grad %a0 over(%a1, %a2)",
+       {t.x()}},
+      {"so2_linear",
+       {t.edgeFrame(), t.w0(), t.w1(), t.w1()},
        "sezm.so2_linear %a0 weights(%a1, %a2, %a3)" + t.focus(),
        {t.edgeFrame()}},
-      {"so2_linear_grad", {t.edgeFrame(), t.edgeFrame(), t.w0(), t.w1(), t.w1()},
+      {"so2_linear_grad",
+       {t.edgeFrame(), t.edgeFrame(), t.w0(), t.w1(), t.w1()},
        "sezm.so2_linear_grad %a0, %a1 weights(%a2, %a3, %a4)" + t.focus(),
        {t.edgeFrame(), t.w0(), t.w1(), t.w1()}},
-      {"gate", {t.edgeFrame(), t.gw()}, "sezm.gate %a0 weight %a1" + t.focus(),
+      {"gate",
+       {t.edgeFrame(), t.gw()},
+       "sezm.gate %a0 weight %a1" + t.focus(),
        {t.edgeFrame()}},
-      {"gate_grad", {t.edgeFrame(), t.edgeFrame(), t.gw()},
+      {"gate_grad",
+       {t.edgeFrame(), t.edgeFrame(), t.gw()},
        "sezm.gate_grad %a0, %a1 weight %a2" + t.focus(),
        {t.edgeFrame(), t.gw()}},
-      {"focus_compete", {t.edgeFrame(), f[0], t.t({c.focus, c.width()})},
+      {"focus_compete",
+       {t.edgeFrame(), f[0], t.t({c.focus, c.width()})},
        "sezm.focus_compete %a0 weight %a1 norm %a2" + t.focus(),
        {t.t({-1, c.focus})}},
       {"focus_compete_grad",
        {t.t({-1, c.focus}), t.edgeFrame(), f[0], t.t({c.focus, c.width()})},
        "sezm.focus_compete_grad %a0, %a1 weight %a2 norm %a3" + t.focus(),
        {t.edgeFrame(), f[0], t.t({c.focus, c.width()})}},
-      {"focus_scale", {t.edgeFrame(), t.t({-1, c.focus})},
-       "sezm.focus_scale %a0 by %a1", {t.edgeFrame()}},
+      {"focus_scale",
+       {t.edgeFrame(), t.t({-1, c.focus})},
+       "sezm.focus_scale %a0 by %a1",
+       {t.edgeFrame()}},
       {"focus_scale_grad",
        {t.edgeFrame(), t.edgeFrame(), t.t({-1, c.focus})},
        "sezm.focus_scale_grad %a0, %a1 by %a2",
        {t.edgeFrame(), t.t({-1, c.focus})}},
-      {"envelope_aggregate", aggregateIn,
+      {"envelope_aggregate",
+       aggregateIn,
        "sezm.envelope_aggregate %a0 by %a1 env %a2 norm %a3 over(%a4, %a5)" +
            t.lmax(),
        {t.x()}},
-      {"envelope_aggregate_grad", withGrad(t.x(), aggregateIn),
+      {"envelope_aggregate_grad",
+       withGrad(t.x(), aggregateIn),
        "sezm.envelope_aggregate_grad %a0, %a1 by %a2 env %a3 norm %a4 "
-       "over(%a5, %a6)" + t.lmax(),
+       "over(%a5, %a6)" +
+           t.lmax(),
        {t.edgeFrame(), t.wigner(), t.t({-1}), t.t({-1})}},
-      {"attention_aggregate", attentionIn,
+      {"attention_aggregate",
+       attentionIn,
        "sezm.attention_aggregate %a0 by %a1 logit %a2 env %a3 null %a4 "
-       "over(%a5, %a6)" + t.lmax(),
+       "over(%a5, %a6)" +
+           t.lmax(),
        {t.x()}},
-      {"attention_aggregate_grad", withGrad(t.x(), attentionIn),
+      {"attention_aggregate_grad",
+       withGrad(t.x(), attentionIn),
        "sezm.attention_aggregate_grad %a0, %a1 by %a2 logit %a3 env %a4 "
-       "null %a5 over(%a6, %a7)" + t.lmax(),
+       "null %a5 over(%a6, %a7)" +
+           t.lmax(),
        {t.edgeFrame(), t.wigner(), t.logit(), t.t({-1}),
         t.t({c.focus, c.heads()})}},
   };
@@ -805,8 +872,10 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
 
   using T = GradientCheck::Target;
   checkGradient(*program,
-                {"edge_vectors", "edge_vectors_grad",
-                 {f64(in.positions), src, dst}, {T{0, 0}},
+                {"edge_vectors",
+                 "edge_vectors_grad",
+                 {f64(in.positions), src, dst},
+                 {T{0, 0}},
                  [&](const HostTensor &grad) {
                    return std::vector<HostTensor>{grad, srcOrder, srcRowptr,
                                                   dstOrder, dstRowptr};
@@ -816,7 +885,9 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
     checkGradient(*program, {op, op + "_grad", {f64(in.edgeVec)}, {T{0, 0}}},
                   rng);
   checkGradient(*program,
-                {"rotate", "rotate_grad", {f64(in.x), src, f64(in.wigner)},
+                {"rotate",
+                 "rotate_grad",
+                 {f64(in.x), src, f64(in.wigner)},
                  {T{0, 0, &g.src}, T{2, 1}}},
                 rng);
   std::vector<HostTensor> mixInputs = {f64(in.xl), f64(in.kc)};
@@ -831,49 +902,60 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
     rotateMixTargets.push_back(T{4, 3});
   }
   checkGradient(*program, {"mix", "mix_grad", mixInputs, mixTargets}, rng);
-  checkGradient(*program, {"rotate_mix", "rotate_mix_grad", rotateMixInputs,
-                           rotateMixTargets},
-                rng);
+  checkGradient(
+      *program,
+      {"rotate_mix", "rotate_mix_grad", rotateMixInputs, rotateMixTargets},
+      rng);
   checkGradient(*program,
-                {"rotate_back", "rotate_back_grad",
-                 {f64(in.xl), f64(in.wigner)}, {T{0, 0}, T{1, 1}}},
+                {"rotate_back",
+                 "rotate_back_grad",
+                 {f64(in.xl), f64(in.wigner)},
+                 {T{0, 0}, T{1, 1}}},
                 rng);
   HostTensor packedRows = f64(in.packedRows);
   checkGradient(*program,
-                {"segment_reduce", "segment_reduce_grad",
-                 {packedRows, srcOrder, srcRowptr}, {T{0, 0}},
+                {"segment_reduce",
+                 "segment_reduce_grad",
+                 {packedRows, srcOrder, srcRowptr},
+                 {T{0, 0}},
                  [&](const HostTensor &grad) {
                    return std::vector<HostTensor>{grad, srcOrder, srcRowptr};
                  }},
                 rng);
   checkGradient(*program,
-                {"so2_linear", "so2_linear_grad",
+                {"so2_linear",
+                 "so2_linear_grad",
                  {f64(in.xl), f64(in.w0), f64(in.wu), f64(in.wv)},
                  {T{0, 0}, T{1, 1}, T{2, 2}, T{3, 3}}},
                 rng);
+  checkGradient(
+      *program,
+      {"gate", "gate_grad", {f64(in.xl), f64(in.gw)}, {T{0, 0}, T{1, 1}}}, rng);
   checkGradient(*program,
-                {"gate", "gate_grad", {f64(in.xl), f64(in.gw)},
-                 {T{0, 0}, T{1, 1}}},
-                rng);
-  checkGradient(*program,
-                {"focus_compete", "focus_compete_grad",
+                {"focus_compete",
+                 "focus_compete_grad",
                  {f64(in.xl), f64(in.wfc), f64(in.normScale)},
                  {T{0, 0}, T{1, 1}, T{2, 2}}},
                 rng);
   checkGradient(*program,
-                {"focus_scale", "focus_scale_grad", {f64(in.xl), f64(in.alpha)},
+                {"focus_scale",
+                 "focus_scale_grad",
+                 {f64(in.xl), f64(in.alpha)},
                  {T{0, 0}, T{1, 1}}},
                 rng);
   // The envelope stays positive here: the attention takes its logarithm.
   std::vector<HostTensor> aggregateInputs = {
-      f64(in.xl), f64(in.wigner), f64(in.positiveEnv), f64(in.invSqrtDeg),
-      dstOrder,   dstRowptr};
+      f64(in.xl),         f64(in.wigner), f64(in.positiveEnv),
+      f64(in.invSqrtDeg), dstOrder,       dstRowptr};
   checkGradient(*program,
-                {"envelope_aggregate", "envelope_aggregate_grad",
-                 aggregateInputs, {T{0, 0}, T{1, 1}, T{2, 2}, T{3, 3}}},
+                {"envelope_aggregate",
+                 "envelope_aggregate_grad",
+                 aggregateInputs,
+                 {T{0, 0}, T{1, 1}, T{2, 2}, T{3, 3}}},
                 rng);
   checkGradient(*program,
-                {"attention_aggregate", "attention_aggregate_grad",
+                {"attention_aggregate",
+                 "attention_aggregate_grad",
                  {f64(in.xl), f64(in.wigner), f64(in.logit),
                   f64(in.positiveEnv), f64(in.nullLogit), dstOrder, dstRowptr},
                  {T{0, 0}, T{1, 1}, T{2, 2}, T{3, 3}, T{4, 4}}},
@@ -920,14 +1002,18 @@ TEST_P(FusedOps, EqualTheirUnfusedCompositionBitForBit) {
   std::vector<std::string> gradOut = {t.x(), t.wigner(), t.kernel()};
 
   std::vector<Entry> entries = {
-      {"unfused_forward", forwardIn, "", {t.edgeFrame()},
+      {"unfused_forward",
+       forwardIn,
+       "",
+       {t.edgeFrame()},
        "  %xl = sezm.rotate %a0[%a1] by %a2" + t.lmax() + " : (" + t.x() +
            ", " + t.index() + ", " + t.wigner() + ") -> " + t.edgeFrame() +
            "\n  %y = sezm.mix %xl kernel %a3" +
-           std::string(c.rank > 0 ? " basis %a4" : "") + t.mixSuffix() +
-           " : " + mixTypes + " -> " + t.edgeFrame() + "\n  return %y : " +
-           t.edgeFrame()},
-      {"fused_forward", forwardIn,
+           std::string(c.rank > 0 ? " basis %a4" : "") + t.mixSuffix() + " : " +
+           mixTypes + " -> " + t.edgeFrame() +
+           "\n  return %y : " + t.edgeFrame()},
+      {"fused_forward",
+       forwardIn,
        "sezm.rotate_mix %a0[%a1] by %a2 kernel %a3" + basis + t.mixSuffix(),
        {t.edgeFrame()}},
       {"unfused_backward", backwardIn, "", gradOut,

@@ -22,8 +22,9 @@ std::array<double, 3> randomDirection(std::mt19937_64 &rng) {
   return {normal(rng), normal(rng), normal(rng)};
 }
 
-std::array<double, 3> rotateVector(const std::array<std::array<double, 3>, 3> &m,
-                            const std::array<double, 3> &v) {
+std::array<double, 3>
+rotateVector(const std::array<std::array<double, 3>, 3> &m,
+             const std::array<double, 3> &v) {
   std::array<double, 3> out{};
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
@@ -47,7 +48,8 @@ TEST(Reference, WignerOfTheTestVector) {
                              {0.1225632, 0.3430755, 0.9312773}};
   for (int a = 0; a < 3; ++a)
     for (int b = 0; b < 3; ++b)
-      EXPECT_NEAR(d1[a * 3 + b], rows[a][b], 1e-6) << "D^1[" << a << "][" << b << "]";
+      EXPECT_NEAR(d1[a * 3 + b], rows[a][b], 1e-6)
+          << "D^1[" << a << "][" << b << "]";
   std::vector<double> d2 = wignerBlock(q, 2);
   const double middle[5] = {-0.3849002, 0.7698004, 0.1666667, -0.3849002,
                             -0.2886751};

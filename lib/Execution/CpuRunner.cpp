@@ -119,9 +119,8 @@ CpuProgram::run(StringRef entry, const std::vector<HostTensor> &inputs) const {
     ranks.push_back(port.shape.size());
   sezmrt::PackedCall call(std::move(arguments), ranks);
 
-  if (llvm::Error error =
-          engine->invokePacked(entrySignature.function,
-                               {call.pointers(), call.numPointers()}))
+  if (llvm::Error error = engine->invokePacked(
+          entrySignature.function, {call.pointers(), call.numPointers()}))
     return std::move(error);
 
   std::set<void *> inputBuffers, freed;

@@ -32,8 +32,7 @@ static std::optional<ElementType> elementTypeOf(Type type) {
 }
 
 static llvm::Expected<TensorPort> makePort(Type type, StringAttr nameAttr,
-                                           StringRef fallback,
-                                           StringRef what) {
+                                           StringRef fallback, StringRef what) {
   TensorPort port;
   port.name = nameAttr ? nameAttr.getValue().str() : fallback.str();
   auto tensorType = dyn_cast<RankedTensorType>(type);
@@ -119,8 +118,7 @@ static std::vector<OpContract> collectContracts(func::FuncOp func) {
         continue;
       // The op's results take their graph sizes from its operands.
       for (const CheckedShape &shape : shapes) {
-        if (!isa<OpResult>(shape.value) ||
-            shape.value.getDefiningOp() != op)
+        if (!isa<OpResult>(shape.value) || shape.value.getDefiningOp() != op)
           continue;
         for (auto [axis, dim] : llvm::enumerate(shape.axes))
           if (dim.first == symbol)
@@ -136,7 +134,7 @@ static std::vector<OpContract> collectContracts(func::FuncOp func) {
       if (!shape.isIndex || argument < 0 || !seen.insert(argument).second)
         continue;
       StringRef name = shape.name;
-      std::string role = name.ends_with("rowptr") ? "rowptr"
+      std::string role = name.ends_with("rowptr")  ? "rowptr"
                          : name.ends_with("order") ? "order"
                                                    : "node";
       contract.indices.push_back({argument, shape.name, role});
@@ -147,8 +145,8 @@ static std::vector<OpContract> collectContracts(func::FuncOp func) {
       if (!key)
         return std::nullopt;
       for (BlockArgument arg : func.getArguments()) {
-        auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                      kNameAttr);
+        auto name =
+            func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
         std::string argName = name ? name.getValue().str()
                                    : "arg" + std::to_string(arg.getArgNumber());
         if (argName == key.getValue())
@@ -221,4 +219,3 @@ llvm::Expected<EntrySignature> mlir::sezm::getEntrySignature(ModuleOp module,
   signature.contracts = collectContracts(func);
   return signature;
 }
-

@@ -35,17 +35,18 @@ using namespace mlir::sezm;
 static void addPackedEntry(llvm::Module &module, llvm::Function &function) {
   llvm::LLVMContext &context = module.getContext();
   auto *pointer = llvm::PointerType::getUnqual(context);
-  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context),
-                                       {pointer}, false);
-  auto *wrapper = llvm::Function::Create(
-      type, llvm::GlobalValue::ExternalLinkage,
-      "_sezm_packed_" + function.getName(), module);
-  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", wrapper));
+  auto *type =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer}, false);
+  auto *wrapper =
+      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                             "_sezm_packed_" + function.getName(), module);
+  llvm::IRBuilder<> builder(
+      llvm::BasicBlock::Create(context, "entry", wrapper));
   llvm::Value *slots = wrapper->getArg(0);
   llvm::SmallVector<llvm::Value *> args;
   for (llvm::Argument &param : function.args()) {
-    llvm::Value *slot = builder.CreateGEP(pointer, slots,
-                                          builder.getInt64(param.getArgNo()));
+    llvm::Value *slot =
+        builder.CreateGEP(pointer, slots, builder.getInt64(param.getArgNo()));
     llvm::Value *address = builder.CreateLoad(pointer, slot);
     args.push_back(builder.CreateLoad(param.getType(), address));
   }
@@ -77,12 +78,12 @@ static std::string findLinker() {
   return std::string();
 }
 
-
 namespace {
 /// The chips sezm compiles for and the PTX ISA version each needs.
-const std::pair<const char *, const char *> kChips[] = {
-    {"sm_80", "+ptx70"}, {"sm_86", "+ptx71"}, {"sm_89", "+ptx78"},
-    {"sm_90", "+ptx80"}};
+const std::pair<const char *, const char *> kChips[] = {{"sm_80", "+ptx70"},
+                                                        {"sm_86", "+ptx71"},
+                                                        {"sm_89", "+ptx78"},
+                                                        {"sm_90", "+ptx80"}};
 
 const char *ptxFeatures(llvm::StringRef chip) {
   for (auto [name, features] : kChips)
@@ -191,7 +192,8 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return llvm::createStringError(error);
   // A portable x86-64 baseline: the library may run on another machine.

@@ -54,7 +54,7 @@ std::vector<MemRefDescriptor> PackedCall::results() const {
 }
 
 void sezmrt::copyStrided(const MemRefDescriptor &source, size_t elementSize,
-                       unsigned char *destination) {
+                         unsigned char *destination) {
   size_t rank = source.sizes.size();
   int64_t count = 1;
   for (int64_t size : source.sizes)
@@ -65,8 +65,8 @@ void sezmrt::copyStrided(const MemRefDescriptor &source, size_t elementSize,
     int64_t element = source.offset;
     for (size_t axis = 0; axis < rank; ++axis)
       element += index[axis] * source.strides[axis];
-    std::memcpy(destination + linear * elementSize, base + element * elementSize,
-                elementSize);
+    std::memcpy(destination + linear * elementSize,
+                base + element * elementSize, elementSize);
     for (int axis = static_cast<int>(rank) - 1; axis >= 0; --axis) {
       if (++index[axis] < source.sizes[axis])
         break;

@@ -74,8 +74,10 @@ bool parseDescr(const std::string &text, ElementType &type) {
   const struct {
     const char *descr;
     ElementType type;
-  } known[] = {{"'<f4'", ElementType::F32}, {"'<f8'", ElementType::F64},
-               {"'<i4'", ElementType::I32}, {"'<i8'", ElementType::I64}};
+  } known[] = {{"'<f4'", ElementType::F32},
+               {"'<f8'", ElementType::F64},
+               {"'<i4'", ElementType::I32},
+               {"'<i8'", ElementType::I64}};
   for (const auto &entry : known) {
     if (text == entry.descr) {
       type = entry.type;
@@ -87,7 +89,7 @@ bool parseDescr(const std::string &text, ElementType &type) {
 } // namespace
 
 bool sezmrt::parseNpy(const std::string &bytes, HostTensor &tensor,
-                    std::string &error) {
+                      std::string &error) {
   static const char magic[] = "\x93NUMPY";
   if (bytes.size() < 10 || bytes.compare(0, 6, magic, 6) != 0) {
     error = "not a NumPy .npy file (bad magic)";
@@ -155,7 +157,8 @@ bool sezmrt::parseNpy(const std::string &bytes, HostTensor &tensor,
   if (bytes.size() - dataStart != dataBytes) {
     error = bytes.size() - dataStart < dataBytes
                 ? "truncated .npy data: expected " + std::to_string(dataBytes) +
-                      " bytes, found " + std::to_string(bytes.size() - dataStart)
+                      " bytes, found " +
+                      std::to_string(bytes.size() - dataStart)
                 : "trailing bytes after the .npy data";
     return false;
   }
@@ -166,7 +169,7 @@ bool sezmrt::parseNpy(const std::string &bytes, HostTensor &tensor,
 }
 
 bool sezmrt::readNpy(const std::string &path, HostTensor &tensor,
-                   std::string &error) {
+                     std::string &error) {
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     error = path + ": cannot open file";
@@ -208,7 +211,7 @@ std::string sezmrt::serializeNpy(const HostTensor &tensor) {
 }
 
 bool sezmrt::writeNpy(const std::string &path, const HostTensor &tensor,
-                    std::string &error) {
+                      std::string &error) {
   std::ofstream file(path, std::ios::binary);
   std::string bytes = serializeNpy(tensor);
   if (!file || !file.write(bytes.data(), bytes.size())) {

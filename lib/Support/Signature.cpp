@@ -22,13 +22,12 @@ std::string TensorPort::describe() const {
   return os.str();
 }
 
-std::string
-EntrySignature::checkInputs(const std::vector<HostTensor> &inputs,
-                            bool readIndices) const {
+std::string EntrySignature::checkInputs(const std::vector<HostTensor> &inputs,
+                                        bool readIndices) const {
   if (inputs.size() != arguments.size())
-    return std::string(
-        "@" + function + " takes " + std::to_string(arguments.size()) +
-        " inputs, but " + std::to_string(inputs.size()) + " were given");
+    return std::string("@" + function + " takes " +
+                       std::to_string(arguments.size()) + " inputs, but " +
+                       std::to_string(inputs.size()) + " were given");
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorPort &port = arguments[i];
     const HostTensor &input = inputs[i];
@@ -36,8 +35,8 @@ EntrySignature::checkInputs(const std::vector<HostTensor> &inputs,
     for (size_t axis = 0; shapeOk && axis < port.shape.size(); ++axis)
       shapeOk = port.shape[axis] < 0 || port.shape[axis] == input.shape[axis];
     if (input.type != port.type || !shapeOk)
-      return std::string("input " + port.describe() +
-                                     " was given " + input.describe());
+      return std::string("input " + port.describe() + " was given " +
+                         input.describe());
   }
 
   for (const OpContract &contract : contracts) {
@@ -82,20 +81,20 @@ EntrySignature::checkInputs(const std::vector<HostTensor> &inputs,
         for (int64_t i = 0; i < count; ++i) {
           int64_t v = tensor.indexAt(i);
           if (v < 0 || v >= nodes->second)
-            return std::string(
-                where + ": entry " + std::to_string(i) + " is " +
-                std::to_string(v) + ", not a node index in [0, " +
-                std::to_string(nodes->second) + ")");
+            return std::string(where + ": entry " + std::to_string(i) + " is " +
+                               std::to_string(v) +
+                               ", not a node index in [0, " +
+                               std::to_string(nodes->second) + ")");
         }
       } else if (index.role == "order") {
         std::vector<bool> used(count, false);
         for (int64_t i = 0; i < count; ++i) {
           int64_t v = tensor.indexAt(i);
           if (v < 0 || v >= count || used[v])
-            return std::string(
-                where + ": entry " + std::to_string(i) + " is " +
-                std::to_string(v) + "; a CSR order must list each edge 0.." +
-                std::to_string(count - 1) + " exactly once");
+            return std::string(where + ": entry " + std::to_string(i) + " is " +
+                               std::to_string(v) +
+                               "; a CSR order must list each edge 0.." +
+                               std::to_string(count - 1) + " exactly once");
           used[v] = true;
         }
       } else {
@@ -104,8 +103,9 @@ EntrySignature::checkInputs(const std::vector<HostTensor> &inputs,
         if (count == 0 || tensor.indexAt(0) != 0 ||
             (edges != sizes.end() && last != edges->second))
           return std::string(
-              where + ": row pointers must start at 0 and end at the edge "
-                      "count" +
+              where +
+              ": row pointers must start at 0 and end at the edge "
+              "count" +
               (edges != sizes.end() ? " E = " + std::to_string(edges->second)
                                     : std::string()));
         for (int64_t i = 1; i < count; ++i)
@@ -165,8 +165,8 @@ const char *typeCode(ElementType type) {
 }
 
 bool parseTypeCode(const std::string &code, ElementType &type) {
-  for (ElementType t : {ElementType::F32, ElementType::F64, ElementType::I32,
-                        ElementType::I64})
+  for (ElementType t :
+       {ElementType::F32, ElementType::F64, ElementType::I32, ElementType::I64})
     if (code == typeCode(t)) {
       type = t;
       return true;
@@ -214,7 +214,7 @@ std::string sezmrt::writeManifest(const std::vector<EntrySignature> &entries) {
 }
 
 std::string sezmrt::parseManifest(const std::string &text,
-                                std::vector<EntrySignature> &entries) {
+                                  std::vector<EntrySignature> &entries) {
   std::istringstream in(text);
   std::string line;
   int lineNumber = 0;

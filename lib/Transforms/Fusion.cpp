@@ -4,8 +4,8 @@
 
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 #include "mlir/IR/PatternMatch.h"
-#include "llvm/ADT/DenseSet.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::sezm {
 #define GEN_PASS_DEF_FUSEROTATEMIX
@@ -40,8 +40,8 @@ struct FuseRotateIntoMix : OpRewritePattern<MixOp> {
 
 /// The name an entry argument goes by: its sezm.name, else arg<i>.
 std::string argumentName(func::FuncOp func, BlockArgument arg) {
-  if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                    "sezm.name"))
+  if (auto name =
+          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "sezm.name"))
     return name.getValue().str();
   return "arg" + std::to_string(arg.getArgNumber());
 }
@@ -73,10 +73,10 @@ std::string fusionBlocker(func::FuncOp func, RotateMixGradOp grad,
   std::string srcName = argumentName(func, src);
   for (Value csr : {reduce.getOrder(), reduce.getRowptr()}) {
     auto arg = dyn_cast<BlockArgument>(csr);
-    auto of = arg && arg.getOwner() == &func.getBody().front()
-                  ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
-                                                      kCsrOfAttr)
-                  : StringAttr();
+    auto of =
+        arg && arg.getOwner() == &func.getBody().front()
+            ? func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kCsrOfAttr)
+            : StringAttr();
     if (!of || of.getValue() != srcName)
       return "the reduction is not over the source CSR: its order and "
              "rowptr must be arguments marked sezm.csr_of = \"" +

@@ -13,8 +13,7 @@ using namespace mlir;
 using namespace mlir::sezm;
 
 namespace {
-struct SelectSchedulePass
-    : sezm::impl::SelectScheduleBase<SelectSchedulePass> {
+struct SelectSchedulePass : sezm::impl::SelectScheduleBase<SelectSchedulePass> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     Builder builder(&getContext());

@@ -17,7 +17,12 @@
 extern "C" {
 #endif
 
-typedef enum { SEZM_F32 = 0, SEZM_F64 = 1, SEZM_I32 = 2, SEZM_I64 = 3 } sezm_dtype;
+typedef enum {
+  SEZM_F32 = 0,
+  SEZM_F64 = 1,
+  SEZM_I32 = 2,
+  SEZM_I64 = 3
+} sezm_dtype;
 
 /* A dense C-ordered array in host or device memory. */
 typedef struct {

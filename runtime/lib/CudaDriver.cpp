@@ -27,8 +27,8 @@ bool CudaDriver::ensure() {
     return false;
   }
 #define SEZM_CUDA_FUNCTION(name)                                               \
-  name = reinterpret_cast<decltype(name)>(                                     \
-      dlsym(library, SEZM_STRINGIFY(name)));                                   \
+  name =                                                                       \
+      reinterpret_cast<decltype(name)>(dlsym(library, SEZM_STRINGIFY(name)));  \
   if (!name) {                                                                 \
     loadError = "the CUDA driver lacks " SEZM_STRINGIFY(name);                 \
     return false;                                                              \

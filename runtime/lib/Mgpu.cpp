@@ -75,9 +75,8 @@ SEZM_MGPU void *mgpuModuleGetFunction(void *module, const char *name) {
     return nullptr;
   CUfunction function = nullptr;
   if (!state().check("cuModuleGetFunction",
-                     d->cuModuleGetFunction(&function,
-                                            static_cast<CUmodule>(module),
-                                            name)))
+                     d->cuModuleGetFunction(
+                         &function, static_cast<CUmodule>(module), name)))
     return nullptr;
   std::lock_guard<std::mutex> guard(state().lock);
   state().kernelNames[function] = name;
@@ -216,28 +215,28 @@ SEZM_MGPU void mgpuMemcpy(void *destination, void *source, size_t bytes,
   if (d && bytes)
     state().check("cuMemcpyAsync",
                   d->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(destination),
-                                   reinterpret_cast<CUdeviceptr>(source),
-                                   bytes, static_cast<CUstream>(stream)));
+                                   reinterpret_cast<CUdeviceptr>(source), bytes,
+                                   static_cast<CUstream>(stream)));
 }
 
 SEZM_MGPU void mgpuMemset32(void *destination, unsigned value, size_t count,
                             void *stream) {
   CudaDriver *d = usableDriver();
   if (d && count)
-    state().check("cuMemsetD32Async",
-                  d->cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(destination),
-                                      value, count,
-                                      static_cast<CUstream>(stream)));
+    state().check(
+        "cuMemsetD32Async",
+        d->cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(destination), value,
+                            count, static_cast<CUstream>(stream)));
 }
 
 SEZM_MGPU void mgpuMemset16(void *destination, unsigned short value,
                             size_t count, void *stream) {
   CudaDriver *d = usableDriver();
   if (d && count)
-    state().check("cuMemsetD16Async",
-                  d->cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(destination),
-                                      value, count,
-                                      static_cast<CUstream>(stream)));
+    state().check(
+        "cuMemsetD16Async",
+        d->cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(destination), value,
+                            count, static_cast<CUstream>(stream)));
 }
 
 SEZM_MGPU void mgpuSetDefaultDevice(int32_t) {}

@@ -27,8 +27,7 @@ struct sezm_model {
 namespace {
 thread_local std::string lastError;
 
-template <typename T>
-T failWith(const std::string &message, T value) {
+template <typename T> T failWith(const std::string &message, T value) {
   lastError = message;
   return value;
 }
@@ -195,19 +194,16 @@ void sezm_model_release_outputs(sezm_model *model) {
 
 int sezm_model_run(sezm_model *model, const char *entry,
                    const sezm_tensor *inputs, int inputCount,
-                   sezm_tensor *outputs, int outputCount,
-                   int outputsOnDevice) {
+                   sezm_tensor *outputs, int outputCount, int outputsOnDevice) {
   const EntrySignature *signature = findEntry(model, entry);
   if (!signature)
-    return failWith(std::string("no entry '") + (entry ? entry : "") + "'",
-                    1);
+    return failWith(std::string("no entry '") + (entry ? entry : "") + "'", 1);
   if (inputCount != static_cast<int>(signature->arguments.size()) ||
       outputCount != static_cast<int>(signature->results.size()))
     return failWith("@" + signature->function + " takes " +
                         std::to_string(signature->arguments.size()) +
                         " inputs and returns " +
-                        std::to_string(signature->results.size()) +
-                        " outputs",
+                        std::to_string(signature->results.size()) + " outputs",
                     1);
   CudaDriver &d = driver();
   if (!d.ensure())
@@ -231,7 +227,8 @@ int sezm_model_run(sezm_model *model, const char *entry,
       view.bytes.assign(view.numElements() * elementSize(view.type), 0);
     } else {
       auto *bytes = static_cast<const unsigned char *>(in.data);
-      view.bytes.assign(bytes, bytes + view.numElements() * elementSize(view.type));
+      view.bytes.assign(bytes,
+                        bytes + view.numElements() * elementSize(view.type));
     }
     views.push_back(std::move(view));
   }
@@ -307,7 +304,8 @@ int sezm_model_run(sezm_model *model, const char *entry,
       isInput |= a.allocated == r.allocated;
     if (!isInput && r.allocated) {
       if (outputsOnDevice)
-        model->deviceOutputs.push_back(reinterpret_cast<CUdeviceptr>(r.allocated));
+        model->deviceOutputs.push_back(
+            reinterpret_cast<CUdeviceptr>(r.allocated));
       else
         mgpuMemFree(r.allocated, nullptr);
     }

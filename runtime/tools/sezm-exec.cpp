@@ -162,9 +162,9 @@ int main(int argc, char **argv) {
   if (sezm_model_run(model, entry.c_str(), inputs.data(), inputCount,
                      outputs.data(), outputCount, 0))
     return fail(sezm_last_error());
-  std::printf("@%s ran on the GPU in %.3f ms, peak %zu bytes of device memory\n",
-              entry.c_str(), sezm_model_last_run_ms(model),
-              sezm_device_bytes_peak());
+  std::printf(
+      "@%s ran on the GPU in %.3f ms, peak %zu bytes of device memory\n",
+      entry.c_str(), sezm_model_last_run_ms(model), sezm_device_bytes_peak());
 
   int failures = 0;
   for (int i = 0; i < outputCount; ++i) {
@@ -196,9 +196,9 @@ int main(int argc, char **argv) {
         worst = std::max(worst, diff);
       }
       bool ok = finite && worst <= atol + rtol * scale;
-      std::printf("    max abs error %.3g, relative to max |expected| %.3g: %.3g  %s\n",
-                  worst, scale, scale > 0 ? worst / scale : worst,
-                  ok ? "ok" : "FAIL");
+      std::printf(
+          "    max abs error %.3g, relative to max |expected| %.3g: %.3g  %s\n",
+          worst, scale, scale > 0 ? worst / scale : worst, ok ? "ok" : "FAIL");
       failures += ok ? 0 : 1;
     }
   }

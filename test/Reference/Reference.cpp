@@ -175,9 +175,10 @@ Quaternion sezm::reference::edgeQuaternion(const std::array<double, 3> &v) {
 std::array<std::array<double, 3>, 3>
 sezm::reference::rotationMatrix(const Quaternion &q) {
   double w = q[0], x = q[1], y = q[2], z = q[3];
-  return {{{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
-           {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
-           {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
+  return {
+      {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
+       {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
+       {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
 }
 
 std::vector<double> sezm::reference::wignerBlock(const Quaternion &q, int l) {
@@ -458,7 +459,8 @@ Array sezm::reference::gate(const Array &z, const Array &gw, int lmax,
         for (int l = 1; l <= lmax; ++l) {
           double logit = 0;
           for (int64_t i = 0; i < width; ++i)
-            logit += z({e, 0, f * width + i}) * gw({f, i, (l - 1) * width + cf});
+            logit +=
+                z({e, 0, f * width + i}) * gw({f, i, (l - 1) * width + cf});
           double g = sigmoid(logit);
           for (int row : {l, lmax + l, 2 * lmax + l})
             out({e, row, c}) = z({e, row, c}) * g;
@@ -486,9 +488,9 @@ Array sezm::reference::focusCompete(const Array &u, const Array &wfc,
       }
       double logit = 0;
       for (int64_t i = 0; i < width; ++i) {
-        double n = normScale
-                       ? s[i] / std::sqrt(meanSquare + 1e-7) * (*normScale)({f, i})
-                       : s[i];
+        double n = normScale ? s[i] / std::sqrt(meanSquare + 1e-7) *
+                                   (*normScale)({f, i})
+                             : s[i];
         logit += n * wfc({i, f});
       }
       logits[f] = logit;
@@ -549,8 +551,7 @@ Array sezm::reference::attentionAggregate(const Array &xl, const Array &wigner,
         }
         for (int64_t t = dst.rowptr[n]; t < dst.rowptr[n + 1]; ++t) {
           int64_t e = dst.order[t];
-          double att =
-              env({e}) * env({e}) * std::exp(logit({e, f, h})) / total;
+          double att = env({e}) * env({e}) * std::exp(logit({e, f, h})) / total;
           for (int64_t ch = 0; ch < headWidth; ++ch) {
             int64_t c = f * width + h * headWidth + ch;
             for (int d = 0; d < packedRows(lmax); ++d)

@@ -35,8 +35,9 @@ static cl::opt<std::string> outputPath("o", cl::Required,
                                        cl::value_desc("path"),
                                        cl::cat(category));
 static cl::opt<std::string>
-    chip("chip", cl::desc("NVIDIA GPU to compile for (sm_80, sm_86, sm_89, "
-                          "sm_90)"),
+    chip("chip",
+         cl::desc("NVIDIA GPU to compile for (sm_80, sm_86, sm_89, "
+                  "sm_90)"),
          cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(category));
 static cl::opt<Emit> emit(
     "emit", cl::desc("What to write"), cl::init(Emit::Library),

@@ -36,8 +36,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <map>
 
 using namespace mlir;
@@ -58,8 +58,7 @@ static cl::list<std::string>
                     "int32 or int64, C order); repeat for each argument"),
            cl::value_desc("name=file.npy"), cl::cat(category));
 static cl::opt<std::string>
-    outputDir("output-dir",
-              cl::desc("Write each result to <dir>/<name>.npy"),
+    outputDir("output-dir", cl::desc("Write each result to <dir>/<name>.npy"),
               cl::value_desc("dir"), cl::cat(category));
 static cl::opt<std::string>
     device("device",
@@ -69,23 +68,26 @@ static cl::opt<std::string>
            cl::value_desc("cpu|gpu"), cl::init("cpu"), cl::cat(category));
 static cl::opt<bool>
     verifyOnBoth("verify",
-           cl::desc("Run on the CPU and on the GPU, print the largest "
-                    "difference of each output and fail beyond "
-                    "--rtol/--atol (max |gpu - cpu| <= atol + rtol * max "
-                    "|cpu|)"),
-           cl::cat(category));
-static cl::opt<double> relativeTolerance("rtol", cl::desc("Relative tolerance of --verify"),
-                            cl::init(2e-5), cl::cat(category));
-static cl::opt<double> absoluteTolerance("atol", cl::desc("Absolute tolerance of --verify"),
-                            cl::init(1e-6), cl::cat(category));
+                 cl::desc("Run on the CPU and on the GPU, print the largest "
+                          "difference of each output and fail beyond "
+                          "--rtol/--atol (max |gpu - cpu| <= atol + rtol * max "
+                          "|cpu|)"),
+                 cl::cat(category));
+static cl::opt<double>
+    relativeTolerance("rtol", cl::desc("Relative tolerance of --verify"),
+                      cl::init(2e-5), cl::cat(category));
+static cl::opt<double>
+    absoluteTolerance("atol", cl::desc("Absolute tolerance of --verify"),
+                      cl::init(1e-6), cl::cat(category));
 static cl::opt<int>
     bench("bench",
           cl::desc("Run N more times and print the median time (per kernel "
                    "on the GPU)"),
           cl::value_desc("N"), cl::init(0), cl::cat(category));
-static cl::opt<std::string>
-    chip("chip", cl::desc("GPU to compile for (default sm_90)"),
-         cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(category));
+static cl::opt<std::string> chip("chip",
+                                 cl::desc("GPU to compile for (default sm_90)"),
+                                 cl::value_desc("sm_XX"), cl::init("sm_90"),
+                                 cl::cat(category));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "sezm-run") << message << "\n";
@@ -101,12 +103,10 @@ static int fail(llvm::Error error) {
 static void printSummary(const sezmrt::EntrySignature &signature,
                          const std::vector<sezmrt::HostTensor> &outputs,
                          llvm::StringRef where) {
-  llvm::outs() << "@" << signature.function << " ran on the " << where
-               << "\n";
+  llvm::outs() << "@" << signature.function << " ran on the " << where << "\n";
   for (size_t i = 0; i < outputs.size(); ++i) {
     const sezmrt::HostTensor &out = outputs[i];
-    llvm::outs() << "  " << signature.results[i].name << ": "
-                 << out.describe();
+    llvm::outs() << "  " << signature.results[i].name << ": " << out.describe();
     int64_t count = out.numElements();
     if (count > 0) {
       double lo = out.at(0), hi = out.at(0), sum = 0;
@@ -164,9 +164,9 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
     return llvm::createStringError(sezm_last_error());
   std::vector<sezmrt::HostTensor> outputs;
   for (size_t i = 0; i < out.size(); ++i) {
-    sezmrt::HostTensor t(signature.results[i].type,
-                         std::vector<int64_t>(out[i].shape,
-                                              out[i].shape + out[i].rank));
+    sezmrt::HostTensor t(
+        signature.results[i].type,
+        std::vector<int64_t>(out[i].shape, out[i].shape + out[i].rank));
     std::memcpy(t.bytes.data(), out[i].data, t.bytes.size());
     outputs.push_back(std::move(t));
   }
@@ -244,8 +244,7 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceFile<ModuleOp>(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
 
@@ -260,8 +259,9 @@ int main(int argc, char **argv) {
     if (equals == std::string::npos || equals == 0)
       return fail("--input " + binding + ": expected name=file.npy");
     std::string name = binding.substr(0, equals);
-    auto known = llvm::find_if(signature->arguments,
-                               [&](const auto &port) { return port.name == name; });
+    auto known = llvm::find_if(signature->arguments, [&](const auto &port) {
+      return port.name == name;
+    });
     if (known == signature->arguments.end()) {
       std::string names;
       for (const auto &port : signature->arguments)
@@ -310,7 +310,8 @@ int main(int argc, char **argv) {
                             .count());
       }
       std::sort(times.begin(), times.end());
-      llvm::outs() << llvm::format("%d CPU runs: median %.3f ms\n", static_cast<int>(bench),
+      llvm::outs() << llvm::format("%d CPU runs: median %.3f ms\n",
+                                   static_cast<int>(bench),
                                    times[times.size() / 2]);
     }
   }
@@ -334,7 +335,8 @@ int main(int argc, char **argv) {
         worst = std::max(worst, std::abs(a.at(k) - b.at(k)));
         finite = std::isfinite(a.at(k));
       }
-      bool ok = finite && worst <= absoluteTolerance + relativeTolerance * scale;
+      bool ok =
+          finite && worst <= absoluteTolerance + relativeTolerance * scale;
       mismatches += ok ? 0 : 1;
       llvm::outs() << llvm::format(
           "  %s: max abs error %.3g, relative %.3g  %s\n",
@@ -342,8 +344,7 @@ int main(int argc, char **argv) {
           scale > 0 ? worst / scale : worst, ok ? "ok" : "FAIL");
     }
   }
-  std::vector<sezmrt::HostTensor> *outputs =
-      useGpu ? &gpuOutputs : &cpuOutputs;
+  std::vector<sezmrt::HostTensor> *outputs = useGpu ? &gpuOutputs : &cpuOutputs;
   if (!outputDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail(outputDir + ": " + ec.message());

@@ -1,4 +1,5 @@
-//===- CpuRunner.h - JIT-compile and run sezm programs on the CPU -*- C++ -*-===//
+//===- CpuRunner.h - JIT-compile and run sezm programs on the CPU -*- C++
+//-*-===//
 //
 // The CPU backend behind `sezm-run --device cpu` and the execution tests:
 // lowers a module with the CPU pipeline, JIT-compiles it with the MLIR

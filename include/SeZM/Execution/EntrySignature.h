@@ -25,7 +25,7 @@ constexpr llvm::StringLiteral kNameAttr = "sezm.name";
 /// Reads the signature of the public function `entry` (or of the only
 /// public function when `entry` is empty).
 llvm::Expected<sezmrt::EntrySignature> getEntrySignature(ModuleOp module,
-                                                 StringRef entry);
+                                                         StringRef entry);
 
 } // namespace mlir::sezm
 

@@ -32,12 +32,10 @@ struct HostTensor {
   HostTensor(ElementType type, std::vector<int64_t> shape);
 
   int64_t numElements() const;
-  template <typename T>
-  T *data() {
+  template <typename T> T *data() {
     return reinterpret_cast<T *>(bytes.data());
   }
-  template <typename T>
-  const T *data() const {
+  template <typename T> const T *data() const {
     return reinterpret_cast<const T *>(bytes.data());
   }
   /// Element i converted to double (any element type).

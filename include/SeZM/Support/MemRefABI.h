@@ -1,4 +1,5 @@
-//===- MemRefABI.h - calling compiled entries with memref descriptors -*- C++ -*-===//
+//===- MemRefABI.h - calling compiled entries with memref descriptors -*- C++
+//-*-===//
 //
 // Compiled entry functions take each ranked memref argument as its
 // descriptor scalars (allocated and aligned pointers, offset, sizes,

@@ -15,8 +15,7 @@ namespace sezmrt {
 
 /// Parses .npy bytes; on failure returns false and sets `error` to a
 /// plain-English reason.
-bool parseNpy(const std::string &bytes, HostTensor &tensor,
-              std::string &error);
+bool parseNpy(const std::string &bytes, HostTensor &tensor, std::string &error);
 /// Reads a .npy file; errors name the file.
 bool readNpy(const std::string &path, HostTensor &tensor, std::string &error);
 /// Serializes a tensor as .npy (version 1.0).

@@ -21,15 +21,13 @@ namespace mlir::sezm::kernel {
 constexpr double kFrameEpsilon = 1e-7;
 
 /// sqrt(|v|^2 + eps^2).
-template <typename T>
-T regularizedNorm(const T &x, const T &y, const T &z) {
+template <typename T> T regularizedNorm(const T &x, const T &y, const T &z) {
   return sqrt(x * x + y * y + z * z + T(kFrameEpsilon * kFrameEpsilon));
 }
 
 /// The polynomial envelope E_p(x) = 1 - (p+1)(p+2)/2 x^p + p(p+2) x^(p+1)
 /// - p(p+1)/2 x^(p+2) for x < 1, and 0 from x = 1 on.
-template <typename T>
-T envelope(const T &x, int64_t p) {
+template <typename T> T envelope(const T &x, int64_t p) {
   T xp = T(1.0);
   for (int64_t i = 0; i < p; ++i)
     xp = xp * x;
@@ -46,13 +44,9 @@ T besselRadial(const T &r, int64_t k, double rcut, const T &envelopeValue) {
   return sin(T(w) * r) / r * envelopeValue;
 }
 
-template <typename T>
-struct Quaternion {
-  T w, x, y, z;
-};
+template <typename T> struct Quaternion { T w, x, y, z; };
 
-template <typename T>
-Quaternion<T> normalize(const Quaternion<T> &q) {
+template <typename T> Quaternion<T> normalize(const Quaternion<T> &q) {
   T inv = T(1.0) / sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z +
                         T(kFrameEpsilon * kFrameEpsilon));
   return {q.w * inv, q.x * inv, q.y * inv, q.z * inv};
@@ -61,14 +55,12 @@ Quaternion<T> normalize(const Quaternion<T> &q) {
 /// The C-infinity step S(t): 0 for t <= 0, 1 for t >= 1, a / (a + b) between
 /// with a = exp(-1/t), b = exp(-1/(1-t)) and the denominators floored at the
 /// machine epsilon.
-template <typename T>
-T smoothStep(const T &t) {
+template <typename T> T smoothStep(const T &t) {
   T floor = T(machineEpsilon());
   T a = exp(-(T(1.0) / max(t, floor)));
   T b = exp(-(T(1.0) / max(T(1.0) - t, floor)));
   T inside = a / (a + b);
-  return select(t <= T(0.0), T(0.0),
-                select(T(1.0) <= t, T(1.0), inside));
+  return select(t <= T(0.0), T(0.0), select(T(1.0) <= t, T(1.0), inside));
 }
 
 /// The edge quaternion that rotates the edge direction onto +Z: two charts
@@ -81,8 +73,8 @@ Quaternion<T> edgeQuaternion(const T &vx, const T &vy, const T &vz) {
   T ux = vx * inv, uy = vy * inv, uz = vz * inv;
   Quaternion<T> plus = normalize<T>({T(1.0) + uz, uy, -ux, T(0.0)});
   Quaternion<T> minus = normalize<T>({-ux, T(0.0), T(1.0) - uz, uy});
-  T dot = minus.w * plus.w + minus.x * plus.x + minus.y * plus.y +
-          minus.z * plus.z;
+  T dot =
+      minus.w * plus.w + minus.x * plus.x + minus.y * plus.y + minus.z * plus.z;
   T sign = select(dot < T(0.0), T(-1.0), T(1.0));
   T beta = smoothStep((uz + T(1.0)) * T(0.5));
   T alpha = T(1.0) - beta;
@@ -141,9 +133,8 @@ void wignerBlocks(const Quaternion<T> &q, int64_t lmax,
     dc.reserve(width * width);
     for (int64_t mu = -l; mu <= l; ++mu) {
       for (int64_t nu = -l; nu <= l; ++nu) {
-        double prefactor =
-            std::sqrt(factorial(l + nu) * factorial(l - nu) /
-                      (factorial(l + mu) * factorial(l - mu)));
+        double prefactor = std::sqrt(factorial(l + nu) * factorial(l - nu) /
+                                     (factorial(l + mu) * factorial(l - mu)));
         std::optional<Complex<T>> sum;
         for (int64_t rho = std::max<int64_t>(0, mu - nu);
              rho <= std::min(l + mu, l - nu); ++rho) {

@@ -169,21 +169,22 @@ Jet kernel::operator-(Jet a, Jet c) {
                   }));
 }
 Jet kernel::operator*(Jet a, Jet c) {
-  return withGrad(a.value * c.value,
-                  combine(a, c, [&](std::optional<Num> x, std::optional<Num> y) {
-                    if (x && y)
-                      return *x * c.value + a.value * *y;
-                    return x ? *x * c.value : a.value * *y;
-                  }));
+  return withGrad(
+      a.value * c.value,
+      combine(a, c, [&](std::optional<Num> x, std::optional<Num> y) {
+        if (x && y)
+          return *x * c.value + a.value * *y;
+        return x ? *x * c.value : a.value * *y;
+      }));
 }
 Jet kernel::operator/(Jet a, Jet c) {
   Num quotient = a.value / c.value;
-  return withGrad(quotient,
-                  combine(a, c, [&](std::optional<Num> x, std::optional<Num> y) {
-                    if (x && y)
-                      return (*x - quotient * *y) / c.value;
-                    return x ? *x / c.value : -(quotient * *y) / c.value;
-                  }));
+  return withGrad(
+      quotient, combine(a, c, [&](std::optional<Num> x, std::optional<Num> y) {
+        if (x && y)
+          return (*x - quotient * *y) / c.value;
+        return x ? *x / c.value : -(quotient * *y) / c.value;
+      }));
 }
 Jet kernel::operator-(Jet a) {
   return chain(a, -a.value, [] { return Num(-1.0); });
@@ -207,10 +208,11 @@ Jet kernel::cos(Jet a) {
 }
 Jet kernel::max(Jet a, Jet c) { return select(c.value < a.value, a, c); }
 Jet kernel::select(Value cond, Jet a, Jet c) {
-  return withGrad(select(cond, a.value, c.value),
-                  combine(a, c, [&](std::optional<Num> x, std::optional<Num> y) {
-                    return select(cond, x ? *x : Num(0.0), y ? *y : Num(0.0));
-                  }));
+  return withGrad(
+      select(cond, a.value, c.value),
+      combine(a, c, [&](std::optional<Num> x, std::optional<Num> y) {
+        return select(cond, x ? *x : Num(0.0), y ? *y : Num(0.0));
+      }));
 }
 Value kernel::operator<(Jet a, Jet c) { return a.value < c.value; }
 Value kernel::operator<=(Jet a, Jet c) { return a.value <= c.value; }
@@ -230,8 +232,8 @@ Num kernel::load(Value memref, ArrayRef<Idx> indices) {
 
 Idx kernel::loadIndex(Value memref, ArrayRef<Idx> indices) {
   Value element = memref::LoadOp::create(b(), loc(), memref, values(indices));
-  return Idx(arith::IndexCastOp::create(b(), loc(), b().getIndexType(),
-                                        element));
+  return Idx(
+      arith::IndexCastOp::create(b(), loc(), b().getIndexType(), element));
 }
 
 void kernel::store(Num value, Value memref, ArrayRef<Idx> indices) {
@@ -261,8 +263,7 @@ void kernel::forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
                      });
 }
 
-void kernel::parallelRange(Idx lb, Idx ub,
-                           llvm::function_ref<void(Idx)> body) {
+void kernel::parallelRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
   scf::ParallelOp::create(
       b(), loc(), ValueRange{lb}, ValueRange{ub}, ValueRange{Idx(1)},
       [&](OpBuilder &nested, Location, ValueRange ivs) {
@@ -272,15 +273,15 @@ void kernel::parallelRange(Idx lb, Idx ub,
       });
 }
 
-SmallVector<Num> kernel::sumRange(
-    Idx lb, Idx ub, ArrayRef<Num> init,
-    llvm::function_ref<SmallVector<Num>(Idx)> body) {
+SmallVector<Num>
+kernel::sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
+                 llvm::function_ref<SmallVector<Num>(Idx)> body) {
   return sumRangeStep(lb, ub, Idx(1), init, body);
 }
 
-SmallVector<Num> kernel::sumRangeStep(
-    Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
-    llvm::function_ref<SmallVector<Num>(Idx)> body) {
+SmallVector<Num>
+kernel::sumRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
+                     llvm::function_ref<SmallVector<Num>(Idx)> body) {
   SmallVector<Value> initValues =
       llvm::to_vector(llvm::map_range(init, [](Num n) -> Value { return n; }));
   auto loop = scf::ForOp::create(
@@ -340,9 +341,9 @@ void kernel::launchKernel(std::array<Idx, 3> grid, std::array<Idx, 3> block,
       b().getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   SmallVector<Type> workgroupTypes;
   for (const SmallVector<int64_t> &shape : workgroupShapes)
-    workgroupTypes.push_back(MemRefType::get(
-        shape, EmitScope::current().floatType, MemRefLayoutAttrInterface(),
-        workgroupSpace));
+    workgroupTypes.push_back(
+        MemRefType::get(shape, EmitScope::current().floatType,
+                        MemRefLayoutAttrInterface(), workgroupSpace));
   auto launch = gpu::LaunchOp::create(
       b(), loc(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
       /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
@@ -365,11 +366,11 @@ void kernel::barrier() { gpu::BarrierOp::create(b(), loc()); }
 
 Num kernel::warpSum(Num value) {
   Type i32 = b().getI32Type();
-  Value width = arith::ConstantOp::create(b(), loc(),
-                                          b().getIntegerAttr(i32, kWarpSize));
+  Value width =
+      arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, kWarpSize));
   for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    Value distance = arith::ConstantOp::create(b(), loc(),
-                                               b().getIntegerAttr(i32, offset));
+    Value distance =
+        arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, offset));
     auto shuffle = gpu::ShuffleOp::create(b(), loc(), value, distance, width,
                                           gpu::ShuffleMode::XOR);
     value = value + Num(shuffle.getShuffleResult());

@@ -1,4 +1,5 @@
-//===- KernelBuilder.h - scalar math, loops and memory for kernels -*- C++ -*-===//
+//===- KernelBuilder.h - scalar math, loops and memory for kernels -*- C++
+//-*-===//
 //
 // A small layer that lets each sezm kernel read like the loop nest it is.
 // An EmitScope names the builder, location and float type that the scalar
@@ -121,10 +122,7 @@ Value operator<(Jet a, Jet b);
 Value operator<=(Jet a, Jet b);
 
 /// A complex number over Num or Jet.
-template <typename T>
-struct Complex {
-  T re, im;
-};
+template <typename T> struct Complex { T re, im; };
 
 template <typename T>
 Complex<T> operator*(const Complex<T> &a, const Complex<T> &b) {
@@ -134,12 +132,10 @@ template <typename T>
 Complex<T> operator+(const Complex<T> &a, const Complex<T> &b) {
   return {a.re + b.re, a.im + b.im};
 }
-template <typename T>
-Complex<T> scale(const T &s, const Complex<T> &a) {
+template <typename T> Complex<T> scale(const T &s, const Complex<T> &a) {
   return {s * a.re, s * a.im};
 }
-template <typename T>
-Complex<T> conj(const Complex<T> &a) {
+template <typename T> Complex<T> conj(const Complex<T> &a) {
   return {a.re, -a.im};
 }
 

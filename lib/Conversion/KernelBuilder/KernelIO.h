@@ -1,4 +1,5 @@
-//===- KernelIO.h - the buffers of a kernel and the op it replaces -*- C++ -*-===//
+//===- KernelIO.h - the buffers of a kernel and the op it replaces -*- C++
+//-*-===//
 //
 // A sezm op is lowered where it stands on tensors: its operands are read
 // through read-only buffers, its results are fresh buffers the kernel

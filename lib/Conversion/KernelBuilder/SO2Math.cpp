@@ -72,7 +72,8 @@ void EdgeRotation::forEachEntry(
 
 void EdgeRotation::appendGradientTerms(ArrayRef<Num> gl, ArrayRef<Num> packed,
                                        SmallVectorImpl<Num> &terms) const {
-  forEachEntry([&](int64_t j, int64_t d) { terms.push_back(gl[j] * packed[d]); });
+  forEachEntry(
+      [&](int64_t j, int64_t d) { terms.push_back(gl[j] * packed[d]); });
 }
 
 void EdgeRotation::storeGradient(ArrayRef<Num> sums, Value wignerGrad,
@@ -111,8 +112,7 @@ std::vector<Num> DegreeKernel::effective(Idx c) const {
   return keff;
 }
 
-std::vector<Num> DegreeKernel::mix(ArrayRef<Num> keff,
-                                   ArrayRef<Num> xl) const {
+std::vector<Num> DegreeKernel::mix(ArrayRef<Num> keff, ArrayRef<Num> xl) const {
   int64_t lmax = layout.lmax, m0 = lmax + 1, m1Base = m0 * m0;
   std::vector<Num> y;
   for (int64_t o = 0; o <= lmax; ++o) {

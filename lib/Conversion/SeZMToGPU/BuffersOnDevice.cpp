@@ -39,7 +39,8 @@ struct BuffersOnDevicePass
       }
     }
     rewriter.setInsertionPoint(returnOp);
-    for (auto alloc : llvm::make_early_inc_range(body.getOps<memref::AllocOp>()))
+    for (auto alloc :
+         llvm::make_early_inc_range(body.getOps<memref::AllocOp>()))
       if (!returned.contains(alloc.getResult()))
         memref::DeallocOp::create(rewriter, alloc.getLoc(), alloc.getResult());
   }
@@ -62,8 +63,9 @@ struct BuffersOnDevicePass
             alloc.getSymbolOperands(), /*hostShared=*/false);
         rewriter.replaceOp(alloc, device.getMemref());
       } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-        gpu::DeallocOp::create(rewriter, dealloc.getLoc(), /*asyncToken=*/Type(),
-                               ValueRange(), dealloc.getMemref());
+        gpu::DeallocOp::create(rewriter, dealloc.getLoc(),
+                               /*asyncToken=*/Type(), ValueRange(),
+                               dealloc.getMemref());
         rewriter.eraseOp(dealloc);
       } else if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         gpu::MemcpyOp::create(rewriter, copy.getLoc(), /*asyncToken=*/Type(),

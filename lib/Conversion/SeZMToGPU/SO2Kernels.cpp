@@ -47,8 +47,7 @@ int64_t channelsOf(Value tensor) {
 /// The warp schedules give each lane the channels lane, lane + 32, ...
 bool channelsFillWarps(Value x) { return channelsOf(x) % kWarpSize == 0; }
 
-template <typename OpTy>
-RadialMixer mixerOf(OpTy op, KernelIO &io) {
+template <typename OpTy> RadialMixer mixerOf(OpTy op, KernelIO &io) {
   return RadialMixer(SO2Layout{static_cast<int64_t>(op.getLmax())},
                      op.getRank(), io.in(op.getKc()),
                      op.getCb() ? io.in(op.getCb()) : Value());
@@ -70,24 +69,24 @@ void emitRotateMix(RotateMixOp op, KernelIO &io) {
   int64_t channels = channelsOf(op.getX());
   Idx edges = dim(src, 0);
   Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
-  launchKernel({ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
-               {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
-               [&](const LaunchIds &ids) {
-                 Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
-                 Idx lane = ids.thread[0];
-                 ifThen(e < edges, [&] {
-                   Idx s = loadIndex(src, {e});
-                   EdgeRotation rotation(layout, wigner, e);
-                   RadialMixer::Edge edge = mixer.atEdge(e);
-                   for (int64_t part = 0; part < channels / kWarpSize; ++part) {
-                     Idx c = lane + Idx(part * kWarpSize);
-                     std::vector<Num> xl = rotation.toEdgeFrame(
-                         loadRows(x, s, layout.packedRows(), c));
-                     storeRows(mixer.mix(edge, mixer.atChannel(edge, c), xl),
-                               out, e, c);
-                   }
-                 });
-               });
+  launchKernel(
+      {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
+      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
+      [&](const LaunchIds &ids) {
+        Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+        Idx lane = ids.thread[0];
+        ifThen(e < edges, [&] {
+          Idx s = loadIndex(src, {e});
+          EdgeRotation rotation(layout, wigner, e);
+          RadialMixer::Edge edge = mixer.atEdge(e);
+          for (int64_t part = 0; part < channels / kWarpSize; ++part) {
+            Idx c = lane + Idx(part * kWarpSize);
+            std::vector<Num> xl =
+                rotation.toEdgeFrame(loadRows(x, s, layout.packedRows(), c));
+            storeRows(mixer.mix(edge, mixer.atChannel(edge, c), xl), out, e, c);
+          }
+        });
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -104,13 +103,12 @@ Value flattenRows(Value buffer) {
   if (type.getRank() == 1) {
     int64_t leading = type.getDimSize(0);
     auto flat = MemRefType::get({leading, 1}, type.getElementType());
-    SmallVector<OpFoldResult> shape = {
-        ShapedType::isDynamic(leading) ? OpFoldResult(dim(buffer, 0).value)
-                                       : b.getIndexAttr(leading),
-        b.getIndexAttr(1)};
+    SmallVector<OpFoldResult> shape = {ShapedType::isDynamic(leading)
+                                           ? OpFoldResult(dim(buffer, 0).value)
+                                           : b.getIndexAttr(leading),
+                                       b.getIndexAttr(1)};
     return memref::ExpandShapeOp::create(
-        b, loc, flat, buffer, SmallVector<ReassociationIndices>{{0, 1}},
-        shape);
+        b, loc, flat, buffer, SmallVector<ReassociationIndices>{{0, 1}}, shape);
   }
   ReassociationIndices rest;
   for (int64_t axis = 1; axis < type.getRank(); ++axis)
@@ -130,20 +128,19 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io) {
   Value out = io.allocate(0, extents);
   Value flatValues = flattenRows(values), flatOut = flattenRows(out);
   Idx row = dim(flatValues, 1);
-  launchKernel({ceilDiv(row, kBlockThreads), nodes, Idx(1)},
-               {Idx(kBlockThreads), Idx(1), Idx(1)}, {},
-               [&](const LaunchIds &ids) {
-                 Idx p = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
-                 Idx n = ids.block[1];
-                 ifThen(p < row, [&] {
-                   Num sum = sumRange(
-                       loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}),
-                       [&](Idx t) {
-                         return load(flatValues, {loadIndex(order, {t}), p});
-                       });
-                   store(sum, flatOut, {n, p});
-                 });
-               });
+  launchKernel(
+      {ceilDiv(row, kBlockThreads), nodes, Idx(1)},
+      {Idx(kBlockThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
+        Idx p = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
+        Idx n = ids.block[1];
+        ifThen(p < row, [&] {
+          Num sum = sumRange(
+              loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), [&](Idx t) {
+                return load(flatValues, {loadIndex(order, {t}), p});
+              });
+          store(sum, flatOut, {n, p});
+        });
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -258,8 +255,7 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
 } // namespace
 
 namespace {
-template <typename OpTy>
-struct LowerToGpuKernel : OpRewritePattern<OpTy> {
+template <typename OpTy> struct LowerToGpuKernel : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
@@ -283,9 +279,9 @@ struct ConvertSeZMToGPUKernelsPass
     : sezm::impl::ConvertSeZMToGPUKernelsBase<ConvertSeZMToGPUKernelsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerToGpuKernel<RotateMixOp>,
-                 LowerToGpuKernel<SegmentReduceOp>,
-                 LowerToGpuKernel<RotateMixGradReduceOp>>(&getContext());
+    patterns
+        .add<LowerToGpuKernel<RotateMixOp>, LowerToGpuKernel<SegmentReduceOp>,
+             LowerToGpuKernel<RotateMixGradReduceOp>>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

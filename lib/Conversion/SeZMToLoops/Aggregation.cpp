@@ -47,11 +47,11 @@ void forEachSegmentEdge(Value order, Value rowptr, Idx n,
 /// channel (given by `rows`): stores xl_grad and returns nothing; the
 /// Wigner-D gradient sums are returned per kept entry along with the extra
 /// per-channel sums `extra` produces.
-SmallVector<Num> rotateBackGradient(
-    const EdgeRotation &rotation, SO2Layout layout, Value xl, Value xlGrad,
-    Idx e, int64_t channels, int64_t numExtra,
-    llvm::function_ref<std::vector<Num>(Idx c)> rows,
-    llvm::function_ref<SmallVector<Num>(Idx c)> extra) {
+SmallVector<Num>
+rotateBackGradient(const EdgeRotation &rotation, SO2Layout layout, Value xl,
+                   Value xlGrad, Idx e, int64_t channels, int64_t numExtra,
+                   llvm::function_ref<std::vector<Num>(Idx c)> rows,
+                   llvm::function_ref<SmallVector<Num>(Idx c)> extra) {
   SmallVector<Num> init(rotation.numEntries() + numExtra, Num(0.0));
   return sumRange(0, channels, init, [&](Idx c) {
     std::vector<Num> g = rows(c);
@@ -88,8 +88,7 @@ void sezm::emitKernel(EnvelopeAggregateOp op, KernelIO &io) {
       forRange(0, channels, [&](Idx c) {
         for (auto [d, value] :
              llvm::enumerate(message(rotation, xl, layout, e, c)))
-          addTo(weight * value, out,
-                     {n, Idx(static_cast<int64_t>(d)), c});
+          addTo(weight * value, out, {n, Idx(static_cast<int64_t>(d)), c});
       });
     });
     Num scale = load(norm, {n});
@@ -118,34 +117,35 @@ void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
   fillZero(envGrad);
   parallelRange(0, nodes, [&](Idx n) {
     Num scale = load(norm, {n});
-    Num normSum = sumRange(loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}),
-                           [&](Idx t) {
-      Idx e = loadIndex(order, {t});
-      EdgeRotation rotation(layout, wigner, e);
-      Num weight = load(env, {e});
-      // g_e = inv_sqrt_deg[n] * env[e] * grad[n]; the extra sum is
-      // <grad[n], message_e>.
-      SmallVector<Num> sums = rotateBackGradient(
-          rotation, layout, xl, xlGrad, e, channels, /*numExtra=*/1,
-          [&](Idx c) {
-            std::vector<Num> g = loadRows(grad, n, rows, c);
-            for (Num &value : g)
-              value = scale * weight * value;
-            return g;
-          },
-          [&](Idx c) {
-            std::vector<Num> msg = message(rotation, xl, layout, e, c);
-            std::vector<Num> g = loadRows(grad, n, rows, c);
-            SmallVector<Num> products;
-            for (int64_t d = 0; d < rows; ++d)
-              products.push_back(g[d] * msg[d]);
-            return SmallVector<Num>{total(products)};
-          });
-      rotation.storeGradient(ArrayRef<Num>(sums).drop_back(), wignerGrad, e);
-      Num dot = sums.back();
-      store(scale * dot, envGrad, {e});
-      return weight * dot;
-    });
+    Num normSum = sumRange(
+        loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), [&](Idx t) {
+          Idx e = loadIndex(order, {t});
+          EdgeRotation rotation(layout, wigner, e);
+          Num weight = load(env, {e});
+          // g_e = inv_sqrt_deg[n] * env[e] * grad[n]; the extra sum is
+          // <grad[n], message_e>.
+          SmallVector<Num> sums = rotateBackGradient(
+              rotation, layout, xl, xlGrad, e, channels, /*numExtra=*/1,
+              [&](Idx c) {
+                std::vector<Num> g = loadRows(grad, n, rows, c);
+                for (Num &value : g)
+                  value = scale * weight * value;
+                return g;
+              },
+              [&](Idx c) {
+                std::vector<Num> msg = message(rotation, xl, layout, e, c);
+                std::vector<Num> g = loadRows(grad, n, rows, c);
+                SmallVector<Num> products;
+                for (int64_t d = 0; d < rows; ++d)
+                  products.push_back(g[d] * msg[d]);
+                return SmallVector<Num>{total(products)};
+              });
+          rotation.storeGradient(ArrayRef<Num>(sums).drop_back(), wignerGrad,
+                                 e);
+          Num dot = sums.back();
+          store(scale * dot, envGrad, {e});
+          return weight * dot;
+        });
     store(normSum, normGrad, {n});
   });
 }
@@ -176,11 +176,11 @@ Attention attentionOf(Value logit, Value env, Value nullLogit, Value order,
   a.shift = maxRange(begin, end, a.logNull, [&](Idx t) {
     return a.logMass(logit, env, loadIndex(order, {t}), f, h);
   });
-  a.partition = exp(a.logNull - a.shift) + sumRange(begin, end, [&](Idx t) {
-                  return exp(a.logMass(logit, env, loadIndex(order, {t}), f,
-                                       h) -
-                             a.shift);
-                });
+  a.partition =
+      exp(a.logNull - a.shift) + sumRange(begin, end, [&](Idx t) {
+        return exp(a.logMass(logit, env, loadIndex(order, {t}), f, h) -
+                   a.shift);
+      });
   return a;
 }
 
@@ -198,7 +198,8 @@ void sezm::emitKernel(AttentionAggregateOp op, KernelIO &io) {
   Value nullLogit = io.in(op.getNullLogit());
   Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
-  int64_t focus = staticDim(op.getLogit(), 1), heads = staticDim(op.getLogit(), 2);
+  int64_t focus = staticDim(op.getLogit(), 1),
+          heads = staticDim(op.getLogit(), 2);
   int64_t width = channels / focus, headWidth = width / heads;
   Idx nodes = dim(rowptr, 0) - 1;
   Value out = io.allocate(0, {nodes, rows, channels});
@@ -215,8 +216,7 @@ void sezm::emitKernel(AttentionAggregateOp op, KernelIO &io) {
             Idx c = headChannel(f, h, width, headWidth, ch);
             for (auto [d, value] :
                  llvm::enumerate(message(rotation, xl, layout, e, c)))
-              addTo(att * value, out,
-                         {n, Idx(static_cast<int64_t>(d)), c});
+              addTo(att * value, out, {n, Idx(static_cast<int64_t>(d)), c});
           });
         });
       }
@@ -231,7 +231,8 @@ void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
   Value env = io.in(op.getEnv()), nullLogit = io.in(op.getNullLogit());
   Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
-  int64_t focus = staticDim(op.getLogit(), 1), heads = staticDim(op.getLogit(), 2);
+  int64_t focus = staticDim(op.getLogit(), 1),
+          heads = staticDim(op.getLogit(), 2);
   int64_t width = channels / focus, headWidth = width / heads;
   Idx nodes = dim(rowptr, 0) - 1, edges = dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, layout.reducedRows(), channels});
@@ -244,11 +245,11 @@ void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
   fillZero(logitGrad);
   fillZero(envGrad);
   // d att[e, f, h] = <grad[dst], message_e> over the head's channels.
-  Value attGrad = io.scratch({ShapedType::kDynamic, focus, heads},
-                             {edges, focus, heads});
+  Value attGrad =
+      io.scratch({ShapedType::kDynamic, focus, heads}, {edges, focus, heads});
   // Each node's share of d null_logit, summed over nodes in order below.
-  Value nullShares = io.scratch({ShapedType::kDynamic, focus, heads},
-                                {nodes, focus, heads});
+  Value nullShares =
+      io.scratch({ShapedType::kDynamic, focus, heads}, {nodes, focus, heads});
   parallelRange(0, nodes, [&](Idx n) {
     for (int64_t f = 0; f < focus; ++f) {
       for (int64_t h = 0; h < heads; ++h) {
@@ -296,7 +297,7 @@ void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
           int64_t index = 0;
           rotation.forEachEntry([&](int64_t j, int64_t d) {
             addTo(sums[index++], wignerGrad,
-                       {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
+                  {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
           });
         });
         // d null = -S / Z; null = softplus(z) + 1e-7, d null / dz = sigmoid(z).
@@ -310,7 +311,10 @@ void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
   });
   parallelRange(0, focus * heads, [&](Idx fh) {
     Idx f = fh / Idx(heads), h = fh % Idx(heads);
-    store(sumRange(0, nodes, [&](Idx n) { return load(nullShares, {n, f, h}); }),
+    store(sumRange(0, nodes,
+                   [&](Idx n) {
+                     return load(nullShares, {n, f, h});
+                   }),
           nullGrad, {f, h});
   });
 }

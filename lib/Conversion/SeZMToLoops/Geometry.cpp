@@ -16,16 +16,13 @@ using namespace mlir::sezm::kernel;
 namespace {
 /// The three components of edge e, as values or as the three variables of a
 /// Jet.
-template <typename T>
-std::array<T, 3> loadEdgeVector(Value edgeVec, Idx e);
+template <typename T> std::array<T, 3> loadEdgeVector(Value edgeVec, Idx e);
 
-template <>
-std::array<Num, 3> loadEdgeVector<Num>(Value edgeVec, Idx e) {
+template <> std::array<Num, 3> loadEdgeVector<Num>(Value edgeVec, Idx e) {
   return {load(edgeVec, {e, 0}), load(edgeVec, {e, 1}), load(edgeVec, {e, 2})};
 }
 
-template <>
-std::array<Jet, 3> loadEdgeVector<Jet>(Value edgeVec, Idx e) {
+template <> std::array<Jet, 3> loadEdgeVector<Jet>(Value edgeVec, Idx e) {
   return {Jet::variable(load(edgeVec, {e, 0}), 0),
           Jet::variable(load(edgeVec, {e, 1}), 1),
           Jet::variable(load(edgeVec, {e, 2}), 2)};
@@ -57,15 +54,19 @@ void sezm::emitKernel(EdgeVectorsOp op, KernelIO &io) {
 
 void sezm::emitKernel(EdgeVectorsGradOp op, KernelIO &io) {
   Value grad = io.in(op.getGrad());
-  Value srcOrder = io.in(op.getSrcOrder()), srcRowptr = io.in(op.getSrcRowptr());
-  Value dstOrder = io.in(op.getDstOrder()), dstRowptr = io.in(op.getDstRowptr());
+  Value srcOrder = io.in(op.getSrcOrder()),
+        srcRowptr = io.in(op.getSrcRowptr());
+  Value dstOrder = io.in(op.getDstOrder()),
+        dstRowptr = io.in(op.getDstRowptr());
   Idx nodes = dim(srcRowptr, 0) - 1;
   Value out = io.allocate(0, {nodes, 3});
   // Each node sums its source segment, then its destination segment: CSR
   // order, no atomics.
   auto segmentSum = [&](Value order, Value rowptr, Idx n, int64_t k) {
     return sumRange(loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}),
-                    [&](Idx t) { return load(grad, {loadIndex(order, {t}), k}); });
+                    [&](Idx t) {
+                      return load(grad, {loadIndex(order, {t}), k});
+                    });
   };
   parallelRange(0, nodes, [&](Idx n) {
     for (int64_t k = 0; k < 3; ++k)
@@ -120,7 +121,9 @@ void sezm::emitKernel(RadialBasisOp op, KernelIO &io) {
   parallelRange(0, edges, [&](Idx e) {
     radialBasis<Num>(loadEdgeVector<Num>(edgeVec, e),
                      op.getRcut().convertToDouble(), op.getExponent(), count,
-                     [&](int64_t k, Num value) { store(value, out, {e, k}); });
+                     [&](int64_t k, Num value) {
+                       store(value, out, {e, k});
+                     });
   });
 }
 

@@ -13,12 +13,10 @@
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 
-
 namespace mlir::sezm {
 
 /// The layout of an op with an lmax attribute.
-template <typename OpTy>
-SO2Layout layoutOf(OpTy op) {
+template <typename OpTy> SO2Layout layoutOf(OpTy op) {
   return SO2Layout{static_cast<int64_t>(op.getLmax())};
 }
 

@@ -36,7 +36,8 @@ public:
 
 private:
   Idx row(Block block, Idx i) const {
-    int64_t base = block == MZero ? 0 : (block == MNeg ? lmax + 1 : 2 * lmax + 1);
+    int64_t base =
+        block == MZero ? 0 : (block == MNeg ? lmax + 1 : 2 * lmax + 1);
     return Idx(base) + i / Idx(width);
   }
   Idx channel(Idx i) const { return channelOf(i % Idx(width)); }
@@ -62,8 +63,8 @@ void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
   Value wu = io.in(op.getWu()), wv = io.in(op.getWv());
   int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
   Idx edges = dim(u, 0);
-  Value out = io.allocate(
-      0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
+  Value out =
+      io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
   parallelRange(0, edges, [&](Idx e) {
     for (int64_t f = 0; f < focus; ++f) {
       Stream s(layout, width, f);
@@ -74,8 +75,8 @@ void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
         s.store(z, out, e, Stream::MZero, o);
       });
       forRange(0, s.size(Stream::MNeg), [&](Idx o) {
-        SmallVector<Num> z = sumRange(
-            0, s.size(Stream::MNeg), {Num(0.0), Num(0.0)}, [&](Idx i) {
+        SmallVector<Num> z =
+            sumRange(0, s.size(Stream::MNeg), {Num(0.0), Num(0.0)}, [&](Idx i) {
               Num neg = s.load(u, e, Stream::MNeg, i);
               Num pos = s.load(u, e, Stream::MPos, i);
               Num a = load(wu, {f, i, o}), b = load(wv, {f, i, o});
@@ -94,8 +95,8 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
   Value w0 = io.in(op.getW0()), wu = io.in(op.getWu()), wv = io.in(op.getWv());
   int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
   Idx edges = dim(u, 0);
-  Value uGrad = io.allocate(
-      0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
+  Value uGrad =
+      io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
   int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
   Value w0Grad = io.allocate(1, {focus, m0, m0});
   Value wuGrad = io.allocate(2, {focus, m1, m1});
@@ -127,7 +128,8 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
     parallelRange(0, m0, [&](Idx i) {
       forRange(0, m0, [&](Idx o) {
         Num sum = sumRange(0, edges, [&](Idx e) {
-          return s.load(u, e, Stream::MZero, i) * s.load(g, e, Stream::MZero, o);
+          return s.load(u, e, Stream::MZero, i) *
+                 s.load(g, e, Stream::MZero, o);
         });
         store(sum, w0Grad, {f, i, o});
       });
@@ -167,8 +169,8 @@ void sezm::emitKernel(GateOp op, KernelIO &io) {
   Value z = io.in(op.getZ()), gw = io.in(op.getGw());
   int64_t focus = op.getFocus(), width = streamWidth(op.getZ(), focus);
   Idx edges = dim(z, 0);
-  Value out = io.allocate(
-      0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
+  Value out =
+      io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
   parallelRange(0, edges, [&](Idx e) {
     for (int64_t f = 0; f < focus; ++f) {
       Stream s(layout, width, f);
@@ -193,12 +195,12 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
   int64_t focus = op.getFocus(), width = streamWidth(op.getZ(), focus);
   int64_t gates = layout.lmax * width;
   Idx edges = dim(z, 0);
-  Value zGrad = io.allocate(
-      0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
+  Value zGrad =
+      io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
   Value gwGrad = io.allocate(1, {focus, width, gates});
   // d logit of every gate, needed by the l = 0 row and by gw_grad.
-  Value logitGrad = io.scratch({ShapedType::kDynamic, focus, gates},
-                               {edges, focus, gates});
+  Value logitGrad =
+      io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
   parallelRange(0, edges, [&](Idx e) {
     for (int64_t f = 0; f < focus; ++f) {
       Stream s(layout, width, f);
@@ -221,8 +223,8 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
         Idx c = s.channelOf(i);
         Num zs = load(z, {e, 0, c});
         Num sig = sigmoid(zs);
-        Num silu = load(grad, {e, 0, c}) * sig *
-                   (Num(1.0) + zs * (Num(1.0) - sig));
+        Num silu =
+            load(grad, {e, 0, c}) * sig * (Num(1.0) + zs * (Num(1.0) - sig));
         Num gatePath = sumRange(0, gates, [&](Idx k) {
           return load(logitGrad, {e, f, k}) * load(gw, {f, i, k});
         });
@@ -319,8 +321,8 @@ void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
   Value normScale = op.getNormScale() ? io.in(op.getNormScale()) : Value();
   int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
   Idx edges = dim(u, 0);
-  Value uGrad = io.allocate(
-      0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
+  Value uGrad =
+      io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
   Value wfcGrad = io.allocate(1, {width, focus});
   Value normGrad = normScale ? io.allocate(2, {focus, width}) : Value();
   fillZero(uGrad);

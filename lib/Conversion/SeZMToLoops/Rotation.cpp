@@ -107,7 +107,7 @@ void sezm::emitKernel(MixOp op, KernelIO &io) {
   SO2Layout layout = layoutOf(op);
   Value xl = io.in(op.getXl());
   RadialMixer mixer(layout, op.getRank(), io.in(op.getKc()),
-              optionalBuffer(io, op.getCb()));
+                    optionalBuffer(io, op.getCb()));
   int64_t channels = staticDim(op.getXl(), 2);
   Idx edges = dim(xl, 0);
   Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
@@ -128,10 +128,9 @@ void sezm::emitKernel(MixGradOp op, KernelIO &io) {
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.reducedRows();
   Idx edges = dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, rows, channels});
-  Value kcGrad =
-      op.getRank() > 0
-          ? io.allocate(1, {edges, staticDim(op.getKc(), 1)})
-          : io.allocate(1, {edges, layout.lmax + 1, channels});
+  Value kcGrad = op.getRank() > 0
+                     ? io.allocate(1, {edges, staticDim(op.getKc(), 1)})
+                     : io.allocate(1, {edges, layout.lmax + 1, channels});
   parallelRange(0, edges, [&](Idx e) {
     RadialMixer::Edge edge = mixer.atEdge(e);
     SmallVector<Num> init(mixer.numKernelSums(), Num(0.0));
@@ -164,7 +163,7 @@ void sezm::emitKernel(RotateMixOp op, KernelIO &io) {
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value wigner = io.in(op.getWigner());
   RadialMixer mixer(layout, op.getRank(), io.in(op.getKc()),
-              optionalBuffer(io, op.getCb()));
+                    optionalBuffer(io, op.getCb()));
   int64_t channels = staticDim(op.getX(), 2);
   Idx edges = dim(src, 0);
   Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
@@ -193,7 +192,7 @@ void emitRotateMixBackward(
   Value grad = io.in(op.getGrad()), x = io.in(op.getX());
   Value src = io.in(op.getSrc()), wigner = io.in(op.getWigner());
   RadialMixer mixer(layout, op.getRank(), io.in(op.getKc()),
-              optionalBuffer(io, op.getCb()));
+                    optionalBuffer(io, op.getCb()));
   int64_t channels = staticDim(op.getX(), 2), rows = layout.reducedRows();
   forEachEdge([&](Idx e) {
     Idx s = loadIndex(src, {e});
@@ -242,19 +241,22 @@ void sezm::emitKernel(RotateMixGradOp op, KernelIO &io) {
   fillZero(wignerGrad);
   emitRotateMixBackward(
       op, io, wignerGrad, kcGrad,
-      [&](llvm::function_ref<void(Idx)> body) { parallelRange(0, edges, body); },
+      [&](llvm::function_ref<void(Idx)> body) {
+        parallelRange(0, edges, body);
+      },
       [&](Idx e, Idx c, ArrayRef<Num> packed) {
         storeRows(packed, nodeGrad, e, c);
       });
   if (op.getCbGrad()) {
     Value x = io.in(op.getX()), src = io.in(op.getSrc());
     Value wigner = io.in(op.getWigner()), grad = io.in(op.getGrad());
-    RadialMixer mixer(layout, op.getRank(), io.in(op.getKc()), io.in(op.getCb()));
+    RadialMixer mixer(layout, op.getRank(), io.in(op.getKc()),
+                      io.in(op.getCb()));
     Value cbGrad = io.allocate(3, {op.getRank(), channels});
     emitBasisGrad(mixer, cbGrad, edges, channels, [&](Idx e, Idx c) {
       EdgeRotation rotation(layout, wigner, e);
-      std::vector<Num> xl = rotation.toEdgeFrame(
-          gatherRows(x, loadIndex(src, {e}), layout, c));
+      std::vector<Num> xl =
+          rotation.toEdgeFrame(gatherRows(x, loadIndex(src, {e}), layout, c));
       return std::make_pair(loadRows(grad, e, layout.reducedRows(), c), xl);
     });
   }

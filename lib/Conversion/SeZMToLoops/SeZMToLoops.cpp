@@ -22,8 +22,7 @@ using namespace mlir::sezm;
 using kernel::Idx;
 
 namespace {
-template <typename OpTy>
-struct LowerToKernel : OpRewritePattern<OpTy> {
+template <typename OpTy> struct LowerToKernel : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(OpTy op,

@@ -8,8 +8,8 @@
 
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 
-#include "SeZMShapes.h"
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
+#include "SeZMShapes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -49,9 +49,8 @@ LogicalResult checkCsr(ShapeChecker &shapes, StringRef orderName, Value order,
 /// Checks the cutoff attributes shared by the radial ops.
 LogicalResult verifyCutoff(Operation *op, double rcut, int64_t exponent) {
   if (!(rcut > 0.0))
-    return op->emitOpError()
-           << "rcut = " << llvm::formatv("{0}", rcut).str()
-           << " must be positive";
+    return op->emitOpError() << "rcut = " << llvm::formatv("{0}", rcut).str()
+                             << " must be positive";
   if (exponent < 1)
     return op->emitOpError()
            << "envelope exponent = " << exponent << " must be at least 1";
@@ -75,9 +74,9 @@ LogicalResult checkMixKernel(Operation *op, ShapeChecker &shapes,
                         {kEdges, Dim::fixed(layout.lmax + 1), kChannels});
   }
   if (!cb)
-    return op->emitOpError() << "rank = " << rank
-                             << " needs a channel basis 'cb' of shape ("
-                             << rank << ", C)";
+    return op->emitOpError()
+           << "rank = " << rank << " needs a channel basis 'cb' of shape ("
+           << rank << ", C)";
   shapes.setContext("for lmax = " + std::to_string(layout.lmax) +
                     " and rank = " + std::to_string(rank) + " (KSZ = " +
                     std::to_string(layout.compactKernelSize()) + ")");
@@ -124,9 +123,9 @@ FailureOr<FocusSplit> splitFocus(Operation *op, const ShapeChecker &shapes,
 }
 
 std::string focusContext(int64_t lmax, FocusSplit split) {
-  return "for lmax = " + std::to_string(lmax) + " and focus = " +
-         std::to_string(split.focus) + " streams of Cf = " +
-         std::to_string(split.streamWidth);
+  return "for lmax = " + std::to_string(lmax) +
+         " and focus = " + std::to_string(split.focus) +
+         " streams of Cf = " + std::to_string(split.streamWidth);
 }
 } // namespace
 
@@ -136,8 +135,8 @@ std::string focusContext(int64_t lmax, FocusSplit split) {
 
 LogicalResult EdgeVectorsOp::verify() {
   ShapeChecker shapes(*this);
-  if (failed(shapes.check("positions", getPositions(), kFloat,
-                          {kNodes, kXYZ})) ||
+  if (failed(
+          shapes.check("positions", getPositions(), kFloat, {kNodes, kXYZ})) ||
       failed(shapes.check("src", getSrc(), kIndex, {kEdges})) ||
       failed(shapes.check("dst", getDst(), kIndex, {kEdges})))
     return failure();
@@ -227,8 +226,8 @@ LogicalResult WignerGradOp::verify() {
 
 namespace {
 /// The operands shared by the ops that gather x[src] and rotate by wigner.
-LogicalResult checkRotateInputs(ShapeChecker &shapes, SO2Layout layout,
-                                Value x, Value src, Value wigner) {
+LogicalResult checkRotateInputs(ShapeChecker &shapes, SO2Layout layout, Value x,
+                                Value src, Value wigner) {
   Dim rows = Dim::fixed(layout.packedRows());
   if (failed(shapes.check("x", x, kFloat, {kNodes, rows, kChannels})) ||
       failed(shapes.check("src", src, kIndex, {kEdges})))
@@ -256,8 +255,8 @@ LogicalResult RotateGradOp::verify() {
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
-  if (failed(checkRotateInputs(shapes, layout, getX(), getSrc(),
-                               getWigner())) ||
+  if (failed(
+          checkRotateInputs(shapes, layout, getX(), getSrc(), getWigner())) ||
       failed(shapes.check("grad", getGrad(), kFloat,
                           {kEdges, reducedRows(layout), kChannels})) ||
       failed(shapes.check("node_grad", getNodeGrad(), kFloat,
@@ -274,12 +273,11 @@ LogicalResult MixOp::verify() {
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
   Dim rows = reducedRows(layout);
   if (failed(shapes.check("xl", getXl(), kFloat, {kEdges, rows, kChannels})) ||
-      failed(checkMixKernel(*this, shapes, layout, getRank(), getKc(),
-                            getCb())))
+      failed(
+          checkMixKernel(*this, shapes, layout, getRank(), getKc(), getCb())))
     return failure();
   shapes.setContext(lmaxContext(layout.lmax));
-  return shapes.check("result", getResult(), kFloat,
-                      {kEdges, rows, kChannels});
+  return shapes.check("result", getResult(), kFloat, {kEdges, rows, kChannels});
 }
 
 LogicalResult MixGradOp::verify() {
@@ -288,11 +286,11 @@ LogicalResult MixGradOp::verify() {
   SO2Layout layout{static_cast<int64_t>(getLmax())};
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
   Dim rows = reducedRows(layout);
-  if (failed(shapes.check("grad", getGrad(), kFloat,
-                          {kEdges, rows, kChannels})) ||
+  if (failed(
+          shapes.check("grad", getGrad(), kFloat, {kEdges, rows, kChannels})) ||
       failed(shapes.check("xl", getXl(), kFloat, {kEdges, rows, kChannels})) ||
-      failed(checkMixKernel(*this, shapes, layout, getRank(), getKc(),
-                            getCb())) ||
+      failed(
+          checkMixKernel(*this, shapes, layout, getRank(), getKc(), getCb())) ||
       failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())) ||
       failed(checkSameShape(*this, "kc_grad", getKcGrad(), "kc", getKc())))
     return failure();
@@ -304,10 +302,10 @@ LogicalResult RotateMixOp::verify() {
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
-  if (failed(checkRotateInputs(shapes, layout, getX(), getSrc(),
-                               getWigner())) ||
-      failed(checkMixKernel(*this, shapes, layout, getRank(), getKc(),
-                            getCb())))
+  if (failed(
+          checkRotateInputs(shapes, layout, getX(), getSrc(), getWigner())) ||
+      failed(
+          checkMixKernel(*this, shapes, layout, getRank(), getKc(), getCb())))
     return failure();
   shapes.setContext(lmaxContext(layout.lmax));
   return shapes.check("result", getResult(), kFloat,
@@ -319,12 +317,12 @@ LogicalResult RotateMixGradOp::verify() {
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
-  if (failed(checkRotateInputs(shapes, layout, getX(), getSrc(),
-                               getWigner())) ||
+  if (failed(
+          checkRotateInputs(shapes, layout, getX(), getSrc(), getWigner())) ||
       failed(shapes.check("grad", getGrad(), kFloat,
                           {kEdges, reducedRows(layout), kChannels})) ||
-      failed(checkMixKernel(*this, shapes, layout, getRank(), getKc(),
-                            getCb())))
+      failed(
+          checkMixKernel(*this, shapes, layout, getRank(), getKc(), getCb())))
     return failure();
   shapes.setContext(lmaxContext(layout.lmax));
   if (failed(shapes.check("node_grad", getNodeGrad(), kFloat,
@@ -345,12 +343,12 @@ LogicalResult RotateMixGradReduceOp::verify() {
                             "single channel basis, so it needs rank <= 1";
   SO2Layout layout{static_cast<int64_t>(getLmax())};
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
-  if (failed(checkRotateInputs(shapes, layout, getX(), getSrc(),
-                               getWigner())) ||
+  if (failed(
+          checkRotateInputs(shapes, layout, getX(), getSrc(), getWigner())) ||
       failed(shapes.check("grad", getGrad(), kFloat,
                           {kEdges, reducedRows(layout), kChannels})) ||
-      failed(checkMixKernel(*this, shapes, layout, getRank(), getKc(),
-                            getCb())) ||
+      failed(
+          checkMixKernel(*this, shapes, layout, getRank(), getKc(), getCb())) ||
       failed(checkCsr(shapes, "src_order", getSrcOrder(), "src_rowptr",
                       getSrcRowptr())) ||
       failed(checkSameShape(*this, "x_grad", getXGrad(), "x", getX())) ||
@@ -368,11 +366,9 @@ LogicalResult RotateBackOp::verify() {
   Dim rows = packedRows(layout);
   if (failed(shapes.check("xl", getXl(), kFloat,
                           {kEdges, reducedRows(layout), kChannels})) ||
-      failed(shapes.check("wigner", getWigner(), kFloat,
-                          {kEdges, rows, rows})))
+      failed(shapes.check("wigner", getWigner(), kFloat, {kEdges, rows, rows})))
     return failure();
-  return shapes.check("result", getResult(), kFloat,
-                      {kEdges, rows, kChannels});
+  return shapes.check("result", getResult(), kFloat, {kEdges, rows, kChannels});
 }
 
 LogicalResult RotateBackGradOp::verify() {
@@ -381,12 +377,12 @@ LogicalResult RotateBackGradOp::verify() {
   SO2Layout layout{static_cast<int64_t>(getLmax())};
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
   Dim rows = packedRows(layout);
-  if (failed(shapes.check("grad", getGrad(), kFloat,
-                          {kEdges, rows, kChannels})) ||
+  if (failed(
+          shapes.check("grad", getGrad(), kFloat, {kEdges, rows, kChannels})) ||
       failed(shapes.check("xl", getXl(), kFloat,
                           {kEdges, reducedRows(layout), kChannels})) ||
-      failed(shapes.check("wigner", getWigner(), kFloat,
-                          {kEdges, rows, rows})) ||
+      failed(
+          shapes.check("wigner", getWigner(), kFloat, {kEdges, rows, rows})) ||
       failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())))
     return failure();
   return checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
@@ -406,10 +402,10 @@ LogicalResult checkSegmentPair(Operation *op, ShapeChecker &shapes,
                                Dim otherLeading) {
   auto type = cast<RankedTensorType>(rows.getType());
   if (type.getRank() < 1)
-    return op->emitOpError() << "'" << rowsName
-                             << "' must have rank >= 1, one row per "
-                             << (leading.name == "E" ? "edge" : "node")
-                             << ", but has type " << type;
+    return op->emitOpError()
+           << "'" << rowsName << "' must have rank >= 1, one row per "
+           << (leading.name == "E" ? "edge" : "node") << ", but has type "
+           << type;
   SmallVector<Dim> dims{leading}, otherDims{otherLeading};
   for (int64_t size : type.getShape().drop_front()) {
     dims.push_back(Dim::fixed(size));
@@ -489,8 +485,8 @@ LogicalResult SO2LinearGradOp::verify() {
   FailureOr<FocusSplit> split =
       checkStreams(*this, shapes, layout, "u", getU(), getFocus());
   if (failed(split) ||
-      failed(checkSO2Weights(shapes, layout, *split, getW0(), getWu(),
-                             getWv())) ||
+      failed(
+          checkSO2Weights(shapes, layout, *split, getW0(), getWu(), getWv())) ||
       failed(checkSameShape(*this, "grad", getGrad(), "u", getU())) ||
       failed(checkSameShape(*this, "u_grad", getUGrad(), "u", getU())) ||
       failed(checkSameShape(*this, "w0_grad", getW0Grad(), "w0", getW0())) ||
@@ -576,8 +572,7 @@ LogicalResult FocusCompeteGradOp::verify() {
       failed(shapes.check("grad", getGrad(), kFloat,
                           {kEdges, Dim::fixed(split->focus)})) ||
       failed(checkSameShape(*this, "u_grad", getUGrad(), "u", getU())) ||
-      failed(checkSameShape(*this, "wfc_grad", getWfcGrad(), "wfc",
-                            getWfc())))
+      failed(checkSameShape(*this, "wfc_grad", getWfcGrad(), "wfc", getWfc())))
     return failure();
   if (getNormScale() && !getNormScaleGrad())
     return emitOpError() << "'norm_scale_grad' must be returned when "
@@ -592,8 +587,7 @@ LogicalResult checkFocusScale(Operation *op, ShapeChecker &shapes, Value y,
                               Value alpha) {
   if (failed(shapes.check("y", y, kFloat,
                           {kEdges, Dim::channel("rows"), kChannels})) ||
-      failed(shapes.check("alpha", alpha, kFloat,
-                          {kEdges, Dim::channel("F")})))
+      failed(shapes.check("alpha", alpha, kFloat, {kEdges, Dim::channel("F")})))
     return failure();
   return splitFocus(op, shapes, "y", *shapes.extent("F"));
 }
@@ -655,8 +649,7 @@ LogicalResult EnvelopeAggregateGradOp::verify() {
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
   if (failed(checkAggregateInputs(shapes, layout, getXl(), getWigner(),
                                   getEnv(), getDstOrder(), getDstRowptr())) ||
-      failed(shapes.check("inv_sqrt_deg", getInvSqrtDeg(), kFloat,
-                          {kNodes})) ||
+      failed(shapes.check("inv_sqrt_deg", getInvSqrtDeg(), kFloat, {kNodes})) ||
       failed(shapes.check("grad", getGrad(), kFloat,
                           {kNodes, packedRows(layout), kChannels})) ||
       failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())) ||
@@ -682,8 +675,8 @@ LogicalResult checkAttention(Operation *op, ShapeChecker &shapes, Value logit,
   if (channels % streams != 0)
     return op->emitOpError()
            << "channel width C = " << channels << " of 'xl' does not split "
-           << "into F = " << *shapes.extent("F") << " focus streams of H = "
-           << *shapes.extent("H") << " heads";
+           << "into F = " << *shapes.extent("F")
+           << " focus streams of H = " << *shapes.extent("H") << " heads";
   return success();
 }
 } // namespace

@@ -53,8 +53,8 @@ InFlightDiagnostic ShapeChecker::shapeError(StringRef name, Type type,
   return diag;
 }
 
-LogicalResult ShapeChecker::check(StringRef name, Value value,
-                                  ElementKind kind, ArrayRef<Dim> dims) {
+LogicalResult ShapeChecker::check(StringRef name, Value value, ElementKind kind,
+                                  ArrayRef<Dim> dims) {
   // ODS has already required a ranked tensor.
   auto type = cast<RankedTensorType>(value.getType());
   if (shapeLog) {
@@ -63,9 +63,9 @@ LogicalResult ShapeChecker::check(StringRef name, Value value,
     entry.name = name.str();
     entry.isIndex = kind == ElementKind::Index;
     for (const Dim &dim : dims)
-      entry.axes.emplace_back(
-          dim.kind == Dim::Kind::Graph ? dim.name.str() : std::string(),
-          dim.kind == Dim::Kind::Graph ? dim.value : 0);
+      entry.axes.emplace_back(dim.kind == Dim::Kind::Graph ? dim.name.str()
+                                                           : std::string(),
+                              dim.kind == Dim::Kind::Graph ? dim.value : 0);
   }
 
   Type elementType = type.getElementType();
@@ -85,8 +85,8 @@ LogicalResult ShapeChecker::check(StringRef name, Value value,
       floatSource = name.str();
     } else if (floatType != elementType) {
       return op->emitOpError()
-             << "'" << name << "' has element type " << elementType
-             << ", but '" << floatSource << "' has " << floatType
+             << "'" << name << "' has element type " << elementType << ", but '"
+             << floatSource << "' has " << floatType
              << "; all floating-point operands and results must agree";
     }
   }
@@ -113,11 +113,10 @@ LogicalResult ShapeChecker::check(StringRef name, Value value,
         bindings.try_emplace(dim.name, Binding{symbolExtent, name.str()});
     if (inserted || it->second.extent == symbolExtent)
       continue;
-    InFlightDiagnostic diag = op->emitOpError()
-                              << "dimension " << axis << " of '" << name
-                              << "' is " << actual << ", but '"
-                              << it->second.source << "' has " << dim.name
-                              << " = " << it->second.extent;
+    InFlightDiagnostic diag =
+        op->emitOpError() << "dimension " << axis << " of '" << name << "' is "
+                          << actual << ", but '" << it->second.source
+                          << "' has " << dim.name << " = " << it->second.extent;
     if (dim.value > 0)
       diag << " (expected " << dim.name << "+" << dim.value << " = "
            << it->second.extent + dim.value << ")";
@@ -135,8 +134,9 @@ std::optional<int64_t> ShapeChecker::extent(StringRef symbol) const {
 
 LogicalResult mlir::sezm::verifyLmax(Operation *op, int64_t lmax) {
   if (lmax < 0 || lmax > kMaxLmax)
-    return op->emitOpError() << "lmax = " << lmax
-                             << " is outside the supported range 0.." << kMaxLmax;
+    return op->emitOpError()
+           << "lmax = " << lmax << " is outside the supported range 0.."
+           << kMaxLmax;
   return success();
 }
 
@@ -144,9 +144,9 @@ LogicalResult mlir::sezm::checkSameType(Operation *op, StringRef name,
                                         Value value, StringRef inputName,
                                         Value input) {
   if (value.getType() != input.getType())
-    return op->emitOpError() << "'" << name << "' must have the type of '"
-                             << inputName << "', " << input.getType()
-                             << ", but has type " << value.getType();
+    return op->emitOpError()
+           << "'" << name << "' must have the type of '" << inputName << "', "
+           << input.getType() << ", but has type " << value.getType();
   if (shapeLog) {
     auto it = llvm::find_if(*shapeLog, [&](const CheckedShape &entry) {
       return entry.value == input;
