@@ -63,7 +63,7 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module,
       return success();
     });
     PassManager pm(context);
-    buildCpuPipeline(pm);
+    buildSeZMPipeline(pm, SeZMPipelineOptions());
     if (failed(pm.run(*module)))
       return llvm::createStringError("lowering for the CPU failed:\n" +
                                      diagnostics);

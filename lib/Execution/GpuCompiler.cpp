@@ -144,10 +144,11 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
       return success();
     });
     PassManager pm(module.getContext());
-    GpuPipelineOptions pipeline;
+    SeZMPipelineOptions pipeline;
+    pipeline.target = "gpu";
     pipeline.chip = options.chip;
     pipeline.features = ptxFeatures(options.chip);
-    buildGpuPipeline(pm, pipeline);
+    buildSeZMPipeline(pm, pipeline);
     if (failed(pm.run(module)))
       return llvm::createStringError("lowering for the GPU failed:\n" +
                                      diagnostics);

@@ -14,11 +14,21 @@ using namespace mlir::sezm;
 
 namespace {
 struct SelectSchedulePass : sezm::impl::SelectScheduleBase<SelectSchedulePass> {
+  using sezm::impl::SelectScheduleBase<SelectSchedulePass>::SelectScheduleBase;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     Builder builder(&getContext());
     StringRef schedule = kInference;
-    if (func->hasAttr("sezm.training")) {
+    if (!forced.empty()) {
+      if (forced != kInference && forced != kTraining) {
+        func.emitError() << "unknown schedule '" << forced
+                         << "' (expected inference or training)";
+        return signalPassFailure();
+      }
+      schedule = forced == kTraining ? kTraining : kInference;
+      func.emitRemark() << schedule << " schedule: asked for by the pipeline";
+    } else if (func->hasAttr("sezm.training")) {
       schedule = kTraining;
       func.emitRemark() << "training schedule: @" << func.getSymName()
                         << " is marked sezm.training, so its gradients are "

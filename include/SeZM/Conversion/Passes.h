@@ -37,7 +37,30 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
 /// launches, buffers live in GPU memory, host code calls the mgpu* runtime.
 void buildGpuPipeline(OpPassManager &pm, const GpuPipelineOptions &options);
 
-/// Registers the named pipelines (`sezm-cpu-pipeline`, `sezm-gpu-pipeline`).
+/// Options of the whole pipeline.
+struct SeZMPipelineOptions : public PassPipelineOptions<SeZMPipelineOptions> {
+  PassOptions::Option<std::string> target{
+      *this, "target", llvm::cl::desc("Where the program runs: cpu or gpu"),
+      llvm::cl::init("cpu")};
+  PassOptions::Option<std::string> schedule{
+      *this, "schedule",
+      llvm::cl::desc("auto (chosen per function), inference or training"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("NVIDIA GPU (sm_XX) for target=gpu"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX ISA version (+ptxXX)"),
+      llvm::cl::init("+ptx80")};
+};
+
+/// The whole compiler: the schedule, the graph rewrites it allows (rotate+mix
+/// fusion, the backward fused with the source reduction), then the lowering
+/// for the target.
+void buildSeZMPipeline(OpPassManager &pm, const SeZMPipelineOptions &options);
+
+/// Registers the named pipelines (`sezm-pipeline`, `sezm-cpu-pipeline`,
+/// `sezm-gpu-pipeline`).
 void registerPipelines();
 
 } // namespace mlir::sezm

@@ -27,6 +27,11 @@ def SelectSchedule : Pass<"sezm-select-schedule", "::mlir::func::FuncOp"> {
     func.func @train_step(...) attributes {sezm.schedule = "training", sezm.training}
     ```
   }];
+  let options = [
+    Option<"forced", "force", "std::string", /*default=*/"\"\"",
+           "Give every function this schedule (inference or training) "
+           "instead of choosing">,
+  ];
 }
 
 def FuseRotateMix : Pass<"sezm-fuse-rotate-mix", "::mlir::func::FuncOp"> {

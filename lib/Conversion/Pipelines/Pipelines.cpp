@@ -1,6 +1,7 @@
 //===- Pipelines.cpp - the named lowering pipelines -----------------------===//
 
 #include "SeZM/Conversion/Passes.h"
+#include "SeZM/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
@@ -20,6 +21,7 @@
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
+using namespace mlir::sezm;
 
 /// Kernels as loop nests, bufferized, with buffers freed after last use:
 /// the part the CPU and GPU pipelines share. The GPU first takes the ops it
@@ -83,7 +85,32 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
   gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
 }
 
+void sezm::buildSeZMPipeline(OpPassManager &pm,
+                             const SeZMPipelineOptions &options) {
+  SelectScheduleOptions schedule;
+  if (options.schedule != "auto")
+    schedule.forced = options.schedule;
+  pm.addNestedPass<func::FuncOp>(createSelectSchedule(schedule));
+  // Drops weight gradients nothing uses, which the fusion needs gone.
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createFuseRotateMix());
+  pm.addNestedPass<func::FuncOp>(createFuseBackwardReduce());
+  if (options.target == "gpu") {
+    GpuPipelineOptions gpu;
+    gpu.chip = options.chip;
+    gpu.features = options.features;
+    buildGpuPipeline(pm, gpu);
+  } else {
+    buildCpuPipeline(pm);
+  }
+}
+
 void sezm::registerPipelines() {
+  PassPipelineRegistration<SeZMPipelineOptions>(
+      "sezm-pipeline",
+      "The whole compiler: schedule, fusion, then the lowering for the target "
+      "(target=cpu|gpu, schedule=auto|inference|training, chip=sm_XX)",
+      buildSeZMPipeline);
   PassPipelineRegistration<>(
       "sezm-cpu-pipeline",
       "Lower sezm programs on tensors to the LLVM dialect for the CPU",
