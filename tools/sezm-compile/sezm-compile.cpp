@@ -9,17 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Execution/GpuCompiler.h"
+#include "SeZM/Execution/ModuleFile.h"
 
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace mlir;
@@ -70,21 +65,13 @@ int main(int argc, char **argv) {
     return fail(llvm::toString(std::move(error)));
 
   DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  mlir::sezm::registerGpuCompilerInterfaces(registry);
-  registry.insert<mlir::sezm::SeZMDialect>();
+  mlir::sezm::registerToolDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-
-  std::string error;
-  auto file = openInputFile(modulePath, &error);
-  if (!file)
-    return fail(error);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  mlir::sezm::ModuleFile file(modulePath, context);
+  if (!file.openError().empty())
+    return fail(file.openError());
+  OwningOpRef<ModuleOp> &module = file.module();
   if (!module)
     return 1;
 

@@ -8,22 +8,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "SeZM/Conversion/Passes.h"
-#include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Execution/CpuRunner.h"
 #include "SeZM/Execution/GpuCompiler.h"
+#include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Npy.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -230,23 +225,16 @@ int main(int argc, char **argv) {
       return fail(std::move(error));
 
   DialectRegistry registry;
-  registerAllDialects(registry);
-  registerAllExtensions(registry);
-  registry.insert<mlir::sezm::SeZMDialect>();
-  mlir::sezm::registerGpuCompilerInterfaces(registry);
+  mlir::sezm::registerToolDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-
-  std::string error;
-  auto file = openInputFile(modulePath, &error);
-  if (!file)
-    return fail(error);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  mlir::sezm::ModuleFile file(modulePath, context);
+  if (!file.openError().empty())
+    return fail(file.openError());
+  OwningOpRef<ModuleOp> &module = file.module();
   if (!module)
     return 1;
+  std::string error;
 
   auto signature = mlir::sezm::getEntrySignature(*module, entry);
   if (!signature)

@@ -1,0 +1,40 @@
+//===- ModuleFile.h - what the tools share to read a module -----*- C++ -*-===//
+#ifndef SEZM_EXECUTION_MODULEFILE_H
+#define SEZM_EXECUTION_MODULEFILE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <memory>
+#include <string>
+
+namespace mlir::sezm {
+
+/// Every dialect, extension and translation the tools compile with.
+void registerToolDialects(DialectRegistry &registry);
+
+/// A module parsed from a file. Diagnostics about it (parse errors, and
+/// anything reported later while it lives) go to stderr with their
+/// location in the file.
+class ModuleFile {
+public:
+  ModuleFile(llvm::StringRef path, MLIRContext &context);
+
+  /// The module; null when the file could not be opened or parsed.
+  OwningOpRef<ModuleOp> &module() { return parsed; }
+  /// Why the file could not be opened (empty when it could).
+  const std::string &openError() const { return error; }
+
+private:
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<SourceMgrDiagnosticHandler> handler;
+  OwningOpRef<ModuleOp> parsed;
+  std::string error;
+};
+
+} // namespace mlir::sezm
+
+#endif // SEZM_EXECUTION_MODULEFILE_H
