@@ -45,3 +45,7 @@ def has_gpu():
 
 if has_gpu():
     config.available_features.add("cuda")
+
+# The GPU runtime is built where cuda.h is found.
+if os.path.exists(os.path.join(config.sezm_obj_root, "bin", "sezm-exec")):
+    config.available_features.add("runtime")

@@ -1,5 +1,6 @@
 // Without a GPU driver the GPU paths fail with a clear error, not a loader
 // failure or a crash.
+// REQUIRES: runtime
 // UNSUPPORTED: cuda
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %npytool write %t/v.npy f32 2,3 "1 2 3 4 5 6"

@@ -1,5 +1,5 @@
 // On a GPU: the same module runs on both backends and agrees.
-// REQUIRES: cuda
+// REQUIRES: cuda, runtime
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %npytool random %t/x.npy f32 5,16,32 1
 // RUN: %npytool write %t/src.npy i64 6 "4 0 2 1 3 4"
