@@ -4,7 +4,6 @@
   npytool.py write FILE DTYPE SHAPE VALUES   e.g. write x.npy f32 2,3 "1 2 3 4 5 6"
   npytool.py random FILE DTYPE SHAPE SEED [LO HI]
   npytool.py print FILE                      prints dtype, shape, values
-  npytool.py bytes FILE                      prints the raw file bytes as hex
   npytool.py raw FILE BYTES                  writes BYTES (Python escapes) as-is
 """
 import ast
