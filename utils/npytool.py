@@ -5,6 +5,7 @@
   npytool.py random FILE DTYPE SHAPE SEED [LO HI]
   npytool.py print FILE                      prints dtype, shape, values
   npytool.py raw FILE BYTES                  writes BYTES (Python escapes) as-is
+  npytool.py compare A B RTOL                fails unless max |a - b| <= RTOL * max(1, max |b|)
 """
 import ast
 import random
@@ -67,6 +68,16 @@ def main(argv):
     elif command == "raw":
         with open(argv[2], "wb") as f:
             f.write(argv[3].encode("latin-1").decode("unicode_escape").encode("latin-1"))
+    elif command == "compare":
+        _, shape_a, a = read(argv[2])
+        _, shape_b, b = read(argv[3])
+        if tuple(shape_a) != tuple(shape_b):
+            sys.exit("shapes differ: %s and %s" % (shape_a, shape_b))
+        scale = max([1.0] + [abs(v) for v in b])
+        worst = max([0.0] + [abs(x - y) for x, y in zip(a, b)])
+        print("max abs difference %.3g, relative to %.3g: %.3g" % (worst, scale, worst / scale))
+        if not worst <= float(argv[4]) * scale:
+            sys.exit("beyond the tolerance %s" % argv[4])
     else:
         sys.exit("unknown command " + command)
 
