@@ -88,4 +88,38 @@ def FuseBackwardReduce
   }];
 }
 
+def Autodiff : Pass<"sezm-autodiff", "::mlir::ModuleOp"> {
+  let summary = "Build energy + forces + virial from an energy function";
+  let description = [{
+    From `@<energy>` (a function of the atom positions, named
+    `sezm.name = "positions"`, and of graph inputs and weights, returning a
+    scalar energy), builds `@<energy>_forces` returning the energy, the forces
+    `-dE/dpositions` and the virial `-sum_e dE/dv_e (x) v_e`, by reverse mode
+    with each op's gradient op. Only what depends on the positions is
+    differentiated. `edge_vectors` needs the source and destination CSR as
+    arguments marked `sezm.csr_of`.
+
+    Before:
+    ```mlir
+    func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"}, ...)
+        -> tensor<f64>
+    ```
+    After (added):
+    ```mlir
+    func.func @energy_forces(%pos: tensor<?x3xf64> {sezm.name = "positions"}, ...)
+        -> (tensor<f64>, tensor<?x3xf64>, tensor<3x3xf64>)
+    ```
+  }];
+  let options = [
+    Option<"energy", "energy", "std::string", /*default=*/"\"energy\"",
+           "The energy function to differentiate">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 #endif // SEZM_TRANSFORMS_PASSES_TD

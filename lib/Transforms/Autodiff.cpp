@@ -1,0 +1,381 @@
+//===- Autodiff.cpp - forces and virial from an energy, by reverse mode ---===//
+
+#include "SeZM/Transforms/Passes.h"
+
+#include "SeZM/Dialect/SeZM/SeZMOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/AffineMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::sezm {
+#define GEN_PASS_DEF_AUTODIFF
+#include "SeZM/Transforms/Passes.h.inc"
+} // namespace mlir::sezm
+
+using namespace mlir;
+using namespace mlir::sezm;
+
+namespace {
+/// The reverse sweep over one function body.
+class ReverseSweep {
+public:
+  ReverseSweep(func::FuncOp func, OpBuilder &builder)
+      : func(func), b(builder), loc(func.getLoc()) {}
+
+  /// The argument named `name` (sezm.name, else arg<i>).
+  Value argument(StringRef name) {
+    for (BlockArgument arg : func.getArguments())
+      if (argumentName(arg) == name)
+        return arg;
+    return Value();
+  }
+
+  std::string argumentName(BlockArgument arg) {
+    if (auto name =
+            func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "sezm.name"))
+      return name.getValue().str();
+    return "arg" + std::to_string(arg.getArgNumber());
+  }
+
+  /// The CSR (order, rowptr) of the edges by the key argument `keys`.
+  FailureOr<std::pair<Value, Value>> csrOf(Operation *op, Value keys) {
+    auto keyArg = dyn_cast<BlockArgument>(keys);
+    if (!keyArg)
+      return op->emitError() << "sezm-autodiff: the edge indices must be an "
+                                "argument, to find their CSR";
+    std::string key = argumentName(keyArg);
+    Value order, rowptr;
+    for (BlockArgument arg : func.getArguments()) {
+      auto of =
+          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kCsrOfAttr);
+      if (!of || of.getValue() != key)
+        continue;
+      std::string name = argumentName(arg);
+      if (StringRef(name).ends_with("order"))
+        order = arg;
+      else if (StringRef(name).ends_with("rowptr"))
+        rowptr = arg;
+    }
+    if (!order || !rowptr)
+      return op->emitError()
+             << "sezm-autodiff: no CSR of '" << key
+             << "' among the arguments (mark its order and rowptr with "
+                "sezm.csr_of = \""
+             << key << "\")";
+    return std::make_pair(order, rowptr);
+  }
+
+  void markActive(Value positions) {
+    active.insert(positions);
+    for (Operation &op : func.getBody().front())
+      if (llvm::any_of(op.getOperands(),
+                       [&](Value v) { return active.contains(v); }))
+        for (Value result : op.getResults())
+          if (isa<FloatType>(getElementTypeOrSelf(result.getType())))
+            active.insert(result);
+  }
+
+  void seed(Value value, Value cotangent) { cotangents[value] = cotangent; }
+  Value cotangentOf(Value value) const { return cotangents.lookup(value); }
+
+  /// Adds `g` to the cotangent of `value` if it depends on the positions.
+  void add(Value value, Value g) {
+    if (!active.contains(value) || !g)
+      return;
+    auto [it, inserted] = cotangents.try_emplace(value, g);
+    if (!inserted)
+      it->second = arith::AddFOp::create(b, loc, it->second, g);
+  }
+  bool isActive(Value value) const { return active.contains(value); }
+
+  LogicalResult backpropagate(Operation *op);
+
+  /// The edge-vector gradient and edge vectors, for the virial.
+  Value edgeGrad, edgeVectors;
+
+private:
+  Value contract(Value a, Value c, AffineMap aMap, AffineMap cMap,
+                 AffineMap outMap, ArrayRef<utils::IteratorType> iterators,
+                 RankedTensorType outType, ValueRange dynamicSizes);
+
+  func::FuncOp func;
+  OpBuilder &b;
+  Location loc;
+  llvm::DenseSet<Value> active;
+  llvm::DenseMap<Value, Value> cotangents;
+};
+
+Value ReverseSweep::contract(Value a, Value c, AffineMap aMap, AffineMap cMap,
+                             AffineMap outMap,
+                             ArrayRef<utils::IteratorType> iterators,
+                             RankedTensorType outType,
+                             ValueRange dynamicSizes) {
+  Type element = outType.getElementType();
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
+  Value empty = tensor::EmptyOp::create(b, loc, outType, dynamicSizes);
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{outType}, ValueRange{a, c}, ValueRange{init},
+      ArrayRef<AffineMap>{aMap, cMap, outMap}, iterators,
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Value product = arith::MulFOp::create(nested, l, args[0], args[1]);
+        Value sum = arith::AddFOp::create(nested, l, args[2], product);
+        linalg::YieldOp::create(nested, l, sum);
+      });
+  return generic.getResult(0);
+}
+
+LogicalResult ReverseSweep::backpropagate(Operation *op) {
+  SmallVector<Value> gs;
+  bool any = false;
+  for (Value result : op->getResults()) {
+    gs.push_back(cotangentOf(result));
+    any |= static_cast<bool>(gs.back());
+  }
+  if (!any)
+    return success();
+  Value g = gs.front();
+  b.setInsertionPoint(func.getBody().front().getTerminator());
+
+  if (auto o = dyn_cast<EdgeVectorsOp>(op)) {
+    auto bySrc = csrOf(op, o.getSrc());
+    if (failed(bySrc))
+      return failure();
+    auto byDst = csrOf(op, o.getDst());
+    if (failed(byDst))
+      return failure();
+    add(o.getPositions(),
+        EdgeVectorsGradOp::create(b, loc, o.getPositions().getType(), g,
+                                  bySrc->first, bySrc->second, byDst->first,
+                                  byDst->second));
+    edgeGrad = g;
+    edgeVectors = o.getResult();
+    return success();
+  }
+  if (auto o = dyn_cast<EnvelopeOp>(op)) {
+    add(o.getEdgeVec(), EnvelopeGradOp::create(
+                            b, loc, o.getEdgeVec().getType(), g, o.getEdgeVec(),
+                            o.getRcutAttr(), o.getExponentAttr()));
+    return success();
+  }
+  if (auto o = dyn_cast<RadialBasisOp>(op)) {
+    add(o.getEdgeVec(), RadialBasisGradOp::create(
+                            b, loc, o.getEdgeVec().getType(), g, o.getEdgeVec(),
+                            o.getRcutAttr(), o.getExponentAttr()));
+    return success();
+  }
+  if (auto o = dyn_cast<WignerOp>(op)) {
+    add(o.getEdgeVec(),
+        WignerGradOp::create(b, loc, o.getEdgeVec().getType(), g,
+                             o.getEdgeVec(), o.getLmaxAttr()));
+    return success();
+  }
+  if (auto o = dyn_cast<RotateMixOp>(op)) {
+    auto grad = RotateMixGradOp::create(
+        b, loc, o.getX().getType(), o.getWigner().getType(),
+        o.getKc().getType(), /*cbGrad=*/Type(), g, o.getX(), o.getSrc(),
+        o.getWigner(), o.getKc(), o.getCb(), o.getLmaxAttr(), o.getRankAttr());
+    if (isActive(o.getX())) {
+      auto bySrc = csrOf(op, o.getSrc());
+      if (failed(bySrc))
+        return failure();
+      add(o.getX(), SegmentReduceOp::create(b, loc, o.getX().getType(),
+                                            grad.getNodeGrad(), bySrc->first,
+                                            bySrc->second));
+    }
+    add(o.getWigner(), grad.getWignerGrad());
+    add(o.getKc(), grad.getKcGrad());
+    return success();
+  }
+  if (auto o = dyn_cast<EnvelopeAggregateOp>(op)) {
+    auto grad = EnvelopeAggregateGradOp::create(
+        b, loc, o.getXl().getType(), o.getWigner().getType(),
+        o.getEnv().getType(), o.getInvSqrtDeg().getType(), g, o.getXl(),
+        o.getWigner(), o.getEnv(), o.getInvSqrtDeg(), o.getDstOrder(),
+        o.getDstRowptr(), o.getLmaxAttr());
+    add(o.getXl(), grad.getXlGrad());
+    add(o.getWigner(), grad.getWignerGrad());
+    add(o.getEnv(), grad.getEnvGrad());
+    add(o.getInvSqrtDeg(), grad.getInvSqrtDegGrad());
+    return success();
+  }
+  if (auto o = dyn_cast<SegmentReduceOp>(op)) {
+    add(o.getValues(),
+        SegmentReduceGradOp::create(b, loc, o.getValues().getType(), g,
+                                    o.getOrder(), o.getRowptr()));
+    return success();
+  }
+  if (auto o = dyn_cast<arith::AddFOp>(op)) {
+    add(o.getLhs(), g);
+    add(o.getRhs(), g);
+    return success();
+  }
+  if (auto o = dyn_cast<arith::MulFOp>(op)) {
+    add(o.getLhs(), arith::MulFOp::create(b, loc, g, o.getRhs()));
+    add(o.getRhs(), arith::MulFOp::create(b, loc, g, o.getLhs()));
+    return success();
+  }
+  if (auto o = dyn_cast<linalg::MatmulOp>(op)) {
+    // C = A B: dA[i, k] = sum_j g[i, j] B[k, j]; dB[k, j] = sum_i A[i, k] g[i,
+    // j].
+    Value a = o.getInputs()[0], bMat = o.getInputs()[1];
+    MLIRContext *ctx = b.getContext();
+    AffineExpr i, j, k;
+    bindDims(ctx, i, k, j);
+    auto par = utils::IteratorType::parallel;
+    auto red = utils::IteratorType::reduction;
+    if (isActive(a)) {
+      SmallVector<Value> sizes;
+      if (cast<RankedTensorType>(a.getType()).isDynamicDim(0))
+        sizes.push_back(tensor::DimOp::create(b, loc, a, 0));
+      add(a, contract(g, bMat, AffineMap::get(3, 0, {i, j}, ctx),
+                      AffineMap::get(3, 0, {k, j}, ctx),
+                      AffineMap::get(3, 0, {i, k}, ctx), {par, par, red},
+                      cast<RankedTensorType>(a.getType()), sizes));
+    }
+    if (isActive(bMat))
+      return op->emitError()
+             << "sezm-autodiff: no derivative rule for the right operand of "
+                "linalg.matmul yet";
+    return success();
+  }
+  if (isa<linalg::ReduceOp>(op)) {
+    auto o = cast<linalg::ReduceOp>(op);
+    // A full sum to a scalar: every element gets the scalar's cotangent.
+    Value input = o.getInputs()[0];
+    auto type = cast<RankedTensorType>(input.getType());
+    if (cast<ShapedType>(g.getType()).getRank() != 0 ||
+        o.getDimensions().size() != static_cast<size_t>(type.getRank()))
+      return op->emitError() << "sezm-autodiff: only full sums to a scalar "
+                                "have a derivative rule";
+    SmallVector<Value> sizes;
+    for (int64_t axis = 0; axis < type.getRank(); ++axis)
+      if (type.isDynamicDim(axis))
+        sizes.push_back(tensor::DimOp::create(b, loc, input, axis));
+    Value empty = tensor::EmptyOp::create(b, loc, type, sizes);
+    MLIRContext *ctx = b.getContext();
+    auto spread = linalg::GenericOp::create(
+        b, loc, TypeRange{type}, ValueRange{g}, ValueRange{empty},
+        ArrayRef<AffineMap>{
+            AffineMap::get(type.getRank(), 0, {}, ctx),
+            AffineMap::getMultiDimIdentityMap(type.getRank(), ctx)},
+        SmallVector<utils::IteratorType>(type.getRank(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &nested, Location l, ValueRange args) {
+          linalg::YieldOp::create(nested, l, args[0]);
+        });
+    add(input, spread.getResult(0));
+    return success();
+  }
+  if (isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp, tensor::DimOp>(
+          op))
+    return success();
+  return op->emitError() << "sezm-autodiff: no derivative rule for "
+                         << op->getName();
+}
+
+struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
+  using sezm::impl::AutodiffBase<AutodiffPass>::AutodiffBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto source = module.lookupSymbol<func::FuncOp>(energy);
+    if (!source) {
+      module.emitError() << "sezm-autodiff: no function @" << energy;
+      return signalPassFailure();
+    }
+    if (source.getNumResults() != 1 ||
+        cast<ShapedType>(source.getResultTypes()[0]).getRank() != 0) {
+      source.emitError() << "sezm-autodiff: @" << energy
+                         << " must return one scalar energy (a rank-0 tensor)";
+      return signalPassFailure();
+    }
+    func::FuncOp derived = source.clone();
+    derived.setSymName(energy + "_forces");
+    module.push_back(derived);
+
+    OpBuilder b(derived.getContext());
+    ReverseSweep sweep(derived, b);
+    Value positions = sweep.argument("positions");
+    if (!positions) {
+      source.emitError() << "sezm-autodiff: @" << energy
+                         << " has no argument named \"positions\"";
+      return signalPassFailure();
+    }
+    sweep.markActive(positions);
+
+    auto returnOp =
+        cast<func::ReturnOp>(derived.getBody().front().getTerminator());
+    Value energyValue = returnOp.getOperand(0);
+    b.setInsertionPoint(returnOp);
+    Location loc = derived.getLoc();
+    auto energyType = cast<RankedTensorType>(energyValue.getType());
+    Value one = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(
+            energyType, b.getFloatAttr(energyType.getElementType(), 1.0)));
+    sweep.seed(energyValue, one);
+
+    SmallVector<Operation *> forward;
+    for (Operation &op : derived.getBody().front().without_terminator())
+      forward.push_back(&op);
+    for (Operation *op : llvm::reverse(forward))
+      if (failed(sweep.backpropagate(op)))
+        return signalPassFailure();
+
+    b.setInsertionPoint(returnOp);
+    Value gradient = sweep.cotangentOf(positions);
+    if (!gradient) {
+      source.emitError() << "sezm-autodiff: the energy of @" << energy
+                         << " does not depend on the positions";
+      return signalPassFailure();
+    }
+    Value forces = arith::NegFOp::create(b, loc, gradient);
+    // virial[k][j] = -sum_e g[e][k] v[e][j].
+    Type element = energyType.getElementType();
+    auto virialType = RankedTensorType::get({3, 3}, element);
+    Value virial;
+    if (sweep.edgeGrad) {
+      MLIRContext *ctx = b.getContext();
+      AffineExpr k, j, e;
+      bindDims(ctx, k, j, e);
+      Value zero =
+          arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
+      Value empty = tensor::EmptyOp::create(b, loc, virialType, ValueRange());
+      Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+      virial =
+          linalg::GenericOp::create(
+              b, loc, TypeRange{virialType},
+              ValueRange{sweep.edgeGrad, sweep.edgeVectors}, ValueRange{init},
+              ArrayRef<AffineMap>{AffineMap::get(3, 0, {e, k}, ctx),
+                                  AffineMap::get(3, 0, {e, j}, ctx),
+                                  AffineMap::get(3, 0, {k, j}, ctx)},
+              {utils::IteratorType::parallel, utils::IteratorType::parallel,
+               utils::IteratorType::reduction},
+              [&](OpBuilder &nested, Location l, ValueRange args) {
+                Value product =
+                    arith::MulFOp::create(nested, l, args[0], args[1]);
+                Value sum = arith::SubFOp::create(nested, l, args[2], product);
+                linalg::YieldOp::create(nested, l, sum);
+              })
+              .getResult(0);
+    } else {
+      virial = arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(virialType, b.getFloatAttr(element, 0.0)));
+    }
+    func::ReturnOp::create(b, loc, ValueRange{energyValue, forces, virial});
+    returnOp.erase();
+    derived.setType(
+        FunctionType::get(derived.getContext(), derived.getArgumentTypes(),
+                          {energyType, forces.getType(), virialType}));
+    derived.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
+    const char *names[] = {"energy", "forces", "virial"};
+    for (int i = 0; i < 3; ++i)
+      derived.setResultAttr(i, "sezm.name", b.getStringAttr(names[i]));
+  }
+};
+} // namespace

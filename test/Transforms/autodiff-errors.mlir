@@ -1,0 +1,59 @@
+// RUN: sezm-opt %s --sezm-autodiff --split-input-file --verify-diagnostics
+
+// expected-error @below {{sezm-autodiff: @energy has no argument named "positions"}}
+func.func @energy(%x: tensor<?x3xf64>) -> tensor<f64> {
+  %zero = arith.constant 0.0 : f64
+  %scalar = tensor.empty() : tensor<f64>
+  %acc = linalg.fill ins(%zero : f64) outs(%scalar : tensor<f64>) -> tensor<f64>
+  return %acc : tensor<f64>
+}
+
+// -----
+
+// expected-error @below {{sezm-autodiff: @energy must return one scalar energy (a rank-0 tensor)}}
+func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"}) -> tensor<?x3xf64> {
+  return %pos : tensor<?x3xf64>
+}
+
+// -----
+
+func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
+    %src: tensor<?xi64>, %dst: tensor<?xi64>) -> tensor<f64> {
+  // expected-error @below {{sezm-autodiff: no CSR of 'arg1' among the arguments}}
+  %v = sezm.edge_vectors %pos[%src, %dst]
+      : (tensor<?x3xf64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf64>
+  %zero = arith.constant 0.0 : f64
+  %scalar = tensor.empty() : tensor<f64>
+  %acc = linalg.fill ins(%zero : f64) outs(%scalar : tensor<f64>) -> tensor<f64>
+  %e = linalg.reduce ins(%v : tensor<?x3xf64>) outs(%acc : tensor<f64>)
+      dimensions = [0, 1]
+    (%in: f64, %out: f64) {
+      %s = arith.addf %in, %out : f64
+      linalg.yield %s : f64
+    }
+  return %e : tensor<f64>
+}
+
+// -----
+
+func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"}) -> tensor<f64> {
+  // expected-error @below {{sezm-autodiff: no derivative rule for math.sin}}
+  %s = math.sin %pos : tensor<?x3xf64>
+  %zero = arith.constant 0.0 : f64
+  %scalar = tensor.empty() : tensor<f64>
+  %acc = linalg.fill ins(%zero : f64) outs(%scalar : tensor<f64>) -> tensor<f64>
+  %e = linalg.reduce ins(%s : tensor<?x3xf64>) outs(%acc : tensor<f64>)
+      dimensions = [0, 1]
+    (%in: f64, %out: f64) {
+      %t = arith.addf %in, %out : f64
+      linalg.yield %t : f64
+    }
+  return %e : tensor<f64>
+}
+
+// -----
+
+func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"}, %c: tensor<f64>) -> tensor<f64> {
+  // expected-error @above {{sezm-autodiff: the energy of @energy does not depend on the positions}}
+  return %c : tensor<f64>
+}

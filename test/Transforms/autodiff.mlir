@@ -1,0 +1,70 @@
+// RUN: sezm-opt %s --sezm-autodiff | FileCheck %s
+// RUN: not sezm-opt %s --sezm-autodiff="energy=missing" 2>&1 | FileCheck %s --check-prefix=MISSING
+
+// The energy of one rotate+mix message, aggregated into its destination and
+// summed: every position-dependent op gets its gradient op, in reverse.
+
+// CHECK-LABEL: func.func @energy(
+// CHECK-LABEL: func.func @energy_forces(
+// CHECK-SAME: {sezm.name = "positions"}
+// CHECK-SAME: -> (tensor<f64> {sezm.name = "energy"}, tensor<?x3xf64> {sezm.name = "forces"}, tensor<3x3xf64> {sezm.name = "virial"})
+// CHECK: %[[V:.*]] = sezm.edge_vectors
+// CHECK: %[[E:.*]] = linalg.reduce
+// CHECK: %[[GU:.*]], %[[GW1:.*]], %[[GENV:.*]], %{{.*}} = sezm.envelope_aggregate_grad
+// CHECK: %{{.*}}, %[[GW2:.*]], %[[GKC:.*]] = sezm.rotate_mix_grad %[[GU]]
+// CHECK: %[[GW:.*]] = arith.addf %[[GW1]], %[[GW2]]
+// The kernel's cotangent flows back through the matmul to the radial basis.
+// CHECK: %[[GRBF:.*]] = linalg.generic {{.*}} ins(%[[GKC]], %arg8
+// CHECK: %[[D1:.*]] = sezm.envelope_grad %[[GENV]], %[[V]]
+// CHECK: %[[D2:.*]] = sezm.radial_basis_grad %[[GRBF]], %[[V]]
+// CHECK: %[[D12:.*]] = arith.addf %[[D1]], %[[D2]]
+// CHECK: %[[D3:.*]] = sezm.wigner_grad %[[GW]], %[[V]]
+// CHECK: %[[GV:.*]] = arith.addf %[[D12]], %[[D3]]
+// CHECK: %[[GPOS:.*]] = sezm.edge_vectors_grad %[[GV]] src(%arg3, %arg4) dst(%arg5, %arg6)
+// CHECK: %[[F:.*]] = arith.negf %[[GPOS]]
+// CHECK: %[[W:.*]] = linalg.generic {{.*}} ins(%[[GV]], %[[V]] : {{.*}}) outs(%{{.*}} : tensor<3x3xf64>)
+// CHECK: arith.mulf
+// CHECK-NEXT: arith.subf
+// CHECK: return %[[E]], %[[F]], %[[W]]
+
+// MISSING: error: sezm-autodiff: no function @missing
+
+func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
+    %src: tensor<?xi64> {sezm.name = "src"}, %dst: tensor<?xi64> {sezm.name = "dst"},
+    %so: tensor<?xi64> {sezm.name = "src_order", sezm.csr_of = "src"},
+    %sr: tensor<?xi64> {sezm.name = "src_rowptr", sezm.csr_of = "src"},
+    %do: tensor<?xi64> {sezm.name = "dst_order", sezm.csr_of = "dst"},
+    %dr: tensor<?xi64> {sezm.name = "dst_rowptr", sezm.csr_of = "dst"},
+    %x: tensor<?x16x8xf64> {sezm.name = "features"},
+    %wk: tensor<8x25xf64> {sezm.name = "radial_to_kernel"},
+    %cb: tensor<1x8xf64> {sezm.name = "channel_basis"},
+    %isd: tensor<?xf64> {sezm.name = "inv_sqrt_deg"})
+    -> (tensor<f64> {sezm.name = "energy"}) {
+  %v = sezm.edge_vectors %pos[%src, %dst]
+      : (tensor<?x3xf64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf64>
+  %w = sezm.wigner %v lmax = 3 : (tensor<?x3xf64>) -> tensor<?x16x16xf64>
+  %rbf = sezm.radial_basis %v rcut = 6.0 exponent = 7 : (tensor<?x3xf64>) -> tensor<?x8xf64>
+  %env = sezm.envelope %v rcut = 6.0 exponent = 5 : (tensor<?x3xf64>) -> tensor<?xf64>
+  %c0 = arith.constant 0 : index
+  %edges = tensor.dim %rbf, %c0 : tensor<?x8xf64>
+  %zero = arith.constant 0.0 : f64
+  %empty = tensor.empty(%edges) : tensor<?x25xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%empty : tensor<?x25xf64>) -> tensor<?x25xf64>
+  %kc = linalg.matmul ins(%rbf, %wk : tensor<?x8xf64>, tensor<8x25xf64>)
+                      outs(%init : tensor<?x25xf64>) -> tensor<?x25xf64>
+  %u = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x8xf64>, tensor<?xi64>, tensor<?x16x16xf64>, tensor<?x25xf64>,
+         tensor<1x8xf64>) -> tensor<?x10x8xf64>
+  %agg = sezm.envelope_aggregate %u by %w env %env norm %isd over(%do, %dr) lmax = 3
+      : (tensor<?x10x8xf64>, tensor<?x16x16xf64>, tensor<?xf64>, tensor<?xf64>,
+         tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x8xf64>
+  %sq = arith.mulf %agg, %agg : tensor<?x16x8xf64>
+  %scalar = tensor.empty() : tensor<f64>
+  %acc = linalg.fill ins(%zero : f64) outs(%scalar : tensor<f64>) -> tensor<f64>
+  %e = linalg.reduce ins(%sq : tensor<?x16x8xf64>) outs(%acc : tensor<f64>) dimensions = [0, 1, 2]
+    (%in: f64, %out: f64) {
+      %s = arith.addf %in, %out : f64
+      linalg.yield %s : f64
+    }
+  return %e : tensor<f64>
+}
