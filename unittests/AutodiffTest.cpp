@@ -3,7 +3,8 @@
 // Builds @energy_forces from a small SeZM energy with the sezm-autodiff pass,
 // compiles it with the CPU pipeline in f64 and checks:
 //  - its energy equals that of @energy;
-//  - every force component against a central finite difference of @energy;
+//  - every force component against a central finite difference of @energy,
+//    and the forces' sum against zero;
 //  - the virial against the derivative of @energy under a random strain,
 //    dE/dt E((I + tS) positions) = -sum_ab S_ab W_ab.
 //
@@ -186,6 +187,16 @@ TEST_F(Autodiff, ForcesAndVirialMatchFiniteDifferences) {
   }
   // Forces of zero would match a flat energy and prove nothing.
   EXPECT_GT(largest, 1e-3);
+
+  // The energy depends only on edge vectors, so it is translation invariant
+  // and the forces sum to zero (Newton's third law).
+  for (int k = 0; k < 3; ++k) {
+    double total = 0;
+    for (int64_t a = 0; a < forces.shape[0]; ++a)
+      total += forces.at(a * 3 + k);
+    EXPECT_NEAR(total, 0, 1e-10 * largest * forces.shape[0])
+        << "sum of forces along " << k;
+  }
 
   // The strain derivative: positions -> (I + tS) positions.
   std::mt19937_64 gen(42);

@@ -1,5 +1,7 @@
 // RUN: sezm-opt %s --sezm-autodiff | FileCheck %s
 // RUN: not sezm-opt %s --sezm-autodiff="energy=missing" 2>&1 | FileCheck %s --check-prefix=MISSING
+// The pipeline runs it first when asked, then lowers both functions.
+// RUN: sezm-opt %s --sezm-pipeline="forces-of=energy" 2>&1 | FileCheck %s --check-prefix=PIPELINE
 
 // The energy of one rotate+mix message, aggregated into its destination and
 // summed: every position-dependent op gets its gradient op, in reverse.
@@ -28,6 +30,10 @@
 // CHECK: return %[[E]], %[[F]], %[[W]]
 
 // MISSING: error: sezm-autodiff: no function @missing
+
+// PIPELINE: remark: inference schedule: nothing differentiates @energy_forces again
+// PIPELINE-DAG: llvm.func @energy(
+// PIPELINE-DAG: llvm.func @energy_forces(
 
 func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
     %src: tensor<?xi64> {sezm.name = "src"}, %dst: tensor<?xi64> {sezm.name = "dst"},

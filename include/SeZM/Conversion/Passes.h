@@ -42,6 +42,10 @@ struct SeZMPipelineOptions : public PassPipelineOptions<SeZMPipelineOptions> {
   PassOptions::Option<std::string> target{
       *this, "target", llvm::cl::desc("Where the program runs: cpu or gpu"),
       llvm::cl::init("cpu")};
+  PassOptions::Option<std::string> forcesOf{
+      *this, "forces-of",
+      llvm::cl::desc("Energy function to add @<name>_forces to (runs "
+                     "sezm-autodiff first); none by default")};
   PassOptions::Option<std::string> schedule{
       *this, "schedule",
       llvm::cl::desc("auto (chosen per function), inference or training"),

@@ -87,6 +87,11 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
 
 void sezm::buildSeZMPipeline(OpPassManager &pm,
                              const SeZMPipelineOptions &options) {
+  if (!options.forcesOf.empty()) {
+    AutodiffOptions autodiff;
+    autodiff.energy = options.forcesOf;
+    pm.addPass(createAutodiff(autodiff));
+  }
   SelectScheduleOptions schedule;
   if (options.schedule != "auto")
     schedule.forced = options.schedule;
@@ -109,7 +114,8 @@ void sezm::registerPipelines() {
   PassPipelineRegistration<SeZMPipelineOptions>(
       "sezm-pipeline",
       "The whole compiler: schedule, fusion, then the lowering for the target "
-      "(target=cpu|gpu, schedule=auto|inference|training, chip=sm_XX)",
+      "(target=cpu|gpu, schedule=auto|inference|training, chip=sm_XX, "
+      "forces-of=<energy function>)",
       buildSeZMPipeline);
   PassPipelineRegistration<>(
       "sezm-cpu-pipeline",
