@@ -33,9 +33,8 @@ namespace ref = ::sezm::reference;
 
 namespace {
 
-/// E = sum (envelope_aggregate(rotate_mix(x, W(v), rbf(v) Wk)))^2 over the
-/// edge vectors v of the positions: every op with a position dependence
-/// that SeZM-min has.
+/// E = sum envelope_aggregate(gate(so2_linear(rotate_mix(x, W(v),
+/// rbf(v) Wk))))^2 over the edge vectors v of the positions.
 const char *energyModule = R"mlir(
 func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
     %src: tensor<?xi64> {sezm.name = "src"},
@@ -47,7 +46,11 @@ func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
     %x: tensor<?x16x8xf64> {sezm.name = "features"},
     %wk: tensor<8x25xf64> {sezm.name = "radial_to_kernel"},
     %cb: tensor<1x8xf64> {sezm.name = "channel_basis"},
-    %isd: tensor<?xf64> {sezm.name = "inv_sqrt_deg"})
+    %isd: tensor<?xf64> {sezm.name = "inv_sqrt_deg"},
+    %w0: tensor<1x32x32xf64> {sezm.name = "w0"},
+    %wu: tensor<1x24x24xf64> {sezm.name = "wu"},
+    %wv: tensor<1x24x24xf64> {sezm.name = "wv"},
+    %gw: tensor<1x8x24xf64> {sezm.name = "gate_weight"})
     -> (tensor<f64> {sezm.name = "energy"}) {
   %v = sezm.edge_vectors %pos[%src, %dst]
       : (tensor<?x3xf64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf64>
@@ -67,7 +70,12 @@ func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
   %u = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb lmax = 3 rank = 1
       : (tensor<?x16x8xf64>, tensor<?xi64>, tensor<?x16x16xf64>,
          tensor<?x25xf64>, tensor<1x8xf64>) -> tensor<?x10x8xf64>
-  %agg = sezm.envelope_aggregate %u by %w env %env norm %isd over(%do, %dr)
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 1
+      : (tensor<?x10x8xf64>, tensor<1x32x32xf64>, tensor<1x24x24xf64>,
+         tensor<1x24x24xf64>) -> tensor<?x10x8xf64>
+  %act = sezm.gate %z weight %gw lmax = 3 focus = 1
+      : (tensor<?x10x8xf64>, tensor<1x8x24xf64>) -> tensor<?x10x8xf64>
+  %agg = sezm.envelope_aggregate %act by %w env %env norm %isd over(%do, %dr)
       lmax = 3 : (tensor<?x10x8xf64>, tensor<?x16x16xf64>, tensor<?xf64>,
                   tensor<?xf64>, tensor<?xi64>, tensor<?xi64>)
       -> tensor<?x16x8xf64>
@@ -145,7 +153,11 @@ protected:
               f64Tensor({atoms, 16, 8}, gen, -1, 1),
               f64Tensor({8, 25}, gen, -1, 1),
               f64Tensor({1, 8}, gen, -1, 1),
-              f64Tensor({atoms}, gen, 0.2, 0.5)};
+              f64Tensor({atoms}, gen, 0.2, 0.5),
+              f64Tensor({1, 32, 32}, gen, -0.3, 0.3),
+              f64Tensor({1, 24, 24}, gen, -0.3, 0.3),
+              f64Tensor({1, 24, 24}, gen, -0.3, 0.3),
+              f64Tensor({1, 8, 24}, gen, -0.5, 0.5)};
   }
 
   double energyAt(const HostTensor &positions) {

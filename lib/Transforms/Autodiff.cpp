@@ -202,6 +202,25 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     add(o.getInvSqrtDeg(), grad.getInvSqrtDegGrad());
     return success();
   }
+  if (auto o = dyn_cast<SO2LinearOp>(op)) {
+    auto grad = SO2LinearGradOp::create(
+        b, loc, o.getU().getType(), o.getW0().getType(), o.getWu().getType(),
+        o.getWv().getType(), g, o.getU(), o.getW0(), o.getWu(), o.getWv(),
+        o.getLmaxAttr(), o.getFocusAttr());
+    add(o.getU(), grad.getUGrad());
+    add(o.getW0(), grad.getW0Grad());
+    add(o.getWu(), grad.getWuGrad());
+    add(o.getWv(), grad.getWvGrad());
+    return success();
+  }
+  if (auto o = dyn_cast<GateOp>(op)) {
+    auto grad = GateGradOp::create(b, loc, o.getZ().getType(),
+                                   o.getGw().getType(), g, o.getZ(), o.getGw(),
+                                   o.getLmaxAttr(), o.getFocusAttr());
+    add(o.getZ(), grad.getZGrad());
+    add(o.getGw(), grad.getGwGrad());
+    return success();
+  }
   if (auto o = dyn_cast<SegmentReduceOp>(op)) {
     add(o.getValues(),
         SegmentReduceGradOp::create(b, loc, o.getValues().getType(), g,
