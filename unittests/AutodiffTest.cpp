@@ -12,12 +12,10 @@
 
 #include "Reference/Reference.h"
 
-#include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Execution/CpuRunner.h"
+#include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Transforms/Passes.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -112,9 +110,7 @@ class Autodiff : public ::testing::Test {
 protected:
   void SetUp() override {
     DialectRegistry registry;
-    registerAllDialects(registry);
-    registerAllExtensions(registry);
-    registry.insert<mlir::sezm::SeZMDialect>();
+    mlir::sezm::registerToolDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
 

@@ -14,12 +14,10 @@
 
 #include "Reference/Reference.h"
 
-#include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Execution/CpuRunner.h"
+#include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Npy.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/InitAllDialects.h"
-#include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
@@ -242,9 +240,7 @@ class Compiler {
 public:
   Compiler() {
     DialectRegistry registry;
-    registerAllDialects(registry);
-    registerAllExtensions(registry);
-    registry.insert<mlir::sezm::SeZMDialect>();
+    mlir::sezm::registerToolDialects(registry);
     context.appendDialectRegistry(registry);
     context.loadAllAvailableDialects();
   }

@@ -141,17 +141,12 @@ static std::vector<OpContract> collectContracts(func::FuncOp func) {
     }
     // CSR arrays marked as the segmentation by a key argument.
     auto csrOf = [&](int argument) -> std::optional<int> {
-      auto key = func.getArgAttrOfType<StringAttr>(argument, "sezm.csr_of");
+      auto key = func.getArgAttrOfType<StringAttr>(argument, kCsrOfAttr);
       if (!key)
         return std::nullopt;
-      for (BlockArgument arg : func.getArguments()) {
-        auto name =
-            func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kNameAttr);
-        std::string argName = name ? name.getValue().str()
-                                   : "arg" + std::to_string(arg.getArgNumber());
-        if (argName == key.getValue())
-          return static_cast<int>(arg.getArgNumber());
-      }
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (argumentName(func, i) == key.getValue())
+          return static_cast<int>(i);
       return std::nullopt;
     };
     for (const OpContract::IndexInput &order : contract.indices) {

@@ -28,16 +28,9 @@ public:
   /// The argument named `name` (sezm.name, else arg<i>).
   Value argument(StringRef name) {
     for (BlockArgument arg : func.getArguments())
-      if (argumentName(arg) == name)
+      if (argumentName(func, arg.getArgNumber()) == name)
         return arg;
     return Value();
-  }
-
-  std::string argumentName(BlockArgument arg) {
-    if (auto name =
-            func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "sezm.name"))
-      return name.getValue().str();
-    return "arg" + std::to_string(arg.getArgNumber());
   }
 
   /// The CSR (order, rowptr) of the edges by the key argument `keys`.
@@ -46,14 +39,14 @@ public:
     if (!keyArg)
       return op->emitError() << "sezm-autodiff: the edge indices must be an "
                                 "argument, to find their CSR";
-    std::string key = argumentName(keyArg);
+    std::string key = argumentName(func, keyArg.getArgNumber());
     Value order, rowptr;
     for (BlockArgument arg : func.getArguments()) {
       auto of =
           func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), kCsrOfAttr);
       if (!of || of.getValue() != key)
         continue;
-      std::string name = argumentName(arg);
+      std::string name = argumentName(func, arg.getArgNumber());
       if (StringRef(name).ends_with("order"))
         order = arg;
       else if (StringRef(name).ends_with("rowptr"))
@@ -394,7 +387,7 @@ struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
     derived.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
     const char *names[] = {"energy", "forces", "virial"};
     for (int i = 0; i < 3; ++i)
-      derived.setResultAttr(i, "sezm.name", b.getStringAttr(names[i]));
+      derived.setResultAttr(i, kNameAttr, b.getStringAttr(names[i]));
   }
 };
 } // namespace

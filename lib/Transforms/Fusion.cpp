@@ -38,14 +38,6 @@ struct FuseRotateIntoMix : OpRewritePattern<MixOp> {
   }
 };
 
-/// The name an entry argument goes by: its sezm.name, else arg<i>.
-std::string argumentName(func::FuncOp func, BlockArgument arg) {
-  if (auto name =
-          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "sezm.name"))
-    return name.getValue().str();
-  return "arg" + std::to_string(arg.getArgNumber());
-}
-
 /// Why the backward of `grad` may not fuse with `reduce`, or empty.
 std::string fusionBlocker(func::FuncOp func, RotateMixGradOp grad,
                           SegmentReduceOp reduce) {
@@ -70,7 +62,7 @@ std::string fusionBlocker(func::FuncOp func, RotateMixGradOp grad,
   auto src = dyn_cast<BlockArgument>(grad.getSrc());
   if (!src || src.getOwner() != &func.getBody().front())
     return "'src' is not an argument of @" + func.getSymName().str();
-  std::string srcName = argumentName(func, src);
+  std::string srcName = argumentName(func, src.getArgNumber());
   for (Value csr : {reduce.getOrder(), reduce.getRowptr()}) {
     auto arg = dyn_cast<BlockArgument>(csr);
     auto of =

@@ -8,6 +8,7 @@
 #ifndef SEZM_EXECUTION_ENTRYSIGNATURE_H
 #define SEZM_EXECUTION_ENTRYSIGNATURE_H
 
+#include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Support/Signature.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,9 +19,6 @@
 #include <vector>
 
 namespace mlir::sezm {
-
-/// The attribute that names a function argument or result.
-constexpr llvm::StringLiteral kNameAttr = "sezm.name";
 
 /// Reads the signature of the public function `entry` (or of the only
 /// public function when `entry` is empty).

@@ -2,6 +2,7 @@
 #ifndef SEZM_TRANSFORMS_PASSES_H
 #define SEZM_TRANSFORMS_PASSES_H
 
+#include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -11,9 +12,6 @@ namespace mlir::sezm {
 constexpr llvm::StringLiteral kScheduleAttr = "sezm.schedule";
 constexpr llvm::StringLiteral kInference = "inference";
 constexpr llvm::StringLiteral kTraining = "training";
-/// The argument attribute that marks a CSR array (order or rowptr) as the
-/// segmentation of the edges by the key argument it names.
-constexpr llvm::StringLiteral kCsrOfAttr = "sezm.csr_of";
 
 #define GEN_PASS_DECL
 #include "SeZM/Transforms/Passes.h.inc"

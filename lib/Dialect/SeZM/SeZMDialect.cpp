@@ -15,12 +15,18 @@ void SeZMDialect::initialize() {
       >();
 }
 
+std::string sezm::argumentName(FunctionOpInterface func, unsigned index) {
+  if (auto name = func.getArgAttrOfType<StringAttr>(index, kNameAttr))
+    return name.getValue().str();
+  return "arg" + std::to_string(index);
+}
+
 /// `sezm.name` on a function argument or result (and `sezm.csr_of` on an
 /// argument): a non-empty string.
 static LogicalResult verifyPortName(Operation *op, NamedAttribute attribute,
                                     StringRef what, unsigned index) {
-  bool known = attribute.getName() == "sezm.name" ||
-               (what == "argument" && attribute.getName() == "sezm.csr_of");
+  bool known = attribute.getName() == kNameAttr ||
+               (what == "argument" && attribute.getName() == kCsrOfAttr);
   if (!known)
     return op->emitError() << "unknown sezm attribute '"
                            << attribute.getName().getValue() << "' on " << what
