@@ -15,8 +15,9 @@ namespace mlir::sezm {
 
 /// Lowers a module of sezm, linalg, arith, math and tensor ops on tensors to
 /// the LLVM dialect for the CPU: sezm kernels as loops, one-shot
-/// bufferization, buffer deallocation, loops, LLVM.
-void buildCpuPipeline(OpPassManager &pm);
+/// bufferization, the memory plan (reported at `memoryAt`, e.g. "N=4096"),
+/// buffer deallocation, loops, LLVM.
+void buildCpuPipeline(OpPassManager &pm, ArrayRef<std::string> memoryAt = {});
 
 /// Options of the GPU pipeline.
 struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
@@ -30,6 +31,10 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "threads-per-block",
       llvm::cl::desc("Threads per block of the mapped loops"),
       llvm::cl::init(128)};
+  PassOptions::ListOption<std::string> memoryAt{
+      *this, "plan-at",
+      llvm::cl::desc("Evaluate the memory plan's peaks at these extents "
+                     "(N=4096,E=647642)")};
 };
 
 /// Lowers a module on tensors to the LLVM dialect with the kernels as NVVM
@@ -56,6 +61,10 @@ struct SeZMPipelineOptions : public PassPipelineOptions<SeZMPipelineOptions> {
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX ISA version (+ptxXX)"),
       llvm::cl::init("+ptx80")};
+  PassOptions::ListOption<std::string> memoryAt{
+      *this, "plan-at",
+      llvm::cl::desc("Evaluate the memory plan's peaks at these extents "
+                     "(N=4096,E=647642)")};
 };
 
 /// The whole compiler: the schedule, the graph rewrites it allows (rotate+mix

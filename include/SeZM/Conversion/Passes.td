@@ -109,10 +109,9 @@ def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
     `gpu.memcpy`. Host code that would read or write an element of a buffer
     itself is an error: such a loop should have been a kernel.
 
-    Every buffer the function allocates and does not return (directly or
-    through a view) is freed at the function's exit. The host code of a
-    sezm program is straight-line, so this frees everything; freeing earlier
-    is the memory planner's work.
+    Every buffer the function allocates, does not return (directly or
+    through a view) and does not already free (`sezm-plan-memory` frees
+    after the last use) is freed at the function's exit.
 
     Before:
     ```mlir

@@ -122,4 +122,51 @@ def Autodiff : Pass<"sezm-autodiff", "::mlir::ModuleOp"> {
   ];
 }
 
+def PlanMemory : Pass<"sezm-plan-memory", "::mlir::func::FuncOp"> {
+  let summary = "Free buffers after their last use and reuse freed ones";
+  let description = [{
+    Plans the buffers of a bufferized function whose body is one block (the
+    host code of a sezm program): each `memref.alloc` moves down to just
+    before its first use, a later allocation of the same type and extents
+    takes over a buffer whose last use is behind it, and (with `free`)
+    a `memref.dealloc` follows the last use of every buffer that is not
+    returned. Uses inside loops and kernels count at the op that holds them;
+    views (subview, cast, reshapes) are uses of their source.
+
+    A remark gives the planned peak (the most bytes live at once) and the
+    unplanned one (every buffer held to the exit) as polynomials in the
+    extents of the arguments. An extent is named by the argument's
+    `sezm.extents` (e.g. `["E"]`, or `["N+1"]` for a rowptr), else
+    `<name>[<dim>]`; with `at`, both peaks are also evaluated there. Where a
+    function's peak depends on which term wins, every candidate is listed as
+    `max(...)`. Arguments are the caller's memory and are not counted.
+
+    Before:
+    ```mlir
+    %a = memref.alloc(%e) : memref<?x16x64xf32>
+    %b = memref.alloc(%e) : memref<?x16x64xf32>
+    "use"(%a) ...
+    "use"(%b) ...
+    return
+    ```
+    After (`free`):
+    ```mlir
+    %a = memref.alloc(%e) : memref<?x16x64xf32>
+    "use"(%a) ...
+    "use"(%a) ...      // %b reuses %a, whose last use was before %b's first
+    memref.dealloc %a : memref<?x16x64xf32>
+    return
+    ```
+    Remark: `planned peak 4096*E bytes (unplanned 8192*E)`.
+  }];
+  let options = [
+    Option<"freeBuffers", "free", "bool", /*default=*/"true",
+           "Insert memref.dealloc after each buffer's last use (off where "
+           "bufferization's deallocation pipeline frees them instead)">,
+    ListOption<"at", "at", "std::string",
+               "Evaluate the peaks at these extents, e.g. N=4096,E=647642">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // SEZM_TRANSFORMS_PASSES_TD

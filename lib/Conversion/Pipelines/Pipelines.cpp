@@ -26,7 +26,8 @@ using namespace mlir::sezm;
 /// Kernels as loop nests, bufferized, with buffers freed after last use:
 /// the part the CPU and GPU pipelines share. The GPU first takes the ops it
 /// has hand-scheduled kernels for.
-static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu) {
+static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
+                                  ArrayRef<std::string> memoryAt) {
   using namespace sezm;
   // Elementwise arith on tensors (residual adds, scaling) becomes linalg so
   // that it bufferizes.
@@ -41,16 +42,22 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu) {
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
-  // On the GPU, sezm-buffers-on-device frees the host code's buffers at
-  // exit: the ownership-based deallocation does not see into gpu.launch.
+  pm.addPass(createCanonicalizerPass());
+  // On the GPU the plan frees each buffer after its last use (the
+  // ownership-based deallocation does not see into gpu.launch); on the CPU
+  // that deallocation frees them.
+  PlanMemoryOptions plan;
+  plan.freeBuffers = forGpu;
+  plan.at = llvm::to_vector(memoryAt);
+  pm.addNestedPass<func::FuncOp>(createPlanMemory(plan));
   if (!forGpu) {
     bufferization::BufferDeallocationPipelineOptions deallocation;
     bufferization::buildBufferDeallocationPipeline(pm, deallocation);
   }
 }
 
-void sezm::buildCpuPipeline(OpPassManager &pm) {
-  buildKernelsOnBuffers(pm, /*forGpu=*/false);
+void sezm::buildCpuPipeline(OpPassManager &pm, ArrayRef<std::string> memoryAt) {
+  buildKernelsOnBuffers(pm, /*forGpu=*/false, memoryAt);
 
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -63,7 +70,7 @@ void sezm::buildCpuPipeline(OpPassManager &pm) {
 
 void sezm::buildGpuPipeline(OpPassManager &pm,
                             const GpuPipelineOptions &options) {
-  buildKernelsOnBuffers(pm, /*forGpu=*/true);
+  buildKernelsOnBuffers(pm, /*forGpu=*/true, options.memoryAt);
   // Every parallel loop (the kernels' edge and node loops, linalg's loops)
   // becomes a launch of one thread per iteration.
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
@@ -104,9 +111,10 @@ void sezm::buildSeZMPipeline(OpPassManager &pm,
     GpuPipelineOptions gpu;
     gpu.chip = options.chip;
     gpu.features = options.features;
+    gpu.memoryAt = options.memoryAt;
     buildGpuPipeline(pm, gpu);
   } else {
-    buildCpuPipeline(pm);
+    buildCpuPipeline(pm, options.memoryAt);
   }
 }
 
@@ -115,12 +123,12 @@ void sezm::registerPipelines() {
       "sezm-pipeline",
       "The whole compiler: schedule, fusion, then the lowering for the target "
       "(target=cpu|gpu, schedule=auto|inference|training, chip=sm_XX, "
-      "forces-of=<energy function>)",
+      "forces-of=<energy function>, plan-at=N=...,E=...)",
       buildSeZMPipeline);
   PassPipelineRegistration<>(
       "sezm-cpu-pipeline",
       "Lower sezm programs on tensors to the LLVM dialect for the CPU",
-      buildCpuPipeline);
+      [](OpPassManager &pm) { buildCpuPipeline(pm); });
   PassPipelineRegistration<GpuPipelineOptions>(
       "sezm-gpu-pipeline",
       "Lower sezm programs on tensors to host LLVM code and PTX kernels",

@@ -41,7 +41,8 @@ struct BuffersOnDevicePass
     rewriter.setInsertionPoint(returnOp);
     for (auto alloc :
          llvm::make_early_inc_range(body.getOps<memref::AllocOp>()))
-      if (!returned.contains(alloc.getResult()))
+      if (!returned.contains(alloc.getResult()) &&
+          llvm::none_of(alloc->getUsers(), llvm::IsaPred<memref::DeallocOp>))
         memref::DeallocOp::create(rewriter, alloc.getLoc(), alloc.getResult());
   }
 

@@ -21,6 +21,57 @@ std::string sezm::argumentName(FunctionOpInterface func, unsigned index) {
   return "arg" + std::to_string(index);
 }
 
+std::optional<ExtentName> sezm::parseExtentName(StringRef text) {
+  size_t split = text.find_first_of("+-");
+  StringRef symbol = text.take_front(split),
+            rest = text.drop_front(symbol.size());
+  if (symbol.empty() || !(isalpha(symbol.front()) || symbol.front() == '_') ||
+      !llvm::all_of(symbol, [](char c) { return isalnum(c) || c == '_'; }))
+    return std::nullopt;
+  ExtentName name{symbol.str(), 0};
+  if (rest.empty())
+    return name;
+  bool negative = rest.front() == '-';
+  uint64_t magnitude;
+  if (rest.drop_front().getAsInteger(10, magnitude) ||
+      magnitude > static_cast<uint64_t>(INT64_MAX))
+    return std::nullopt;
+  name.offset = negative ? -static_cast<int64_t>(magnitude)
+                         : static_cast<int64_t>(magnitude);
+  return name;
+}
+
+/// `sezm.extents` on a function argument: one name (or "") per dimension.
+static LogicalResult verifyExtents(Operation *op, NamedAttribute attribute,
+                                   unsigned index) {
+  auto error = [&]() {
+    return op->emitError() << "'" << kExtentsAttr.str() << "' of argument "
+                           << index << " ";
+  };
+  auto entries = dyn_cast<ArrayAttr>(attribute.getValue());
+  if (!entries)
+    return error() << "must be an array of strings";
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  if (func && index < func.getNumArguments()) {
+    auto type = dyn_cast<ShapedType>(func.getArgumentTypes()[index]);
+    if (!type || !type.hasRank() ||
+        type.getRank() != static_cast<int64_t>(entries.size()))
+      return error() << "must name each of the argument's "
+                     << (type && type.hasRank() ? type.getRank() : 0)
+                     << " dimensions, but has " << entries.size() << " entries";
+  }
+  for (Attribute entry : entries) {
+    auto text = dyn_cast<StringAttr>(entry);
+    if (!text)
+      return error() << "must be an array of strings";
+    if (!text.getValue().empty() && !parseExtentName(text.getValue()))
+      return error() << "has '" << text.getValue()
+                     << "', which is not a name, optionally plus or minus an "
+                        "integer (like \"N+1\")";
+  }
+  return success();
+}
+
 /// `sezm.name` on a function argument or result (and `sezm.csr_of` on an
 /// argument): a non-empty string.
 static LogicalResult verifyPortName(Operation *op, NamedAttribute attribute,
@@ -61,6 +112,8 @@ LogicalResult SeZMDialect::verifyOperationAttribute(Operation *op,
 LogicalResult SeZMDialect::verifyRegionArgAttribute(Operation *op, unsigned,
                                                     unsigned argIndex,
                                                     NamedAttribute attribute) {
+  if (attribute.getName() == kExtentsAttr)
+    return verifyExtents(op, attribute, argIndex);
   return verifyPortName(op, attribute, "argument", argIndex);
 }
 

@@ -877,3 +877,24 @@ func.func @name_empty() -> (tensor<1xf32> {sezm.name = ""}) {
 func.func @unknown_attribute(%x: tensor<?xf32> {sezm.label = "x"}) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{'sezm.extents' of argument 0 must name each of the argument's 2 dimensions, but has 1 entries}}
+func.func @extents_rank(%x: tensor<?x3xf32> {sezm.extents = ["N"]}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'sezm.extents' of argument 0 has 'N*2', which is not a name, optionally plus or minus an integer (like "N+1")}}
+func.func @extents_syntax(%x: tensor<?xf32> {sezm.extents = ["N*2"]}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'sezm.extents' of argument 0 must be an array of strings}}
+func.func @extents_not_strings(%x: tensor<?xf32> {sezm.extents = [1]}) {
+  return
+}

@@ -5,6 +5,7 @@
 #include "mlir/IR/Dialect.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
+#include <optional>
 #include <string>
 
 #include "SeZM/Dialect/SeZM/SeZMOpsDialect.h.inc"
@@ -16,6 +17,19 @@ constexpr llvm::StringLiteral kNameAttr = "sezm.name";
 /// The argument attribute that marks a CSR array (order or rowptr) as the
 /// segmentation of the edges by the key argument it names.
 constexpr llvm::StringLiteral kCsrOfAttr = "sezm.csr_of";
+
+/// The argument attribute that names the extents of an argument, one string
+/// per dimension ("" for none): a symbol, optionally plus or minus a
+/// constant, e.g. ["E"] for edge indices or ["N+1"] for a rowptr.
+constexpr llvm::StringLiteral kExtentsAttr = "sezm.extents";
+
+/// One entry of sezm.extents: `symbol` + `offset`.
+struct ExtentName {
+  std::string symbol;
+  int64_t offset = 0;
+};
+/// Parses "E", "N+1" or "N-1"; nullopt for anything else (including "").
+std::optional<ExtentName> parseExtentName(llvm::StringRef text);
 
 /// The name argument `index` of `func` goes by: its sezm.name, else arg<i>.
 std::string argumentName(FunctionOpInterface func, unsigned index);

@@ -1,0 +1,27 @@
+// The memory plan of energy + forces for two SO(2) blocks (lmax 3, C 64,
+// rank 1) at the N = 4096 workload (E = 647,642). Under the training
+// schedule the peak is at the unfused backward of the second block, which
+// holds the per-edge node gradient (4096*E bytes): 12508*E + 4096*N. Under
+// the inference schedule that gradient never exists and the peak moves to
+// the start of the backward, where both schedules hold the same buffers:
+// 9848*E + 8192*N. So inference plans 1.71 GB less, 64 % of the node
+// gradient's 2.65 GB: the rest is bounded by that shared point.
+// RUN: sezm-opt %S/Inputs/two-blocks.mlir --sezm-pipeline="forces-of=energy schedule=inference plan-at=N=4096,E=647642" -o /dev/null 2>&1 | FileCheck %s --check-prefix=INFERENCE
+// RUN: sezm-opt %S/Inputs/two-blocks.mlir --sezm-pipeline="forces-of=energy schedule=training plan-at=N=4096,E=647642" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRAINING
+// RUN: sezm-opt %S/Inputs/two-blocks.mlir --sezm-pipeline="forces-of=energy schedule=inference plan-at=N=4096,E=647642" -o /dev/null 2>%t.inference
+// RUN: sezm-opt %S/Inputs/two-blocks.mlir --sezm-pipeline="forces-of=energy schedule=training plan-at=N=4096,E=647642" -o /dev/null 2>%t.training
+// RUN: cat %t.inference %t.training | awk -f %S/Inputs/peak-difference.awk | FileCheck %s --check-prefix=DIFFERENCE
+// The GPU pipeline frees each buffer after its last use: the node gradient
+// (the second allocation) right after the segment reduction's launch.
+// RUN: sezm-opt %S/Inputs/backward-training.mlir --sezm-pipeline="target=gpu" 2>&1 | FileCheck %s --check-prefix=GPU
+
+// INFERENCE: remark: inference schedule: @energy_forces planned peak max(6260*E + 16384*N + 4, 9848*E + 8192*N + 4) bytes (unplanned 15784*E + 24588*N + 40); {{.*}}; at E=647642 N=4096: planned 6411532852 bytes, unplanned 10323093816 bytes
+// TRAINING: remark: training schedule: @energy_forces planned peak max(6260*E + 16384*N + 4, 9848*E + 8192*N + 4, 12508*E + 4096*N + 4) bytes (unplanned 19880*E + 24588*N + 40); {{.*}}; at E=647642 N=4096: planned 8117483356 bytes, unplanned 12975835448 bytes
+// DIFFERENCE: training - inference = 1705950504 bytes; per-edge node gradient 2652741632 bytes
+// GPU: remark: training schedule: @backward planned peak 5220*E + 4096*N bytes (unplanned 5220*E + 4096*N); 4 buffers, 0 reused, 1 freed after last use
+// GPU: mgpuMemAlloc
+// GPU: %[[NODE_GRAD:.*]] = llvm.call @mgpuMemAlloc
+// GPU: gpu.launch_func
+// GPU: gpu.launch_func
+// GPU-NEXT: llvm.call @mgpuMemFree(%[[NODE_GRAD]],
+// GPU-NEXT: llvm.call @mgpuStreamSynchronize
