@@ -44,6 +44,7 @@ const char *usage =
     "  --rtol R         relative tolerance (default 1e-5)\n"
     "  --atol A         absolute tolerance (default 1e-6)\n"
     "  --bench N        run N more times, print the median and min time\n"
+    "                   (of each kernel too, with --profile)\n"
     "  --profile        time each kernel launch (CUDA events)\n";
 
 sezm_tensor toTensor(const HostTensor &t) {
@@ -202,23 +203,33 @@ int main(int argc, char **argv) {
       failures += ok ? 0 : 1;
     }
   }
-  if (profile) {
+  // Each kernel's time in the last run, summed over its launches.
+  auto kernelTimes = [] {
     std::map<std::string, double> perKernel;
     for (int k = 0; k < sezm_kernel_time_count(); ++k)
       perKernel[sezm_kernel_time_name(k)] += sezm_kernel_time_ms(k);
-    for (auto &[name, ms] : perKernel)
+    return perKernel;
+  };
+  if (profile && bench == 0)
+    for (auto &[name, ms] : kernelTimes())
       std::printf("  kernel %s: %.3f ms\n", name.c_str(), ms);
-  }
   if (bench > 0) {
     std::vector<double> times;
+    std::map<std::string, std::vector<double>> perKernel;
     for (int r = 0; r < bench; ++r) {
       if (sezm_model_run(model, entry.c_str(), inputs.data(), inputCount,
                          outputs.data(), outputCount, 0))
         return fail(sezm_last_error());
       times.push_back(sezm_model_last_run_ms(model));
+      for (auto &[name, ms] : kernelTimes())
+        perKernel[name].push_back(ms);
     }
     std::printf("  %d runs: median %.3f ms, min %.3f ms\n", bench,
                 median(times), *std::min_element(times.begin(), times.end()));
+    for (auto &[name, samples] : perKernel)
+      std::printf("  kernel %s: median %.3f ms, min %.3f ms\n", name.c_str(),
+                  median(samples),
+                  *std::min_element(samples.begin(), samples.end()));
   }
   sezm_model_close(model);
   return failures ? 1 : 0;

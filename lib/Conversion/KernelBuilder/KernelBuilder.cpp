@@ -74,14 +74,20 @@ Num::Num(double constant)
           b(), loc(),
           b().getFloatAttr(EmitScope::current().floatType, constant))) {}
 
+/// The fast-math flags of the scope's arithmetic.
+static arith::FastMathFlags fastMath() {
+  return EmitScope::current().contract ? arith::FastMathFlags::contract
+                                       : arith::FastMathFlags::none;
+}
+
 Num kernel::operator+(Num a, Num c) {
-  return Num(arith::AddFOp::create(b(), loc(), a, c));
+  return Num(arith::AddFOp::create(b(), loc(), a, c, fastMath()));
 }
 Num kernel::operator-(Num a, Num c) {
-  return Num(arith::SubFOp::create(b(), loc(), a, c));
+  return Num(arith::SubFOp::create(b(), loc(), a, c, fastMath()));
 }
 Num kernel::operator*(Num a, Num c) {
-  return Num(arith::MulFOp::create(b(), loc(), a, c));
+  return Num(arith::MulFOp::create(b(), loc(), a, c, fastMath()));
 }
 Num kernel::operator/(Num a, Num c) {
   return Num(arith::DivFOp::create(b(), loc(), a, c));
@@ -276,25 +282,33 @@ void kernel::parallelRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
 SmallVector<Num>
 kernel::sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
                  llvm::function_ref<SmallVector<Num>(Idx)> body) {
-  return sumRangeStep(lb, ub, Idx(1), init, body);
+  return foldRangeStep(lb, ub, Idx(1), init, [&](Idx i, ArrayRef<Num> sums) {
+    SmallVector<Num> terms = body(i);
+    assert(terms.size() == sums.size() && "one term per sum");
+    SmallVector<Num> next;
+    for (auto [sum, term] : llvm::zip(sums, terms))
+      next.push_back(sum + term);
+    return next;
+  });
 }
 
-SmallVector<Num>
-kernel::sumRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
-                     llvm::function_ref<SmallVector<Num>(Idx)> body) {
+SmallVector<Num> kernel::foldRangeStep(
+    Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
+    llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)> body) {
   SmallVector<Value> initValues =
       llvm::to_vector(llvm::map_range(init, [](Num n) -> Value { return n; }));
   auto loop = scf::ForOp::create(
       b(), loc(), lb, ub, step, initValues,
-      [&](OpBuilder &nested, Location, Value iv, ValueRange sums) {
+      [&](OpBuilder &nested, Location, Value iv, ValueRange carried) {
         OpBuilder::InsertionGuard guard(b());
         b().setInsertionPointToEnd(nested.getInsertionBlock());
-        SmallVector<Num> terms = body(Idx(iv));
-        assert(terms.size() == sums.size() && "one term per sum");
-        SmallVector<Value> next;
-        for (auto [sum, term] : llvm::zip(sums, terms))
-          next.push_back(Num(sum) + term);
-        scf::YieldOp::create(b(), loc(), next);
+        SmallVector<Num> current = llvm::to_vector(
+            llvm::map_range(carried, [](Value v) { return Num(v); }));
+        SmallVector<Num> next = body(Idx(iv), current);
+        assert(next.size() == carried.size() && "one value per carried one");
+        scf::YieldOp::create(b(), loc(),
+                             llvm::to_vector(llvm::map_range(
+                                 next, [](Num n) -> Value { return n; })));
       });
   return llvm::to_vector(
       llvm::map_range(loop.getResults(), [](Value v) { return Num(v); }));
@@ -334,7 +348,8 @@ void kernel::ifThen(Value cond, llvm::function_ref<void()> body) {
   body();
 }
 
-void kernel::launchKernel(std::array<Idx, 3> grid, std::array<Idx, 3> block,
+void kernel::launchKernel(StringRef name, std::array<Idx, 3> grid,
+                          std::array<Idx, 3> block,
                           ArrayRef<SmallVector<int64_t>> workgroupShapes,
                           llvm::function_ref<void(const LaunchIds &)> body) {
   auto workgroupSpace = gpu::AddressSpaceAttr::get(
@@ -348,6 +363,9 @@ void kernel::launchKernel(std::array<Idx, 3> grid, std::array<Idx, 3> block,
       b(), loc(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
       /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
       /*asyncDependencies=*/ValueRange(), workgroupTypes);
+  // Outlining names the kernel (and its module) after this, so that
+  // profiles say which op a kernel is.
+  launch.setFunctionAttr(FlatSymbolRefAttr::get(b().getContext(), name));
   OpBuilder::InsertionGuard guard(b());
   Block &entry = launch.getBody().front();
   b().setInsertionPointToEnd(&entry);
@@ -364,16 +382,97 @@ void kernel::launchKernel(std::array<Idx, 3> grid, std::array<Idx, 3> block,
 
 void kernel::barrier() { gpu::BarrierOp::create(b(), loc()); }
 
-Num kernel::warpSum(Num value) {
+/// The value of the lane `offset` lanes away in the xor butterfly.
+static Num shuffleXor(Num value, int64_t offset) {
   Type i32 = b().getI32Type();
   Value width =
       arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, kWarpSize));
-  for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    Value distance =
-        arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, offset));
-    auto shuffle = gpu::ShuffleOp::create(b(), loc(), value, distance, width,
-                                          gpu::ShuffleMode::XOR);
-    value = value + Num(shuffle.getShuffleResult());
-  }
+  Value distance =
+      arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, offset));
+  return Num(gpu::ShuffleOp::create(b(), loc(), value, distance, width,
+                                    gpu::ShuffleMode::XOR)
+                 .getShuffleResult());
+}
+
+Num kernel::warpSum(Num value) {
+  for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2)
+    value = value + shuffleXor(value, offset);
   return value;
+}
+
+/// Whether bit `mask` of the lane is set.
+static Value laneBit(Idx lane, int64_t mask) {
+  Value bits = arith::AndIOp::create(b(), loc(), lane, Idx(mask));
+  return arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::ne, bits,
+                               Idx(0));
+}
+
+SpreadSums kernel::warpSumSpread(int64_t count,
+                                 llvm::function_ref<Num(int64_t)> value,
+                                 Idx lane) {
+  SpreadSums spread;
+  for (int64_t base = 0; base < count; base += kWarpSize) {
+    int64_t size = std::min<int64_t>(kWarpSize, count - base);
+    int64_t padded = llvm::PowerOf2Ceil(size);
+    auto at = [&](int64_t i) { return i < size ? value(base + i) : Num(0.0); };
+    // Halving: the lanes whose bit `offset` differs trade halves, each
+    // keeping the half its bit selects, so the index of the value a lane
+    // holds is its own top bits. The first halving asks for the values in
+    // pairs, so that few of them are live at once.
+    int64_t offset = kWarpSize / 2;
+    SmallVector<Num> current;
+    if (padded == 1) {
+      current.push_back(at(0));
+    } else {
+      int64_t half = padded / 2;
+      Value upper = laneBit(lane, offset);
+      for (int64_t i = 0; i < half; ++i) {
+        Num low = at(i), high = at(half + i);
+        Num send = select(upper, low, high);
+        Num keep = select(upper, high, low);
+        current.push_back(keep + shuffleXor(send, offset));
+      }
+      offset /= 2;
+    }
+    for (; current.size() > 1; offset /= 2) {
+      int64_t half = current.size() / 2;
+      Value upper = laneBit(lane, offset);
+      SmallVector<Num> next;
+      for (int64_t i = 0; i < half; ++i) {
+        Num send = select(upper, current[i], current[half + i]);
+        Num keep = select(upper, current[half + i], current[i]);
+        next.push_back(keep + shuffleXor(send, offset));
+      }
+      current = std::move(next);
+    }
+    // The lanes that share the top bits finish the sum by a butterfly.
+    Num total = current.front();
+    for (int64_t rest = offset; rest > 0; rest /= 2)
+      total = total + shuffleXor(total, rest);
+    int64_t groupShift = llvm::Log2_64(kWarpSize / padded);
+    Idx slot =
+        groupShift
+            ? Idx(arith::ShRUIOp::create(b(), loc(), lane, Idx(groupShift)))
+            : lane;
+    Idx index = slot + Idx(base);
+    Value first = arith::CmpIOp::create(
+        b(), loc(), arith::CmpIPredicate::eq,
+        arith::AndIOp::create(b(), loc(), lane, Idx((1 << groupShift) - 1)),
+        Idx(0));
+    Value owner = arith::AndIOp::create(b(), loc(), first, index < Idx(count));
+    spread.sums.push_back(total);
+    spread.index.push_back(index);
+    spread.owner.push_back(owner);
+  }
+  return spread;
+}
+
+Idx kernel::lookup(Idx i, ArrayRef<int64_t> table) {
+  Idx result(table.front());
+  for (auto [k, entry] : llvm::enumerate(table.drop_front())) {
+    Value hit = arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::eq, i,
+                                      Idx(static_cast<int64_t>(k + 1)));
+    result = Idx(arith::SelectOp::create(b(), loc(), hit, Idx(entry), result));
+  }
+  return result;
 }

@@ -35,6 +35,10 @@ public:
   OpBuilder &builder;
   Location loc;
   FloatType floatType;
+  /// Lets a multiply and an add fuse into one fma (rounded once): the GPU
+  /// kernels' arithmetic, where it halves the instructions. Off for the
+  /// loop kernels, whose sums the CPU reproduces exactly across fusions.
+  bool contract = false;
 
 private:
   EmitScope *enclosing;
@@ -167,9 +171,11 @@ void parallelRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
 /// returns the sums, each starting from `init`.
 SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
                           llvm::function_ref<SmallVector<Num>(Idx)> body);
-/// sumRange over lb, lb + step, ... < ub.
-SmallVector<Num> sumRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
-                              llvm::function_ref<SmallVector<Num>(Idx)> body);
+/// Values carried through lb, lb + step, ... < ub: body(i, current) gives
+/// the next; returns the last, or `init` for an empty range.
+SmallVector<Num>
+foldRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
+              llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)> body);
 /// The single-sum form of sumRange, starting from zero.
 Num sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body);
 
@@ -190,9 +196,11 @@ struct LaunchIds {
   SmallVector<Value> workgroup;
 };
 
-/// A gpu.launch of `grid` blocks of `block` threads, with workgroup
-/// (shared) buffers of the given shapes in the scope's float type.
-void launchKernel(std::array<Idx, 3> grid, std::array<Idx, 3> block,
+/// A gpu.launch, named `name` once outlined, of `grid` blocks of `block`
+/// threads, with workgroup (shared) buffers of the given shapes in the
+/// scope's float type.
+void launchKernel(StringRef name, std::array<Idx, 3> grid,
+                  std::array<Idx, 3> block,
                   ArrayRef<SmallVector<int64_t>> workgroupShapes,
                   llvm::function_ref<void(const LaunchIds &)> body);
 
@@ -205,6 +213,23 @@ constexpr int64_t kWarpSize = 32;
 /// The sum of `value` over the lanes of the warp, in every lane: a butterfly
 /// of shuffles, the same order on every run.
 Num warpSum(Num value);
+
+/// Sums of `count` values (value(k), each lane's own) over the warp's
+/// lanes, spread over the lanes: sums[r] in lane L is the total of value
+/// index[r] (indices from `count` on are padding), and `owner[r]` holds in
+/// exactly one lane per value. Groups of 32 values cost 31 shuffles, not
+/// 32 * 5 as one warpSum each; values are asked for as they are consumed.
+struct SpreadSums {
+  SmallVector<Num> sums;
+  SmallVector<Idx> index;
+  SmallVector<Value> owner;
+};
+SpreadSums warpSumSpread(int64_t count, llvm::function_ref<Num(int64_t)> value,
+                         Idx lane);
+
+/// table[i] for 0 <= i < table.size() (a chain of selects; for per-lane
+/// constants outside loops).
+Idx lookup(Idx i, ArrayRef<int64_t> table);
 
 /// Allocates a scratch float buffer with the given extents (sizes of dynamic
 /// dimensions are read from `extents`).

@@ -2,6 +2,8 @@
 
 #include "SO2Math.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
 #include <cmath>
 #include <optional>
 
@@ -26,12 +28,13 @@ static Num sum(ArrayRef<Num> terms) {
 
 EdgeRotation::EdgeRotation(SO2Layout layout, Value wigner, Idx e)
     : layout(layout) {
+  Value matrix = edgeView(wigner, e);
   for (int64_t j = 0; j < layout.reducedRows(); ++j) {
     int64_t l = layout.degreeOfReduced(j);
     Idx row(layout.packedRowOfReduced(j));
     std::vector<Num> block;
     for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d)
-      block.push_back(load(wigner, {e, row, Idx(d)}));
+      block.push_back(load(matrix, {row, Idx(d)}));
     entries.push_back(std::move(block));
   }
 }
@@ -98,72 +101,65 @@ DegreeKernel::DegreeKernel(SO2Layout layout, int64_t rank, Value kc, Value cb,
     coefficients.push_back(load(kc, {e, Idx(k)}));
 }
 
-std::vector<Num> DegreeKernel::effective(Idx c) const {
-  std::vector<Num> basis;
+std::vector<Num> DegreeKernel::basis(Idx c) const {
+  std::vector<Num> weights;
   for (int64_t r = 0; r < rankValue; ++r)
-    basis.push_back(load(cb, {Idx(r), c}));
-  std::vector<Num> keff;
-  for (int64_t k = 0; k < layout.compactKernelSize(); ++k) {
-    SmallVector<Num> terms;
-    for (int64_t r = 0; r < rankValue; ++r)
-      terms.push_back(coefficient(k, r) * basis[r]);
-    keff.push_back(sum(terms));
-  }
-  return keff;
+    weights.push_back(load(cb, {Idx(r), c}));
+  return weights;
 }
 
-std::vector<Num> DegreeKernel::mix(ArrayRef<Num> keff, ArrayRef<Num> xl) const {
+std::vector<Num> DegreeKernel::apply(ArrayRef<Num> basis, ArrayRef<Num> in,
+                                     bool transposed) const {
   int64_t lmax = layout.lmax, m0 = lmax + 1, m1Base = m0 * m0;
-  std::vector<Num> y;
-  for (int64_t o = 0; o <= lmax; ++o) {
-    SmallVector<Num> terms;
-    for (int64_t i = 0; i <= lmax; ++i)
-      terms.push_back(keff[i * m0 + o] * xl[i]);
-    y.push_back(sum(terms));
-  }
-  for (int64_t group : {lmax + 1, 2 * lmax + 1}) {
-    for (int64_t o = 0; o < lmax; ++o) {
-      SmallVector<Num> terms;
-      for (int64_t i = 0; i < lmax; ++i)
-        terms.push_back(keff[m1Base + i * lmax + o] * xl[group + i]);
-      y.push_back(sum(terms));
+  // One m group: `size` rows from `offset`, kernel block from `base`.
+  auto group = [&](int64_t offset, int64_t size, int64_t base,
+                   std::vector<Num> &out) {
+    for (int64_t o = 0; o < size; ++o) {
+      std::optional<Num> total;
+      for (int64_t r = 0; r < rankValue; ++r) {
+        SmallVector<Num> terms;
+        for (int64_t i = 0; i < size; ++i) {
+          int64_t k = transposed ? base + o * size + i : base + i * size + o;
+          terms.push_back(coefficient(k, r) * in[offset + i]);
+        }
+        Num weighted = basis[r] * sum(terms);
+        total = total ? *total + weighted : weighted;
+      }
+      out.push_back(*total);
     }
-  }
-  return y;
+  };
+  std::vector<Num> out;
+  group(0, m0, 0, out);
+  group(m0, lmax, m1Base, out);
+  group(m0 + lmax, lmax, m1Base, out);
+  return out;
 }
 
-std::vector<Num> DegreeKernel::mixTransposed(ArrayRef<Num> keff,
+std::vector<Num> DegreeKernel::mix(ArrayRef<Num> basis,
+                                   ArrayRef<Num> xl) const {
+  return apply(basis, xl, /*transposed=*/false);
+}
+
+std::vector<Num> DegreeKernel::mixTransposed(ArrayRef<Num> basis,
                                              ArrayRef<Num> g) const {
-  int64_t lmax = layout.lmax, m0 = lmax + 1, m1Base = m0 * m0;
-  std::vector<Num> gl;
-  for (int64_t i = 0; i <= lmax; ++i) {
-    SmallVector<Num> terms;
-    for (int64_t o = 0; o <= lmax; ++o)
-      terms.push_back(keff[i * m0 + o] * g[o]);
-    gl.push_back(sum(terms));
-  }
-  for (int64_t group : {lmax + 1, 2 * lmax + 1}) {
-    for (int64_t i = 0; i < lmax; ++i) {
-      SmallVector<Num> terms;
-      for (int64_t o = 0; o < lmax; ++o)
-        terms.push_back(keff[m1Base + i * lmax + o] * g[group + o]);
-      gl.push_back(sum(terms));
-    }
-  }
-  return gl;
+  return apply(basis, g, /*transposed=*/true);
+}
+
+Num DegreeKernel::kernelProduct(int64_t k, ArrayRef<Num> g,
+                                ArrayRef<Num> xl) const {
+  int64_t lmax = layout.lmax, m0 = lmax + 1;
+  if (k < m0 * m0)
+    return g[k % m0] * xl[k / m0];
+  k -= m0 * m0;
+  int64_t i = k / lmax, o = k % lmax;
+  return g[m0 + o] * xl[m0 + i] + g[m0 + lmax + o] * xl[m0 + lmax + i];
 }
 
 std::vector<Num> DegreeKernel::kernelProducts(ArrayRef<Num> g,
                                               ArrayRef<Num> xl) const {
-  int64_t lmax = layout.lmax, m0 = lmax + 1;
   std::vector<Num> products;
-  for (int64_t i = 0; i <= lmax; ++i)
-    for (int64_t o = 0; o <= lmax; ++o)
-      products.push_back(g[o] * xl[i]);
-  for (int64_t i = 0; i < lmax; ++i)
-    for (int64_t o = 0; o < lmax; ++o)
-      products.push_back(g[m0 + o] * xl[m0 + i] +
-                         g[m0 + lmax + o] * xl[m0 + lmax + i]);
+  for (int64_t k = 0; k < layout.compactKernelSize(); ++k)
+    products.push_back(kernelProduct(k, g, xl));
   return products;
 }
 
@@ -175,14 +171,51 @@ std::vector<Num> kernel::mixFree(SO2Layout layout, ArrayRef<Num> radial,
   return y;
 }
 
+/// buffer[e, :, c] as a 1-D strided view: its rows are then addressed from
+/// one per-(e, c) pointer with constant offsets, which keeps GPU kernels
+/// from holding a 64-bit address per row.
+static Value rowView(Value buffer, Idx e, int64_t count, Idx c) {
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<OpFoldResult> offsets = {e.value, b.getIndexAttr(0), c.value};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(count),
+                                     b.getIndexAttr(1)};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      {count}, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), buffer,
+                                   offsets, sizes, strides);
+}
+
+Value kernel::edgeView(Value buffer, Idx e) {
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<OpFoldResult> offsets = {e.value}, sizes = {b.getIndexAttr(1)},
+                            strides(type.getRank(), b.getIndexAttr(1));
+  SmallVector<int64_t> shape;
+  for (int64_t axis = 1; axis < type.getRank(); ++axis) {
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(type.getDimSize(axis)));
+    shape.push_back(type.getDimSize(axis));
+  }
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      shape, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), buffer,
+                                   offsets, sizes, strides);
+}
+
 std::vector<Num> kernel::loadRows(Value buffer, Idx e, int64_t count, Idx c) {
+  Value view = rowView(buffer, e, count, c);
   std::vector<Num> rows;
   for (int64_t r = 0; r < count; ++r)
-    rows.push_back(load(buffer, {e, Idx(r), c}));
+    rows.push_back(load(view, {Idx(r)}));
   return rows;
 }
 
 void kernel::storeRows(ArrayRef<Num> rows, Value buffer, Idx e, Idx c) {
+  Value view = rowView(buffer, e, rows.size(), c);
   for (auto [r, value] : llvm::enumerate(rows))
-    store(value, buffer, {e, Idx(static_cast<int64_t>(r)), c});
+    store(value, view, {Idx(static_cast<int64_t>(r))});
 }

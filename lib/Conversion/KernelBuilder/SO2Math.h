@@ -59,17 +59,21 @@ public:
   /// Loads kc[e, :] from a (E, KSZ*rank) buffer (rank >= 1).
   DegreeKernel(SO2Layout layout, int64_t rank, Value kc, Value cb, Idx e);
 
-  /// Keff[k] = sum_r kc[k*rank + r] * cb[r, c] for channel c.
-  std::vector<Num> effective(Idx c) const;
+  /// cb[r, c] for each rank r: channel c's share of the kernel.
+  std::vector<Num> basis(Idx c) const;
 
-  /// y = Keff applied per m group (mix); `keff` from effective().
-  std::vector<Num> mix(ArrayRef<Num> keff, ArrayRef<Num> xl) const;
+  /// y = Keff applied per m group, Keff[k] = sum_r kc[k*rank + r] * basis[r]
+  /// (mix), applied per rank and then weighted, so that Keff never needs a
+  /// register per coefficient; `basis` from basis().
+  std::vector<Num> mix(ArrayRef<Num> basis, ArrayRef<Num> xl) const;
   /// The transpose of mix().
-  std::vector<Num> mixTransposed(ArrayRef<Num> keff, ArrayRef<Num> g) const;
+  std::vector<Num> mixTransposed(ArrayRef<Num> basis, ArrayRef<Num> g) const;
 
   /// The compact index k of each (input, output) pair and the products
   /// g[o] * xl[i] summed over the m groups that share it: d Keff[k].
   std::vector<Num> kernelProducts(ArrayRef<Num> g, ArrayRef<Num> xl) const;
+  /// The k-th of kernelProducts().
+  Num kernelProduct(int64_t k, ArrayRef<Num> g, ArrayRef<Num> xl) const;
 
   int64_t rank() const { return rankValue; }
   Num coefficient(int64_t k, int64_t r) const {
@@ -77,6 +81,11 @@ public:
   }
 
 private:
+  /// out[o] = sum_r basis[r] * sum_i kc[k(i, o), r] * in[i] over the m
+  /// groups, with k(i, o) = `index`(i, o) per group.
+  std::vector<Num> apply(ArrayRef<Num> basis, ArrayRef<Num> in,
+                         bool transposed) const;
+
   SO2Layout layout;
   int64_t rankValue;
   Value cb;
@@ -86,6 +95,10 @@ private:
 /// Mixer-free mode (rank 0): y[j] = xl[j] * radial[deg(j)].
 std::vector<Num> mixFree(SO2Layout layout, ArrayRef<Num> radial,
                          ArrayRef<Num> xl);
+
+/// buffer[e, ...] as a view of rank one less (static trailing extents), so
+/// that its elements are addressed from one pointer with constant offsets.
+Value edgeView(Value buffer, Idx e);
 
 /// Loads buffer[e, r, c] for r = 0..count-1.
 std::vector<Num> loadRows(Value buffer, Idx e, int64_t count, Idx c);
@@ -110,10 +123,11 @@ public:
     return edge;
   }
 
-  /// Per-channel state: Keff for rank >= 1, the radial rows for rank 0.
+  /// Per-channel state: the basis weights for rank >= 1, the radial rows
+  /// for rank 0.
   std::vector<Num> atChannel(const Edge &edge, Idx c) const {
     if (edge.kernel)
-      return edge.kernel->effective(c);
+      return edge.kernel->basis(c);
     return loadRows(kc, edge.e, layout.lmax + 1, c);
   }
 
@@ -137,14 +151,15 @@ public:
     return rankValue > 0 ? layout.compactKernelSize() * rankValue : 0;
   }
 
-  /// The per-channel terms of the kc gradient sums (rank >= 1).
-  std::vector<Num> kernelGradTerms(const Edge &edge, Idx c, ArrayRef<Num> g,
-                                   ArrayRef<Num> xl) const {
+  /// The per-channel terms of the kc gradient sums (rank >= 1); `channel`
+  /// from atChannel().
+  std::vector<Num> kernelGradTerms(const Edge &edge, ArrayRef<Num> channel,
+                                   ArrayRef<Num> g, ArrayRef<Num> xl) const {
     std::vector<Num> products = edge.kernel->kernelProducts(g, xl);
     std::vector<Num> terms;
     for (Num product : products)
       for (int64_t r = 0; r < rankValue; ++r)
-        terms.push_back(load(cb, {Idx(r), c}) * product);
+        terms.push_back(channel[r] * product);
     return terms;
   }
 

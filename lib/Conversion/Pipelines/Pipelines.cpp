@@ -81,6 +81,10 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(sezm::createBuffersOnDevice());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLowerAffinePass());
+  // Constants (row offsets, shuffle distances) go into the kernels instead
+  // of being passed as arguments, so that they fold into addresses and
+  // instructions.
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 

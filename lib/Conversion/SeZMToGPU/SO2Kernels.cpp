@@ -70,7 +70,7 @@ void emitRotateMix(RotateMixOp op, KernelIO &io) {
   Idx edges = dim(src, 0);
   Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
   launchKernel(
-      {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
+      "rotate_mix", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
       [&](const LaunchIds &ids) {
         Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
@@ -129,7 +129,7 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io) {
   Value flatValues = flattenRows(values), flatOut = flattenRows(out);
   Idx row = dim(flatValues, 1);
   launchKernel(
-      {ceilDiv(row, kBlockThreads), nodes, Idx(1)},
+      "segment_reduce", {ceilDiv(row, kBlockThreads), nodes, Idx(1)},
       {Idx(kBlockThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
         Idx p = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
         Idx n = ids.block[1];
@@ -147,11 +147,14 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io) {
 // rotate_mix_grad_reduce: one block per source node
 //===----------------------------------------------------------------------===//
 
-/// The block's warps take turns over the node's segment, each lane owning
-/// channels lane, lane + 32, ...: the node gradient is summed in registers
-/// and the warps' sums are added in warp order at the end; each per-edge
-/// Wigner-D and kernel gradient is summed over channels by a warp butterfly
-/// and stored by one lane. The per-edge node gradient never exists.
+/// The block's warps take turns over the node's segment, one lane per
+/// channel, in one pass per 32 channels: each pass sums the node gradient
+/// of its channels in registers (the warps' sums added in warp order at the
+/// end), and spreads each per-edge Wigner-D and kernel gradient, summed over
+/// the warp's channels, over the lanes (31 shuffles per 32 sums), where its
+/// lane stores it, adding the earlier passes' sum, which the same lane
+/// stored. One channel per lane keeps the registers few enough for many
+/// warps per multiprocessor. The per-edge node gradient never exists.
 void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value grad = io.in(op.getGrad()), x = io.in(op.getX());
@@ -159,7 +162,7 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   Value order = io.in(op.getSrcOrder()), rowptr = io.in(op.getSrcRowptr());
   RadialMixer mixer = mixerOf(op, io);
   int64_t channels = channelsOf(op.getX()), rows = layout.packedRows();
-  int64_t parts = channels / kWarpSize, perWarp = rows * parts;
+  int64_t reduced = layout.reducedRows(), passes = channels / kWarpSize;
   Idx edges = dim(src, 0), nodes = dim(rowptr, 0) - 1;
   Value xGrad = io.allocate(0, {nodes, rows, channels});
   Value wignerGrad = io.allocate(1, {edges, rows, rows});
@@ -169,85 +172,122 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
     kcExtents.push_back(Idx(size));
   Value kcGrad = io.allocate(2, kcExtents);
   fillZero(wignerGrad);
+  // The kept Wigner-D entries (reduced row j, packed row, column d) in the
+  // order of EdgeRotation::forEachEntry; their gradient sums come first
+  // among the per-edge sums, the kernel's after them.
+  SmallVector<int64_t> entryReduced, entryRow, entryColumn;
+  for (int64_t j = 0; j < reduced; ++j) {
+    int64_t l = layout.degreeOfReduced(j);
+    for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d) {
+      entryReduced.push_back(j);
+      entryRow.push_back(layout.packedRowOfReduced(j));
+      entryColumn.push_back(d);
+    }
+  }
+  int64_t entries = entryRow.size();
+  int64_t sums = entries + mixer.numKernelSums(), rank = mixer.rank();
 
   launchKernel(
-      {nodes, Idx(1), Idx(1)}, {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)},
-      {SmallVector<int64_t>{kWarpsPerBlock, perWarp, kWarpSize}},
+      "rotate_mix_grad_reduce", {nodes, Idx(1), Idx(1)},
+      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)},
+      {SmallVector<int64_t>{kWarpsPerBlock, passes * rows, kWarpSize}},
       [&](const LaunchIds &ids) {
         Idx n = ids.block[0], warp = ids.thread[1], lane = ids.thread[0];
         Value shares = ids.workgroup[0];
-        SmallVector<Num> zero(perWarp, Num(0.0));
-        SmallVector<Num> nodeGrad = sumRangeStep(
-            loadIndex(rowptr, {n}) + warp, loadIndex(rowptr, {n + 1}),
-            Idx(kWarpsPerBlock), zero, [&](Idx t) {
-              Idx e = loadIndex(order, {t});
-              Idx s = loadIndex(src, {e});
-              EdgeRotation rotation(layout, wigner, e);
-              RadialMixer::Edge edge = mixer.atEdge(e);
-              SmallVector<Num> partials, nodeRows;
-              for (int64_t part = 0; part < parts; ++part) {
-                Idx c = lane + Idx(part * kWarpSize);
+        OpBuilder &builder = EmitScope::current().builder;
+        Location loc = EmitScope::current().loc;
+        auto both = [&](Value a, Value b) {
+          return arith::AndIOp::create(builder, loc, a, b).getResult();
+        };
+        Value one = arith::ConstantIntOp::create(builder, loc, 1, 1);
+        for (int64_t pass = 0; pass < passes; ++pass) {
+          Idx c = lane + Idx(pass * kWarpSize);
+          SmallVector<Num> zero(rows, Num(0.0));
+          SmallVector<Num> nodeGrad = foldRangeStep(
+              loadIndex(rowptr, {n}) + warp, loadIndex(rowptr, {n + 1}),
+              Idx(kWarpsPerBlock), zero, [&](Idx t, ArrayRef<Num> carried) {
+                Idx e = loadIndex(order, {t});
+                Idx s = loadIndex(src, {e});
+                RadialMixer::Edge edge = mixer.atEdge(e);
+                // The gradient in the edge frame first, so that the kernel
+                // coefficients die; then one pass over the Wigner-D entries,
+                // each loaded where it serves both the rotation of x and the
+                // node gradient, which adds onto the carried sums.
+                std::vector<Num> g = loadRows(grad, e, reduced, c);
+                std::vector<Num> basis = mixer.atChannel(edge, c);
+                std::vector<Num> gl = mixer.mixTransposed(edge, basis, g);
                 std::vector<Num> packed = loadRows(x, s, rows, c);
-                std::vector<Num> xl = rotation.toEdgeFrame(packed);
-                std::vector<Num> g = loadRows(grad, e, layout.reducedRows(), c);
-                std::vector<Num> gl =
-                    mixer.mixTransposed(edge, mixer.atChannel(edge, c), g);
-                SmallVector<Num> terms;
-                rotation.appendGradientTerms(gl, packed, terms);
-                if (edge.kernel)
-                  llvm::append_range(terms,
-                                     mixer.kernelGradTerms(edge, c, g, xl));
-                else
+                SmallVector<std::optional<Num>> xlSums(reduced);
+                SmallVector<Num> node(carried.begin(), carried.end());
+                Value matrix = edgeView(wigner, e);
+                for (int64_t k = 0; k < entries; ++k) {
+                  Num w = load(matrix, {Idx(entryRow[k]), Idx(entryColumn[k])});
+                  std::optional<Num> &sum = xlSums[entryReduced[k]];
+                  Num product = w * packed[entryColumn[k]];
+                  sum = sum ? *sum + product : product;
+                  node[entryColumn[k]] =
+                      node[entryColumn[k]] + w * gl[entryReduced[k]];
+                }
+                std::vector<Num> xl;
+                for (std::optional<Num> &sum : xlSums)
+                  xl.push_back(*sum);
+                if (!edge.kernel)
                   mixer.storeFreeKernelGrad(g, xl, kcGrad, e, c);
-                if (partials.empty())
-                  partials = terms;
-                else
-                  for (auto [partial, term] : llvm::zip(partials, terms))
-                    partial = partial + term;
-                llvm::append_range(nodeRows, rotation.fromEdgeFrame(gl));
-              }
-              // Each per-edge sum over the warp's channels, stored by one
-              // lane: the Wigner-D entries, then the kernel coefficients.
-              SmallVector<Num> totals;
-              for (Num partial : partials)
-                totals.push_back(warpSum(partial));
-              auto storeBy = [&](int64_t k, llvm::function_ref<void()> body) {
-                ifThen(arith::CmpIOp::create(EmitScope::current().builder,
-                                             EmitScope::current().loc,
-                                             arith::CmpIPredicate::eq, lane,
-                                             Idx(k % kWarpSize)),
-                       body);
-              };
-              int64_t k = 0;
-              rotation.forEachEntry([&](int64_t j, int64_t d) {
-                Num total = totals[k];
-                storeBy(k++, [&] {
-                  store(total, wignerGrad,
-                        {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
-                });
+                // The per-edge sums over the warp's channels, made as the
+                // reduction consumes them: the Wigner-D entries
+                // gl[j] * x[d], then the kernel's basis-weighted products.
+                SpreadSums spread = warpSumSpread(
+                    sums,
+                    [&](int64_t k) {
+                      if (k < entries)
+                        return gl[entryReduced[k]] * packed[entryColumn[k]];
+                      return basis[(k - entries) % rank] *
+                             edge.kernel->kernelProduct((k - entries) / rank, g,
+                                                        xl);
+                    },
+                    lane);
+                for (auto [r, total] : llvm::enumerate(spread.sums)) {
+                  Idx index = spread.index[r];
+                  Value isEntry = index < Idx(entries);
+                  // Each store adds what the same lane stored for the
+                  // earlier passes.
+                  auto accumulate = [&](Value buffer, ArrayRef<Idx> at) {
+                    Num value = total;
+                    if (pass > 0)
+                      value = load(buffer, at) + value;
+                    store(value, buffer, at);
+                  };
+                  int64_t first = r * kWarpSize;
+                  if (first < entries)
+                    ifThen(both(spread.owner[r], isEntry), [&] {
+                      accumulate(wignerGrad, {e, lookup(index, entryRow),
+                                              lookup(index, entryColumn)});
+                    });
+                  if (first + kWarpSize > entries && edge.kernel) {
+                    Value isKernel =
+                        arith::XOrIOp::create(builder, loc, isEntry, one);
+                    ifThen(both(spread.owner[r], isKernel), [&] {
+                      accumulate(kcGrad, {e, index - Idx(entries)});
+                    });
+                  }
+                }
+                return node;
               });
-              for (int64_t index = 0; k < static_cast<int64_t>(totals.size());
-                   ++index) {
-                Num total = totals[k];
-                storeBy(k++, [&] { store(total, kcGrad, {e, Idx(index)}); });
-              }
-              return nodeRows;
-            });
-        for (int64_t k = 0; k < perWarp; ++k)
-          store(nodeGrad[k], shares, {warp, Idx(k), lane});
+          for (int64_t d = 0; d < rows; ++d)
+            store(nodeGrad[d], shares, {warp, Idx(pass * rows + d), lane});
+        }
         barrier();
-        ifThen(arith::CmpIOp::create(EmitScope::current().builder,
-                                     EmitScope::current().loc,
-                                     arith::CmpIPredicate::eq, warp, Idx(0)),
+        ifThen(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                     warp, Idx(0)),
                [&] {
-                 for (int64_t part = 0; part < parts; ++part)
+                 for (int64_t pass = 0; pass < passes; ++pass)
                    for (int64_t d = 0; d < rows; ++d) {
-                     Idx k(part * rows + d);
+                     Idx k(pass * rows + d);
                      Num total = load(shares, {Idx(0), k, lane});
                      for (int64_t w = 1; w < kWarpsPerBlock; ++w)
                        total = total + load(shares, {Idx(w), k, lane});
                      store(total, xGrad,
-                           {n, Idx(d), lane + Idx(part * kWarpSize)});
+                           {n, Idx(d), lane + Idx(pass * kWarpSize)});
                    }
                });
       });
@@ -265,6 +305,7 @@ template <typename OpTy> struct LowerToGpuKernel : OpRewritePattern<OpTy> {
             op, "channels are not a multiple of the warp size: the loop "
                 "kernel runs instead");
     return lowerWithKernel(op, rewriter, [&](KernelIO &io) {
+      EmitScope::current().contract = true;
       if constexpr (std::is_same_v<OpTy, RotateMixOp>)
         emitRotateMix(op, io);
       else if constexpr (std::is_same_v<OpTy, SegmentReduceOp>)

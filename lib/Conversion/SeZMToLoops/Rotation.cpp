@@ -143,7 +143,7 @@ void sezm::emitKernel(MixGradOp op, KernelIO &io) {
         mixer.storeFreeKernelGrad(g, in, kcGrad, e, c);
         return SmallVector<Num>();
       }
-      std::vector<Num> terms = mixer.kernelGradTerms(edge, c, g, in);
+      std::vector<Num> terms = mixer.kernelGradTerms(edge, channel, g, in);
       return SmallVector<Num>(terms.begin(), terms.end());
     });
     if (op.getRank() > 0)
@@ -212,7 +212,7 @@ void emitRotateMixBackward(
       if (op.getRank() == 0)
         mixer.storeFreeKernelGrad(g, xl, kcGrad, e, c);
       else
-        llvm::append_range(terms, mixer.kernelGradTerms(edge, c, g, xl));
+        llvm::append_range(terms, mixer.kernelGradTerms(edge, channel, g, xl));
       return terms;
     });
     ArrayRef<Num> all(sums);
@@ -235,7 +235,11 @@ void sezm::emitKernel(RotateMixGradOp op, KernelIO &io) {
   SO2Layout layout = layoutOf(op);
   int64_t channels = staticDim(op.getX(), 2), rows = layout.packedRows();
   Idx edges = dim(io.in(op.getSrc()), 0);
-  Value nodeGrad = io.allocate(0, {edges, rows, channels});
+  // Where the features are constants (a first block's inputs), nothing
+  // uses the node gradient: it is neither allocated nor computed.
+  Value nodeGrad = op.getNodeGrad().use_empty()
+                       ? Value()
+                       : io.allocate(0, {edges, rows, channels});
   Value wignerGrad = io.allocate(1, {edges, rows, rows});
   Value kcGrad = allocateKernelGrad(io, 2, op.getKc(), edges);
   fillZero(wignerGrad);
@@ -245,7 +249,8 @@ void sezm::emitKernel(RotateMixGradOp op, KernelIO &io) {
         parallelRange(0, edges, body);
       },
       [&](Idx e, Idx c, ArrayRef<Num> packed) {
-        storeRows(packed, nodeGrad, e, c);
+        if (nodeGrad)
+          storeRows(packed, nodeGrad, e, c);
       });
   if (op.getCbGrad()) {
     Value x = io.in(op.getX()), src = io.in(op.getSrc());
