@@ -100,6 +100,34 @@ def ConvertSeZMToGPUKernels
   ];
 }
 
+def FlattenParallelLoops
+    : Pass<"sezm-flatten-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Collapse each multi-dimensional scf.parallel into one dimension";
+  let description = [{
+    The GPU mapping gives the first dimension of a parallel loop to the
+    threads of a block and the others to other grid or block dimensions, so
+    that a fill or an elementwise op over (E, 16, 16) launches blocks whose
+    threads stride through memory. Collapsed into one dimension (row-major,
+    the last index fastest), consecutive threads touch consecutive elements.
+    Loops with reductions, and loops inside other parallel loops, are left
+    alone.
+
+    Before:
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%e, %c16) step (%c1, %c1) {
+      memref.store %zero, %m[%i, %j] : memref<?x16xf32>
+    }
+    ```
+    After:
+    ```mlir
+    scf.parallel (%k) = (%c0) to (%n) step (%c1) {   // %n = %e * 16
+      // %i = %k floordiv 16, %j = %k mod 16
+      memref.store %zero, %m[%i, %j] : memref<?x16xf32>
+    }
+    ```
+  }];
+}
+
 def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
   let summary = "Place the host code's buffers in GPU memory";
   let description = [{
