@@ -20,6 +20,25 @@ RuntimeState &sezmrt::cuda::state() {
 }
 
 namespace {
+/// Records `name` as a timed launch around `enqueue` when profiling.
+template <typename Enqueue>
+void timed(CudaDriver *d, CUstream stream, const std::string &name,
+           Enqueue enqueue) {
+  RuntimeState &s = state();
+  CUevent start = nullptr, stop = nullptr;
+  if (s.profiling) {
+    d->cuEventCreate(&start, CU_EVENT_DEFAULT);
+    d->cuEventCreate(&stop, CU_EVENT_DEFAULT);
+    d->cuEventRecord(start, stream);
+  }
+  enqueue();
+  if (s.profiling) {
+    d->cuEventRecord(stop, stream);
+    std::lock_guard<std::mutex> guard(s.lock);
+    s.launches.push_back({name, start, stop});
+  }
+}
+
 /// The driver, or null after recording why it is unusable.
 CudaDriver *usableDriver() {
   RuntimeState &s = state();
@@ -97,20 +116,11 @@ SEZM_MGPU void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
   RuntimeState &s = state();
   auto *f = static_cast<CUfunction>(function);
   auto *st = static_cast<CUstream>(stream);
-  CUevent start = nullptr, stop = nullptr;
-  if (s.profiling) {
-    d->cuEventCreate(&start, CU_EVENT_DEFAULT);
-    d->cuEventCreate(&stop, CU_EVENT_DEFAULT);
-    d->cuEventRecord(start, st);
-  }
-  s.check("cuLaunchKernel",
-          d->cuLaunchKernel(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
-                            sharedBytes, st, params, extra));
-  if (s.profiling) {
-    d->cuEventRecord(stop, st);
-    std::lock_guard<std::mutex> guard(s.lock);
-    s.launches.push_back({s.kernelNames[f], start, stop});
-  }
+  timed(d, st, s.kernelNames[f], [&] {
+    s.check("cuLaunchKernel",
+            d->cuLaunchKernel(f, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                              sharedBytes, st, params, extra));
+  });
 }
 
 SEZM_MGPU void *mgpuStreamCreate() {
@@ -222,11 +232,16 @@ SEZM_MGPU void mgpuMemcpy(void *destination, void *source, size_t bytes,
 SEZM_MGPU void mgpuMemset32(void *destination, unsigned value, size_t count,
                             void *stream) {
   CudaDriver *d = usableDriver();
-  if (d && count)
+  if (!d || !count)
+    return;
+  auto *st = static_cast<CUstream>(stream);
+  // Fills are part of an op's time: profiles list them as "memset".
+  timed(d, st, "memset", [&] {
     state().check(
         "cuMemsetD32Async",
         d->cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(destination), value,
-                            count, static_cast<CUstream>(stream)));
+                            count, st));
+  });
 }
 
 SEZM_MGPU void mgpuMemset16(void *destination, unsigned short value,

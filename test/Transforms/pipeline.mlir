@@ -18,7 +18,8 @@
 // RUN: sezm-opt %S/fusion-numerics.mlir --sezm-pipeline="target=cpu" 2>/dev/null | FileCheck %s --check-prefix=CPU
 // CPU: llvm.func @main
 // RUN: sezm-opt %S/fusion-numerics.mlir --sezm-pipeline="target=gpu chip=sm_90" 2>/dev/null | FileCheck %s --check-prefix=GPU
-// GPU-DAG: gpu.binary @main_kernel
+// GPU-DAG: gpu.binary @rotate_mix
+// GPU-DAG: gpu.binary @rotate_mix_grad_reduce
 // GPU-DAG: llvm.func @main
 
 // RUN: not sezm-opt %S/fusion-numerics.mlir --sezm-pipeline="schedule=sometimes" -o /dev/null 2>&1 | FileCheck %s --check-prefix=BAD

@@ -171,7 +171,11 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   for (int64_t size : kcType.getShape().drop_front())
     kcExtents.push_back(Idx(size));
   Value kcGrad = io.allocate(2, kcExtents);
-  fillZero(wignerGrad);
+  // The entries a rotation does not keep have zero gradient: a driver
+  // memset at copy speed sets them (and all others) first.
+  gpu::MemsetOp::create(EmitScope::current().builder, EmitScope::current().loc,
+                        /*asyncToken=*/Type(), ValueRange(), wignerGrad,
+                        Num(0.0));
   // The kept Wigner-D entries (reduced row j, packed row, column d) in the
   // order of EdgeRotation::forEachEntry; their gradient sums come first
   // among the per-edge sums, the kernel's after them.
