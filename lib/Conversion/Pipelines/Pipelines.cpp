@@ -112,6 +112,7 @@ void sezm::buildSeZMPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createFuseRotateMix());
   pm.addNestedPass<func::FuncOp>(createFuseBackwardReduce());
+  pm.addNestedPass<func::FuncOp>(createRematerialize());
   if (options.target == "gpu") {
     GpuPipelineOptions gpu;
     gpu.chip = options.chip;

@@ -1,0 +1,89 @@
+// RUN: sezm-opt %s --sezm-select-schedule --sezm-rematerialize --split-input-file --verify-diagnostics | FileCheck %s
+
+// Under the inference schedule the message of the first block is computed
+// again for the backward of its aggregation, which runs after the second
+// block: it need not live in between.
+// CHECK-LABEL: func.func @inference
+// CHECK: %[[U:.*]] = sezm.rotate_mix
+// CHECK: sezm.envelope_aggregate %[[U]]
+// CHECK: sezm.rotate_mix
+// CHECK: %[[AGAIN:.*]] = sezm.rotate_mix
+// CHECK-NEXT: sezm.envelope_aggregate_grad %{{.*}}, %[[AGAIN]]
+// expected-remark @+1 {{inference schedule}}
+func.func @inference(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
+    %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>, %cb: tensor<1x8xf32>,
+    %env: tensor<?xf32>, %isd: tensor<?xf32>, %do: tensor<?xi64>,
+    %dr: tensor<?xi64>, %g: tensor<?x16x8xf32>)
+    -> (tensor<?x16x8xf32>, tensor<?x10x8xf32>) {
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x8xf32>, tensor<?xi64>, tensor<?x16x16xf32>, tensor<?x25xf32>,
+         tensor<1x8xf32>) -> tensor<?x10x8xf32>
+  %agg = sezm.envelope_aggregate %u by %wd env %env norm %isd over(%do, %dr) lmax = 3
+      : (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>,
+         tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x8xf32>
+  %u2 = sezm.rotate_mix %agg[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x8xf32>, tensor<?xi64>, tensor<?x16x16xf32>, tensor<?x25xf32>,
+         tensor<1x8xf32>) -> tensor<?x10x8xf32>
+  // expected-remark @+1 {{rotate_mix recomputed here (inference schedule)}}
+  %gu, %gw, %genv, %gisd = sezm.envelope_aggregate_grad %g, %u by %wd env %env norm %isd
+      over(%do, %dr) lmax = 3
+      : (tensor<?x16x8xf32>, tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
+         tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
+  return %agg, %u2 : tensor<?x16x8xf32>, tensor<?x10x8xf32>
+}
+
+// -----
+
+// Under the training schedule the saved message stays.
+// CHECK-LABEL: func.func @training
+// CHECK-COUNT-1: sezm.rotate_mix
+// CHECK-NOT: sezm.rotate_mix
+// expected-remark @+1 {{training schedule}}
+func.func @training(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
+    %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>, %cb: tensor<1x8xf32>,
+    %env: tensor<?xf32>, %isd: tensor<?xf32>, %do: tensor<?xi64>,
+    %dr: tensor<?xi64>, %g: tensor<?x16x8xf32>)
+    -> (tensor<?x16x8xf32>, tensor<?x10x8xf32>) attributes {sezm.training} {
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x8xf32>, tensor<?xi64>, tensor<?x16x16xf32>, tensor<?x25xf32>,
+         tensor<1x8xf32>) -> tensor<?x10x8xf32>
+  %agg = sezm.envelope_aggregate %u by %wd env %env norm %isd over(%do, %dr) lmax = 3
+      : (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>,
+         tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x8xf32>
+  %s = sezm.segment_reduce %u over(%do, %dr)
+      : (tensor<?x10x8xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x10x8xf32>
+  %gu, %gw, %genv, %gisd = sezm.envelope_aggregate_grad %g, %u by %wd env %env norm %isd
+      over(%do, %dr) lmax = 3
+      : (tensor<?x16x8xf32>, tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
+         tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
+  return %agg, %s : tensor<?x16x8xf32>, tensor<?x10x8xf32>
+}
+
+// -----
+
+// Nothing of sezm runs between the two users: recomputing would cost a
+// rotate_mix and free nothing, so the message stays.
+// CHECK-LABEL: func.func @adjacent
+// CHECK-COUNT-1: sezm.rotate_mix
+// CHECK-NOT: sezm.rotate_mix
+// expected-remark @+1 {{inference schedule}}
+func.func @adjacent(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
+    %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>, %cb: tensor<1x8xf32>,
+    %env: tensor<?xf32>, %isd: tensor<?xf32>, %do: tensor<?xi64>,
+    %dr: tensor<?xi64>, %g: tensor<?x16x8xf32>)
+    -> (tensor<?x16x8xf32>, tensor<?x10x8xf32>) {
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x8xf32>, tensor<?xi64>, tensor<?x16x16xf32>, tensor<?x25xf32>,
+         tensor<1x8xf32>) -> tensor<?x10x8xf32>
+  %agg = sezm.envelope_aggregate %u by %wd env %env norm %isd over(%do, %dr) lmax = 3
+      : (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>,
+         tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x8xf32>
+  %gu, %gw, %genv, %gisd = sezm.envelope_aggregate_grad %g, %u by %wd env %env norm %isd
+      over(%do, %dr) lmax = 3
+      : (tensor<?x16x8xf32>, tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
+         tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
+  return %agg, %gu : tensor<?x16x8xf32>, tensor<?x10x8xf32>
+}
