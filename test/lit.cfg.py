@@ -8,7 +8,7 @@ from lit.llvm import llvm_config
 
 config.name = "SEZM"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.sezm_obj_root, "test")
 config.excludes = ["Inputs", "Reference", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
@@ -20,7 +20,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append(("%sezm_src_root", config.sezm_src_root))
 config.substitutions.append(("%sezm_obj_root", config.sezm_obj_root))
 llvm_config.add_tool_substitutions(
-    ["sezm-opt", "sezm-run", "sezm-compile", "sezm-exec", "sezm-reference"],
+    ["sezm-opt", "sezm-run", "sezm-compile", "sezm-exec", "sezm-reference",
+     "sezm-graph"],
     [os.path.join(config.sezm_obj_root, "bin")]
 )
 config.substitutions.append(

@@ -1,0 +1,453 @@
+//===- Structure.cpp - extended XYZ and neighbour graphs ------------------===//
+
+#include "SeZM/Support/Structure.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+
+using namespace sezmrt;
+
+namespace {
+
+/// A whitespace-separated token and its 1-based column.
+struct Token {
+  std::string text;
+  size_t column;
+};
+
+std::vector<Token> tokenize(const std::string &line) {
+  std::vector<Token> tokens;
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+      ++i;
+    size_t start = i;
+    while (i < line.size() &&
+           !std::isspace(static_cast<unsigned char>(line[i])))
+      ++i;
+    if (i > start)
+      tokens.push_back({line.substr(start, i - start), start + 1});
+  }
+  return tokens;
+}
+
+bool parseNumber(const std::string &text, double &value) {
+  if (text.empty())
+    return false;
+  char *end = nullptr;
+  value = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && std::isfinite(value);
+}
+
+bool parseCount(const std::string &text, long long &value) {
+  if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) {
+        return std::isdigit(static_cast<unsigned char>(c));
+      }))
+    return false;
+  value = std::atoll(text.c_str());
+  return text.size() < 18;
+}
+
+std::string lower(std::string text) {
+  for (char &c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+/// The comment line's key=value pairs (values may be double-quoted), each
+/// with the column its value starts at.
+struct KeyValue {
+  std::string key, value;
+  size_t column;
+};
+
+bool parseComment(const std::string &line, std::vector<KeyValue> &pairs,
+                  size_t &badColumn) {
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i])))
+      ++i;
+    if (i >= line.size())
+      break;
+    size_t keyStart = i;
+    while (i < line.size() && line[i] != '=' &&
+           !std::isspace(static_cast<unsigned char>(line[i])))
+      ++i;
+    std::string key = line.substr(keyStart, i - keyStart);
+    if (i >= line.size() || line[i] != '=') {
+      // A bare word (a free-text comment): no value to read.
+      continue;
+    }
+    ++i;
+    size_t valueStart = i;
+    std::string value;
+    if (i < line.size() && line[i] == '"') {
+      size_t close = line.find('"', i + 1);
+      if (close == std::string::npos) {
+        badColumn = i + 1;
+        return false;
+      }
+      value = line.substr(i + 1, close - i - 1);
+      valueStart = i + 2;
+      i = close + 1;
+    } else {
+      while (i < line.size() &&
+             !std::isspace(static_cast<unsigned char>(line[i])))
+        ++i;
+      value = line.substr(valueStart, i - valueStart);
+      valueStart += 1;
+    }
+    pairs.push_back({key, value, valueStart});
+  }
+  return true;
+}
+
+/// One column group of Properties=name:type:count:...
+struct Property {
+  std::string name;
+  char type;
+  int count;
+};
+
+} // namespace
+
+bool sezmrt::parseExtendedXyz(const std::string &text, const std::string &name,
+                              Structure &out, std::string &error) {
+  out = Structure();
+  std::vector<std::string> lines;
+  {
+    std::istringstream stream(text);
+    std::string line;
+    while (std::getline(stream, line)) {
+      if (!line.empty() && line.back() == '\r')
+        line.pop_back();
+      lines.push_back(line);
+    }
+  }
+  auto fail = [&](size_t line, size_t column, const std::string &what) {
+    error = name + ":" + std::to_string(line) + ":" + std::to_string(column) +
+            ": " + what;
+    return false;
+  };
+  if (lines.empty())
+    return fail(1, 1,
+                "the file is empty; an XYZ file starts with the number "
+                "of atoms");
+  std::vector<Token> countTokens = tokenize(lines[0]);
+  long long atoms = 0;
+  if (countTokens.size() != 1 || !parseCount(countTokens[0].text, atoms) ||
+      atoms <= 0)
+    return fail(1, countTokens.empty() ? 1 : countTokens[0].column,
+                "expected the number of atoms (a positive integer) alone on "
+                "the first line, got '" +
+                    lines[0] + "'");
+  if (lines.size() < 2)
+    return fail(2, 1, "the file ends before the comment line");
+
+  // The comment line.
+  std::vector<KeyValue> pairs;
+  size_t badColumn = 0;
+  if (!parseComment(lines[1], pairs, badColumn))
+    return fail(2, badColumn, "a quoted value is not closed");
+  std::vector<Property> properties = {{"species", 'S', 1}, {"pos", 'R', 3}};
+  std::array<bool, 3> pbc{false, false, false};
+  bool pbcGiven = false;
+  for (const KeyValue &pair : pairs) {
+    std::string key = lower(pair.key);
+    if (key == "lattice") {
+      std::vector<Token> numbers = tokenize(pair.value);
+      if (numbers.size() != 9)
+        return fail(2, pair.column,
+                    "Lattice needs 9 numbers (a1, a2, a3), got " +
+                        std::to_string(numbers.size()));
+      for (int k = 0; k < 9; ++k)
+        if (!parseNumber(numbers[k].text, out.cell[k / 3][k % 3]))
+          return fail(2, pair.column + numbers[k].column - 1,
+                      "Lattice entry '" + numbers[k].text +
+                          "' is not a number");
+      out.hasCell = true;
+    } else if (key == "pbc") {
+      std::vector<Token> flags = tokenize(pair.value);
+      if (flags.size() != 3)
+        return fail(2, pair.column,
+                    "pbc needs 3 flags (T or F), got " +
+                        std::to_string(flags.size()));
+      for (int k = 0; k < 3; ++k) {
+        std::string flag = lower(flags[k].text);
+        if (flag == "t" || flag == "true")
+          pbc[k] = true;
+        else if (flag == "f" || flag == "false")
+          pbc[k] = false;
+        else
+          return fail(2, pair.column + flags[k].column - 1,
+                      "pbc flag '" + flags[k].text + "' is not T or F");
+      }
+      pbcGiven = true;
+    } else if (key == "properties") {
+      properties.clear();
+      std::vector<std::string> fields;
+      std::stringstream stream(pair.value);
+      std::string field;
+      while (std::getline(stream, field, ':'))
+        fields.push_back(field);
+      if (fields.size() % 3 != 0 || fields.empty())
+        return fail(2, pair.column,
+                    "Properties must be name:type:count triples, got '" +
+                        pair.value + "'");
+      for (size_t k = 0; k < fields.size(); k += 3) {
+        long long count = 0;
+        std::string type = fields[k + 1];
+        if (type.size() != 1 ||
+            std::string("SRIL").find(type[0]) == std::string::npos)
+          return fail(2, pair.column,
+                      "Properties type '" + type + "' of '" + fields[k] +
+                          "' is not one of S, R, I, L");
+        if (!parseCount(fields[k + 2], count) || count <= 0)
+          return fail(2, pair.column,
+                      "Properties count '" + fields[k + 2] + "' of '" +
+                          fields[k] + "' is not a positive integer");
+        properties.push_back({fields[k], type[0], static_cast<int>(count)});
+      }
+    }
+  }
+  if (!pbcGiven && out.hasCell)
+    pbc = {true, true, true};
+  for (int k = 0; k < 3; ++k)
+    if (pbc[k] && !out.hasCell)
+      return fail(2, 1,
+                  "pbc is true along lattice vector " + std::to_string(k + 1) +
+                      " but the comment line gives no Lattice");
+  out.pbc = pbc;
+
+  // Where species and pos are among the columns.
+  int columns = 0, speciesColumn = -1, posColumn = -1;
+  for (const Property &property : properties) {
+    if (property.name == "species") {
+      if (property.type != 'S' || property.count != 1)
+        return fail(2, 1,
+                    "Properties gives species as " +
+                        std::string(1, property.type) + ":" +
+                        std::to_string(property.count) + "; it must be S:1");
+      speciesColumn = columns;
+    } else if (property.name == "pos") {
+      if (property.type != 'R' || property.count != 3)
+        return fail(2, 1,
+                    "Properties gives pos as " + std::string(1, property.type) +
+                        ":" + std::to_string(property.count) +
+                        "; it must be R:3");
+      posColumn = columns;
+    }
+    columns += property.count;
+  }
+  if (speciesColumn < 0 || posColumn < 0)
+    return fail(2, 1,
+                std::string("Properties has no '") +
+                    (speciesColumn < 0 ? "species" : "pos") + "' column");
+
+  // The atoms.
+  for (long long a = 0; a < atoms; ++a) {
+    size_t lineNumber = static_cast<size_t>(a) + 3;
+    if (lineNumber > lines.size())
+      return fail(lineNumber, 1,
+                  "the file ends after " + std::to_string(a) + " of " +
+                      std::to_string(atoms) + " atoms");
+    const std::string &line = lines[lineNumber - 1];
+    std::vector<Token> tokens = tokenize(line);
+    if (static_cast<int>(tokens.size()) != columns)
+      return fail(lineNumber,
+                  static_cast<int>(tokens.size()) > columns
+                      ? tokens[columns].column
+                      : line.size() + 1,
+                  "atom " + std::to_string(a + 1) + " has " +
+                      std::to_string(tokens.size()) +
+                      " columns; Properties "
+                      "gives " +
+                      std::to_string(columns));
+    out.species.push_back(tokens[speciesColumn].text);
+    Vec3 position;
+    for (int k = 0; k < 3; ++k) {
+      const Token &token = tokens[posColumn + k];
+      if (!parseNumber(token.text, position[k]))
+        return fail(lineNumber, token.column,
+                    "coordinate '" + token.text + "' of atom " +
+                        std::to_string(a + 1) + " is not a finite number");
+    }
+    out.positions.push_back(position);
+  }
+  return true;
+}
+
+bool sezmrt::readExtendedXyz(const std::string &path, Structure &out,
+                             std::string &error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error = path + ": cannot open the file";
+    return false;
+  }
+  std::stringstream text;
+  text << file.rdbuf();
+  return parseExtendedXyz(text.str(), path, out, error);
+}
+
+namespace {
+Vec3 cross(const Vec3 &a, const Vec3 &b) {
+  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+          a[0] * b[1] - a[1] * b[0]};
+}
+double dot(const Vec3 &a, const Vec3 &b) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+double norm(const Vec3 &a) { return std::sqrt(dot(a, a)); }
+} // namespace
+
+bool sezmrt::buildNeighbourGraph(const Structure &structure, double cutoff,
+                                 NeighbourGraph &out, std::string &error) {
+  out = NeighbourGraph();
+  if (!(cutoff > 0) || !std::isfinite(cutoff)) {
+    error = "the cutoff must be a positive number";
+    return false;
+  }
+  int64_t atoms = static_cast<int64_t>(structure.positions.size());
+  bool anyPeriodic = structure.pbc[0] || structure.pbc[1] || structure.pbc[2];
+  if (anyPeriodic && !structure.hasCell) {
+    error = "a periodic structure needs a cell";
+    return false;
+  }
+  // Fractional coordinates in the cell (or Cartesian ones without a cell,
+  // where nothing is periodic and one bin holds every atom).
+  std::array<Vec3, 3> cell = structure.cell;
+  if (!structure.hasCell)
+    cell = {Vec3{1, 0, 0}, Vec3{0, 1, 0}, Vec3{0, 0, 1}};
+  double volume = dot(cell[0], cross(cell[1], cell[2]));
+  double scale = norm(cell[0]) * norm(cell[1]) * norm(cell[2]);
+  if (!(std::abs(volume) > 1e-12 * scale)) {
+    error = "the cell is degenerate (its lattice vectors span no volume)";
+    return false;
+  }
+  // Rows of the inverse: frac[k] = dot(reciprocal[k], r).
+  std::array<Vec3, 3> reciprocal;
+  for (int k = 0; k < 3; ++k) {
+    Vec3 c = cross(cell[(k + 1) % 3], cell[(k + 2) % 3]);
+    for (int d = 0; d < 3; ++d)
+      reciprocal[k][d] = c[d] / volume;
+  }
+  std::array<int64_t, 3> bins, reach;
+  for (int k = 0; k < 3; ++k) {
+    if (!structure.pbc[k]) {
+      bins[k] = 1;
+      reach[k] = 0;
+      continue;
+    }
+    double spacing =
+        std::abs(volume) / norm(cross(cell[(k + 1) % 3], cell[(k + 2) % 3]));
+    bins[k] = std::max<int64_t>(1, static_cast<int64_t>(spacing / cutoff));
+    reach[k] = static_cast<int64_t>(cutoff * bins[k] / spacing) + 1;
+  }
+  // Each atom wrapped into the cell along periodic axes, its bin, and the
+  // Cartesian shift the wrap applied.
+  std::vector<Vec3> wrapped(atoms), wrapShift(atoms);
+  std::vector<int64_t> binOf(atoms);
+  for (int64_t a = 0; a < atoms; ++a) {
+    Vec3 r = structure.positions[a];
+    std::array<int64_t, 3> bin{0, 0, 0};
+    Vec3 shift{0, 0, 0};
+    for (int k = 0; k < 3; ++k) {
+      if (!structure.pbc[k])
+        continue;
+      double f = dot(reciprocal[k], r);
+      double whole = std::floor(f);
+      for (int d = 0; d < 3; ++d)
+        shift[d] -= whole * cell[k][d];
+      bin[k] = std::min<int64_t>(bins[k] - 1,
+                                 static_cast<int64_t>((f - whole) * bins[k]));
+    }
+    for (int d = 0; d < 3; ++d)
+      wrapped[a][d] = r[d] + shift[d];
+    wrapShift[a] = shift;
+    binOf[a] = (bin[0] * bins[1] + bin[1]) * bins[2] + bin[2];
+  }
+  std::vector<std::vector<int64_t>> members(bins[0] * bins[1] * bins[2]);
+  for (int64_t a = 0; a < atoms; ++a)
+    members[binOf[a]].push_back(a);
+
+  struct Edge {
+    int64_t src, dst;
+    std::array<int64_t, 3> image;
+    Vec3 shift;
+  };
+  std::vector<Edge> edges;
+  double cutoff2 = cutoff * cutoff;
+  for (int64_t j = 0; j < atoms; ++j) {
+    std::array<int64_t, 3> home{binOf[j] / (bins[1] * bins[2]),
+                                (binOf[j] / bins[2]) % bins[1],
+                                binOf[j] % bins[2]};
+    std::vector<Edge> mine;
+    std::array<int64_t, 3> offset;
+    for (offset[0] = -reach[0]; offset[0] <= reach[0]; ++offset[0])
+      for (offset[1] = -reach[1]; offset[1] <= reach[1]; ++offset[1])
+        for (offset[2] = -reach[2]; offset[2] <= reach[2]; ++offset[2]) {
+          std::array<int64_t, 3> target, image;
+          for (int k = 0; k < 3; ++k) {
+            int64_t t = home[k] + offset[k];
+            // floor division: which periodic image the target bin is in.
+            image[k] = t >= 0 ? t / bins[k] : -((-t + bins[k] - 1) / bins[k]);
+            target[k] = t - image[k] * bins[k];
+          }
+          Vec3 translation{0, 0, 0};
+          for (int k = 0; k < 3; ++k)
+            for (int d = 0; d < 3; ++d)
+              translation[d] += image[k] * cell[k][d];
+          bool unshifted = image == std::array<int64_t, 3>{0, 0, 0};
+          for (int64_t i : members[(target[0] * bins[1] + target[1]) * bins[2] +
+                                   target[2]]) {
+            if (i == j && unshifted)
+              continue;
+            Vec3 v;
+            for (int d = 0; d < 3; ++d)
+              v[d] = wrapped[i][d] + translation[d] - wrapped[j][d];
+            if (dot(v, v) >= cutoff2)
+              continue;
+            Vec3 shift;
+            for (int d = 0; d < 3; ++d)
+              shift[d] = translation[d] + wrapShift[i][d] - wrapShift[j][d];
+            mine.push_back({i, j, image, shift});
+          }
+        }
+    std::sort(mine.begin(), mine.end(), [](const Edge &a, const Edge &b) {
+      return a.src != b.src ? a.src < b.src : a.image < b.image;
+    });
+    edges.insert(edges.end(), mine.begin(), mine.end());
+  }
+
+  int64_t count = static_cast<int64_t>(edges.size());
+  out.src.resize(count);
+  out.dst.resize(count);
+  out.shift.resize(count);
+  for (int64_t e = 0; e < count; ++e) {
+    out.src[e] = edges[e].src;
+    out.dst[e] = edges[e].dst;
+    out.shift[e] = edges[e].shift;
+  }
+  // The CSRs: each atom's edges in increasing edge order.
+  // A counting sort by atom, which keeps the edge order within a segment.
+  auto segment = [&](const std::vector<int64_t> &key,
+                     std::vector<int64_t> &order,
+                     std::vector<int64_t> &rowptr) {
+    rowptr.assign(atoms + 1, 0);
+    for (int64_t e = 0; e < count; ++e)
+      ++rowptr[key[e] + 1];
+    std::partial_sum(rowptr.begin(), rowptr.end(), rowptr.begin());
+    std::vector<int64_t> next(rowptr.begin(), rowptr.end() - 1);
+    order.resize(count);
+    for (int64_t e = 0; e < count; ++e)
+      order[next[key[e]]++] = e;
+  };
+  segment(out.src, out.srcOrder, out.srcRowptr);
+  segment(out.dst, out.dstOrder, out.dstRowptr);
+  return true;
+}
