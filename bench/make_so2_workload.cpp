@@ -7,13 +7,15 @@
 // the density that gives about 158 neighbours within 6 A, atoms ordered by
 // cell, every ordered pair within the cutoff (minimum image) an edge, edges
 // sorted by destination; (lmax, Cf, F, rank) = (3, 32, 2, 1), so C = 64.
-// Features, Wigner-D blocks, kernels and gradients are seeded Gaussians.
+// Features, Wigner-D blocks, kernels and gradients are seeded Gaussians; the
+// graph is sezm's neighbour list (SeZM/Support/Structure.h).
 // Plain C++: it runs on the GPU machine, where the inputs are too large to
 // carry.
 //
 //===----------------------------------------------------------------------===//
 
 #include "SeZM/Support/Npy.h"
+#include "SeZM/Support/Structure.h"
 
 #include <algorithm>
 #include <array>
@@ -91,57 +93,26 @@ int main(int argc, char **argv) {
             [&](const auto &a, const auto &b) {
               return cellIndex(cellOf(a)) < cellIndex(cellOf(b));
             });
-  std::vector<std::vector<int64_t>> members(cells * cells * cells);
-  for (int64_t i = 0; i < atoms; ++i)
-    members[cellIndex(cellOf(positions[i]))].push_back(i);
-
-  // Edges by destination: every src within the cutoff (minimum image).
-  std::vector<int64_t> src, dst;
-  for (int64_t d = 0; d < atoms; ++d) {
-    std::array<int, 3> c = cellOf(positions[d]);
-    std::vector<int64_t> candidates;
-    for (int dx = -1; dx <= 1; ++dx)
-      for (int dy = -1; dy <= 1; ++dy)
-        for (int dz = -1; dz <= 1; ++dz) {
-          std::array<int, 3> n = {(c[0] + dx + cells) % cells,
-                                  (c[1] + dy + cells) % cells,
-                                  (c[2] + dz + cells) % cells};
-          for (int64_t s : members[cellIndex(n)])
-            candidates.push_back(s);
-        }
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()),
-                     candidates.end());
-    for (int64_t s : candidates) {
-      if (s == d)
-        continue;
-      double r2 = 0;
-      for (int k = 0; k < 3; ++k) {
-        double v = positions[s][k] - positions[d][k];
-        v -= box * std::round(v / box);
-        r2 += v * v;
-      }
-      if (r2 < kCutoff * kCutoff) {
-        src.push_back(s);
-        dst.push_back(d);
-      }
-    }
+  // Every ordered pair within the cutoff (periodic images included), edges
+  // by destination, with the source CSR: sezm's own neighbour list.
+  Structure structure;
+  structure.positions = positions;
+  structure.species.assign(atoms, "X");
+  structure.hasCell = true;
+  structure.pbc = {true, true, true};
+  structure.cell = {Vec3{box, 0, 0}, Vec3{0, box, 0}, Vec3{0, 0, box}};
+  NeighbourGraph graph;
+  std::string error;
+  if (!buildNeighbourGraph(structure, kCutoff, graph, error)) {
+    std::fprintf(stderr, "make-so2-workload: %s\n", error.c_str());
+    return 1;
   }
-  int64_t edges = src.size();
-
-  // The source CSR: edges grouped by sender, ascending edge id inside.
-  std::vector<int64_t> rowptr(atoms + 1, 0), order(edges);
-  for (int64_t s : src)
-    ++rowptr[s + 1];
-  std::partial_sum(rowptr.begin(), rowptr.end(), rowptr.begin());
-  std::vector<int64_t> next(rowptr.begin(), rowptr.end() - 1);
-  for (int64_t e = 0; e < edges; ++e)
-    order[next[src[e]]++] = e;
+  int64_t edges = graph.src.size();
 
   write(out, "x", gaussian(rng, {atoms, kRows, kChannels}, 1.0));
-  write(out, "src", indices(src));
-  write(out, "src_order", indices(order));
-  write(out, "src_rowptr", indices(rowptr));
+  write(out, "src", indices(graph.src));
+  write(out, "src_order", indices(graph.srcOrder));
+  write(out, "src_rowptr", indices(graph.srcRowptr));
   write(out, "wigner", gaussian(rng, {edges, kRows, kRows}, 0.5));
   write(out, "kc", gaussian(rng, {edges, kKernel}, 0.3));
   write(out, "cb", gaussian(rng, {1, kChannels}, 1.0));
