@@ -12,11 +12,14 @@
 #include "SeZM/Execution/GpuCompiler.h"
 #include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Npy.h"
+#include "SeZM/Support/Structure.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
@@ -27,12 +30,12 @@
 #endif
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/Format.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 
 using namespace mlir;
@@ -79,6 +82,22 @@ static cl::opt<int>
           cl::desc("Run N more times and print the median time (per kernel "
                    "on the GPU)"),
           cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<std::string> structurePath(
+    "structure",
+    cl::desc("Read atoms from an extended XYZ file and bind the arguments "
+             "named positions, shift, src, dst, src_order, src_rowptr, "
+             "dst_order, dst_rowptr (the neighbour graph within --cutoff) and "
+             "types (with --species) that no --input binds"),
+    cl::value_desc("file.xyz"), cl::cat(category));
+static cl::opt<double> cutoff("cutoff",
+                              cl::desc("Neighbour cutoff of --structure (A)"),
+                              cl::value_desc("R"), cl::init(0.0),
+                              cl::cat(category));
+static cl::list<std::string>
+    species("species",
+            cl::desc("With --structure: the species in type order, so that "
+                     "the argument 'types' gets each atom's index"),
+            cl::value_desc("H,O,..."), cl::CommaSeparated, cl::cat(category));
 static cl::opt<std::string> chip("chip",
                                  cl::desc("GPU to compile for (default sm_90)"),
                                  cl::value_desc("sm_XX"), cl::init("sm_90"),
@@ -92,6 +111,121 @@ static int fail(const llvm::Twine &message) {
 static int fail(llvm::Error error) {
   std::string message = llvm::toString(std::move(error));
   return fail(message);
+}
+
+/// `values` as a tensor of `type` (a float or an index type).
+template <typename T>
+static sezmrt::HostTensor tensorOf(sezmrt::ElementType type,
+                                   std::vector<int64_t> shape,
+                                   const std::vector<T> &values) {
+  sezmrt::HostTensor tensor(type, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i) {
+    switch (type) {
+    case sezmrt::ElementType::F32:
+      tensor.data<float>()[i] = static_cast<float>(values[i]);
+      break;
+    case sezmrt::ElementType::F64:
+      tensor.data<double>()[i] = static_cast<double>(values[i]);
+      break;
+    case sezmrt::ElementType::I32:
+      tensor.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+      break;
+    case sezmrt::ElementType::I64:
+      tensor.data<int64_t>()[i] = static_cast<int64_t>(values[i]);
+      break;
+    }
+  }
+  return tensor;
+}
+
+static bool isFloat(sezmrt::ElementType type) {
+  return type == sezmrt::ElementType::F32 || type == sezmrt::ElementType::F64;
+}
+
+/// The arguments a structure gives, by name, each as the element type the
+/// entry declares for it; an error names what cannot be given.
+static llvm::Expected<std::map<std::string, sezmrt::HostTensor>>
+structureInputs(const sezmrt::EntrySignature &signature) {
+  sezmrt::Structure structure;
+  sezmrt::NeighbourGraph graph;
+  std::string error;
+  if (!sezmrt::readExtendedXyz(structurePath, structure, error))
+    return llvm::createStringError(error);
+  if (cutoff <= 0)
+    return llvm::createStringError("--structure needs --cutoff (a positive "
+                                   "distance in A)");
+  if (!sezmrt::buildNeighbourGraph(structure, cutoff, graph, error))
+    return llvm::createStringError(structurePath + ": " + error);
+  int64_t atoms = structure.positions.size(), edges = graph.src.size();
+  llvm::outs() << llvm::format(
+      "%s: %lld atoms, %lld edges within %g A\n", structurePath.c_str(),
+      static_cast<long long>(atoms), static_cast<long long>(edges),
+      static_cast<double>(cutoff));
+  auto flatten = [](const std::vector<sezmrt::Vec3> &rows) {
+    std::vector<double> flat;
+    for (const sezmrt::Vec3 &row : rows)
+      flat.insert(flat.end(), row.begin(), row.end());
+    return flat;
+  };
+  std::map<
+      std::string,
+      std::pair<bool, std::function<sezmrt::HostTensor(sezmrt::ElementType)>>>
+      given;
+  auto floats = [&](std::vector<double> values, std::vector<int64_t> shape) {
+    return std::make_pair(
+        true, std::function<sezmrt::HostTensor(sezmrt::ElementType)>(
+                  [=](sezmrt::ElementType type) {
+                    return tensorOf(type, shape, values);
+                  }));
+  };
+  auto ints = [&](std::vector<int64_t> values) {
+    int64_t size = values.size();
+    return std::make_pair(
+        false, std::function<sezmrt::HostTensor(sezmrt::ElementType)>(
+                   [=](sezmrt::ElementType type) {
+                     return tensorOf(type, {size}, values);
+                   }));
+  };
+  given["positions"] = floats(flatten(structure.positions), {atoms, 3});
+  given["shift"] = floats(flatten(graph.shift), {edges, 3});
+  given["src"] = ints(graph.src);
+  given["dst"] = ints(graph.dst);
+  given["src_order"] = ints(graph.srcOrder);
+  given["src_rowptr"] = ints(graph.srcRowptr);
+  given["dst_order"] = ints(graph.dstOrder);
+  given["dst_rowptr"] = ints(graph.dstRowptr);
+  if (!species.empty()) {
+    std::vector<int64_t> types;
+    for (int64_t a = 0; a < atoms; ++a) {
+      auto it = llvm::find(species, structure.species[a]);
+      if (it == species.end())
+        return llvm::createStringError(
+            structurePath + ": atom " + std::to_string(a + 1) + " is '" +
+            structure.species[a] + "', which --species does not list (" +
+            llvm::join(species, ", ") + ")");
+      types.push_back(it - species.begin());
+    }
+    given["types"] = ints(types);
+  }
+  std::map<std::string, sezmrt::HostTensor> tensors;
+  for (const auto &port : signature.arguments) {
+    auto it = given.find(port.name);
+    if (it == given.end())
+      continue;
+    auto [floating, make] = it->second;
+    if (floating != isFloat(port.type))
+      return llvm::createStringError(
+          "--structure gives '" + port.name + "' as " +
+          (floating ? "floats" : "indices") + ", but @" + signature.function +
+          " takes " + port.describe());
+    tensors.emplace(port.name, make(port.type));
+  }
+  if (tensors.empty())
+    return llvm::createStringError(
+        "--structure: @" + signature.function +
+        " takes none of positions, shift, src, dst, src_order, src_rowptr, "
+        "dst_order, dst_rowptr, types");
+  return tensors;
 }
 
 /// One line per result: name, type and shape, and a few statistics.
@@ -262,8 +396,26 @@ int main(int argc, char **argv) {
       return fail("--input " + binding + ": argument '" + name +
                   "' is bound twice");
   }
+  std::map<std::string, sezmrt::HostTensor> fromStructure;
+  if (!structurePath.empty()) {
+    auto given = structureInputs(*signature);
+    if (!given)
+      return fail(given.takeError());
+    fromStructure = std::move(*given);
+    for (const auto &[name, tensor] : fromStructure)
+      if (bound.count(name))
+        return fail("argument '" + name +
+                    "' is bound by --input and by --structure");
+  } else if (!species.empty() || cutoff != 0) {
+    return fail("--cutoff and --species go with --structure");
+  }
   std::vector<sezmrt::HostTensor> tensors;
   for (const auto &port : signature->arguments) {
+    auto given = fromStructure.find(port.name);
+    if (given != fromStructure.end()) {
+      tensors.push_back(std::move(given->second));
+      continue;
+    }
     auto it = bound.find(port.name);
     if (it == bound.end())
       return fail("missing --input for argument " + port.describe() + " of @" +

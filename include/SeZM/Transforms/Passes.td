@@ -200,4 +200,25 @@ def Rematerialize : Pass<"sezm-rematerialize", "::mlir::func::FuncOp"> {
   }];
 }
 
+def InputsReadOnly : Pass<"sezm-inputs-read-only", "::mlir::func::FuncOp"> {
+  let summary = "Keep bufferization from writing into a function's inputs";
+  let description = [{
+    Marks every tensor argument of a public function
+    `bufferization.writable = false`, so that one-shot bufferization never
+    computes a result in place over the caller's input: sezm-run reuses its
+    inputs across --bench and --verify runs, and an MD engine its positions
+    across steps. An op that could have reused an input gets a buffer of its
+    own instead.
+
+    Before:
+    ```mlir
+    func.func @f(%x: tensor<?xf32>) -> tensor<?xf32>
+    ```
+    After:
+    ```mlir
+    func.func @f(%x: tensor<?xf32> {bufferization.writable = false}) -> tensor<?xf32>
+    ```
+  }];
+}
+
 #endif // SEZM_TRANSFORMS_PASSES_TD

@@ -4,6 +4,7 @@
 #include "SeZM/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
@@ -37,6 +38,7 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
   pm.addPass(createConvertSeZMToLoops());
   pm.addPass(createCanonicalizerPass());
 
+  pm.addNestedPass<func::FuncOp>(createInputsReadOnly());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -53,6 +55,9 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
   if (!forGpu) {
     bufferization::BufferDeallocationPipelineOptions deallocation;
     bufferization::buildBufferDeallocationPipeline(pm, deallocation);
+    // A result that is an argument's buffer (an op done in place on it)
+    // leaves the function as a copy: bufferization.clone, lowered here.
+    pm.addPass(createConvertBufferizationToMemRefPass());
   }
 }
 
