@@ -10,14 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ForcesProgram.h"
 #include "Reference/Reference.h"
-
-#include "SeZM/Execution/CpuRunner.h"
-#include "SeZM/Execution/ModuleFile.h"
-#include "SeZM/Transforms/Passes.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 
 #include <gtest/gtest.h>
 
@@ -100,31 +94,11 @@ HostTensor f64Tensor(std::vector<int64_t> shape, std::mt19937_64 &gen,
   return t;
 }
 
-HostTensor i64Tensor(const std::vector<int64_t> &values) {
-  HostTensor t(ElementType::I64, {static_cast<int64_t>(values.size())});
-  std::copy(values.begin(), values.end(), t.data<int64_t>());
-  return t;
-}
-
 class Autodiff : public ::testing::Test {
 protected:
   void SetUp() override {
-    DialectRegistry registry;
-    mlir::sezm::registerToolDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(energyModule, &context);
-    ASSERT_TRUE(module);
-    PassManager pm(&context);
-    pm.addPass(mlir::sezm::createAutodiff());
-    ASSERT_TRUE(succeeded(pm.run(*module)));
-    ASSERT_TRUE(module->lookupSymbol("energy_forces"));
-    auto compiled = mlir::sezm::CpuProgram::compile(std::move(module));
-    ASSERT_TRUE(static_cast<bool>(compiled))
-        << llvm::toString(compiled.takeError());
-    program = std::move(*compiled);
+    program = ::sezm::testing::compileWithForces(context, energyModule);
+    ASSERT_TRUE(program);
 
     // Atoms in a 3 A cube, all ordered pairs as edges: every pair is inside
     // the 6 A cutoff, so every edge carries a gradient.
@@ -140,12 +114,12 @@ protected:
     ref::Csr bySrc = ref::Csr::build(src, atoms);
     ref::Csr byDst = ref::Csr::build(dst, atoms);
     inputs = {f64Tensor({atoms, 3}, gen, 0, 3),
-              i64Tensor(src),
-              i64Tensor(dst),
-              i64Tensor(bySrc.order),
-              i64Tensor(bySrc.rowptr),
-              i64Tensor(byDst.order),
-              i64Tensor(byDst.rowptr),
+              ::sezm::testing::int64Tensor(src),
+              ::sezm::testing::int64Tensor(dst),
+              ::sezm::testing::int64Tensor(bySrc.order),
+              ::sezm::testing::int64Tensor(bySrc.rowptr),
+              ::sezm::testing::int64Tensor(byDst.order),
+              ::sezm::testing::int64Tensor(byDst.rowptr),
               f64Tensor({atoms, 16, 8}, gen, -1, 1),
               f64Tensor({8, 25}, gen, -1, 1),
               f64Tensor({1, 8}, gen, -1, 1),

@@ -15,13 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SeZM/Execution/CpuRunner.h"
-#include "SeZM/Execution/ModuleFile.h"
+#include "ForcesProgram.h"
 #include "SeZM/Support/Structure.h"
-#include "SeZM/Transforms/Passes.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
 
 #include <gtest/gtest.h>
 
@@ -100,12 +95,6 @@ func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
 
 constexpr double kCutoff = 4.0;
 
-HostTensor indices(const std::vector<int64_t> &values) {
-  HostTensor t(ElementType::I64, {static_cast<int64_t>(values.size())});
-  std::copy(values.begin(), values.end(), t.data<int64_t>());
-  return t;
-}
-
 HostTensor vectors(const std::vector<Vec3> &values) {
   HostTensor t(ElementType::F64, {static_cast<int64_t>(values.size()), 3});
   for (size_t i = 0; i < values.size(); ++i)
@@ -139,20 +128,8 @@ Matrix randomRotation(std::mt19937_64 &gen) {
 class Physics : public ::testing::Test {
 protected:
   void SetUp() override {
-    DialectRegistry registry;
-    mlir::sezm::registerToolDialects(registry);
-    context.appendDialectRegistry(registry);
-    context.loadAllAvailableDialects();
-    OwningOpRef<ModuleOp> module =
-        parseSourceString<ModuleOp>(energyModule, &context);
-    ASSERT_TRUE(module);
-    PassManager pm(&context);
-    pm.addPass(mlir::sezm::createAutodiff());
-    ASSERT_TRUE(succeeded(pm.run(*module)));
-    auto compiled = mlir::sezm::CpuProgram::compile(std::move(module));
-    ASSERT_TRUE(static_cast<bool>(compiled))
-        << llvm::toString(compiled.takeError());
-    program = std::move(*compiled);
+    program = ::sezm::testing::compileWithForces(context, energyModule);
+    ASSERT_TRUE(program);
 
     std::mt19937_64 gen(5);
     std::uniform_real_distribution<double> weight(-1, 1);
@@ -202,18 +179,19 @@ protected:
     HostTensor isd(ElementType::F64, {atoms});
     for (int64_t a = 0; a < atoms; ++a)
       isd.data<double>()[a] = 0.2;
-    std::vector<HostTensor> inputs = {vectors(s.positions),
-                                      vectors(graph.shift),
-                                      indices(graph.src),
-                                      indices(graph.dst),
-                                      indices(graph.srcOrder),
-                                      indices(graph.srcRowptr),
-                                      indices(graph.dstOrder),
-                                      indices(graph.dstRowptr),
-                                      features,
-                                      radialToKernel,
-                                      channelBasis,
-                                      isd};
+    std::vector<HostTensor> inputs = {
+        vectors(s.positions),
+        vectors(graph.shift),
+        ::sezm::testing::int64Tensor(graph.src),
+        ::sezm::testing::int64Tensor(graph.dst),
+        ::sezm::testing::int64Tensor(graph.srcOrder),
+        ::sezm::testing::int64Tensor(graph.srcRowptr),
+        ::sezm::testing::int64Tensor(graph.dstOrder),
+        ::sezm::testing::int64Tensor(graph.dstRowptr),
+        features,
+        radialToKernel,
+        channelBasis,
+        isd};
     auto out = program->run(forces ? "energy_forces" : "energy", inputs);
     if (!out) {
       ADD_FAILURE() << llvm::toString(out.takeError());
