@@ -26,7 +26,8 @@ namespace ref = ::sezm::reference;
 namespace {
 
 /// E = sum envelope_aggregate(gate(so2_linear(rotate_mix(x, W(v),
-/// rbf(v) Wk))))^2 over the edge vectors v of the positions.
+/// (silu(rbf(v)) + rbf(v)) Wk))))^2 over the edge vectors v of the
+/// positions.
 const char *energyModule = R"mlir(
 func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
     %src: tensor<?xi64> {sezm.name = "src"},
@@ -57,7 +58,15 @@ func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
   %empty = tensor.empty(%edges) : tensor<?x25xf64>
   %init = linalg.fill ins(%zero : f64) outs(%empty : tensor<?x25xf64>)
       -> tensor<?x25xf64>
-  %kc = linalg.matmul ins(%rbf, %wk : tensor<?x8xf64>, tensor<8x25xf64>)
+  // silu(rbf) + rbf, spelled with negf, exp, addf, divf and subf.
+  %one = arith.constant 1.0 : f64
+  %ones = tensor.splat %one[%edges] : tensor<?x8xf64>
+  %neg = arith.negf %rbf : tensor<?x8xf64>
+  %ex = math.exp %neg : tensor<?x8xf64>
+  %den = arith.addf %ones, %ex : tensor<?x8xf64>
+  %silu = arith.divf %rbf, %den : tensor<?x8xf64>
+  %act8 = arith.subf %silu, %neg : tensor<?x8xf64>
+  %kc = linalg.matmul ins(%act8, %wk : tensor<?x8xf64>, tensor<8x25xf64>)
       outs(%init : tensor<?x25xf64>) -> tensor<?x25xf64>
   %u = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb lmax = 3 rank = 1
       : (tensor<?x16x8xf64>, tensor<?xi64>, tensor<?x16x16xf64>,

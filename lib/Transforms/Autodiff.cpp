@@ -230,6 +230,30 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     add(o.getRhs(), arith::MulFOp::create(b, loc, g, o.getLhs()));
     return success();
   }
+  if (auto o = dyn_cast<arith::SubFOp>(op)) {
+    add(o.getLhs(), g);
+    if (isActive(o.getRhs()))
+      add(o.getRhs(), arith::NegFOp::create(b, loc, g));
+    return success();
+  }
+  if (auto o = dyn_cast<arith::NegFOp>(op)) {
+    add(o.getOperand(), arith::NegFOp::create(b, loc, g));
+    return success();
+  }
+  if (auto o = dyn_cast<arith::DivFOp>(op)) {
+    // r = a / b: da = g / b, db = -(g / b) r.
+    Value gOverB = arith::DivFOp::create(b, loc, g, o.getRhs());
+    add(o.getLhs(), gOverB);
+    if (isActive(o.getRhs()))
+      add(o.getRhs(),
+          arith::NegFOp::create(
+              b, loc, arith::MulFOp::create(b, loc, gOverB, o.getResult())));
+    return success();
+  }
+  if (auto o = dyn_cast<math::ExpOp>(op)) {
+    add(o.getOperand(), arith::MulFOp::create(b, loc, g, o.getResult()));
+    return success();
+  }
   if (auto o = dyn_cast<linalg::MatmulOp>(op)) {
     // C = A B: dA[i, k] = sum_j g[i, j] B[k, j]; dB[k, j] = sum_i A[i, k] g[i,
     // j].
