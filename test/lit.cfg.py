@@ -24,6 +24,7 @@ llvm_config.add_tool_substitutions(
      "sezm-graph"],
     [os.path.join(config.sezm_obj_root, "bin")]
 )
+config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(
     ("%npytool", "%s %s" % (config.python_executable,
                             os.path.join(config.sezm_src_root, "utils", "npytool.py")))

@@ -85,6 +85,9 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module,
                                                /*targetMachine=*/nullptr);
   ExecutionEngineOptions options;
   options.transformer = transformer;
+  // memrefCopy and the other helpers lowered code may call.
+  llvm::StringRef runtimeLibraries[] = {SEZM_C_RUNNER_UTILS};
+  options.sharedLibPaths = runtimeLibraries;
   auto engine = ExecutionEngine::create(*module, options);
   if (!engine)
     return engine.takeError();

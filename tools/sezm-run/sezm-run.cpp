@@ -13,6 +13,8 @@
 #include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Npy.h"
 #include "SeZM/Support/Structure.h"
+#include "SeZM/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
@@ -82,6 +84,11 @@ static cl::opt<int>
           cl::desc("Run N more times and print the median time (per kernel "
                    "on the GPU)"),
           cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<std::string> forcesOf(
+    "forces-of",
+    cl::desc("Add @<name>_forces (energy, forces, virial) to the module with "
+             "sezm-autodiff and run it (unless --entry names another)"),
+    cl::value_desc("energy function"), cl::cat(category));
 static cl::opt<std::string> structurePath(
     "structure",
     cl::desc("Read atoms from an extended XYZ file and bind the arguments "
@@ -370,7 +377,18 @@ int main(int argc, char **argv) {
     return 1;
   std::string error;
 
-  auto signature = mlir::sezm::getEntrySignature(*module, entry);
+  std::string entryName = entry;
+  if (!forcesOf.empty()) {
+    PassManager pm(&context);
+    mlir::sezm::AutodiffOptions autodiff;
+    autodiff.energy = forcesOf;
+    pm.addPass(mlir::sezm::createAutodiff(autodiff));
+    if (failed(pm.run(*module)))
+      return 1;
+    if (entryName.empty())
+      entryName = forcesOf + "_forces";
+  }
+  auto signature = mlir::sezm::getEntrySignature(*module, entryName);
   if (!signature)
     return fail(signature.takeError());
 
