@@ -224,3 +224,129 @@ TEST_F(Autodiff, RunsAreBitForBitRepeatable) {
 }
 
 } // namespace
+
+namespace {
+
+/// The unfused SO(2) path, on features that themselves depend on the
+/// positions (a first rotate_mix block): rotate, mix, focus competition and
+/// scaling, rotate_back, and a destination segment reduction.
+const char *unfusedModule = R"mlir(
+func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
+    %src: tensor<?xi64> {sezm.name = "src"},
+    %dst: tensor<?xi64> {sezm.name = "dst"},
+    %so: tensor<?xi64> {sezm.name = "src_order", sezm.csr_of = "src"},
+    %sr: tensor<?xi64> {sezm.name = "src_rowptr", sezm.csr_of = "src"},
+    %do: tensor<?xi64> {sezm.name = "dst_order", sezm.csr_of = "dst"},
+    %dr: tensor<?xi64> {sezm.name = "dst_rowptr", sezm.csr_of = "dst"},
+    %x: tensor<?x16x8xf64> {sezm.name = "features"},
+    %wk: tensor<8x25xf64> {sezm.name = "radial_to_kernel"},
+    %cb: tensor<1x8xf64> {sezm.name = "channel_basis"},
+    %isd: tensor<?xf64> {sezm.name = "inv_sqrt_deg"},
+    %wfc: tensor<4x2xf64> {sezm.name = "focus_weight"})
+    -> (tensor<f64> {sezm.name = "energy"}) {
+  %v = sezm.edge_vectors %pos[%src, %dst]
+      : (tensor<?x3xf64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf64>
+  %w = sezm.wigner %v lmax = 3 : (tensor<?x3xf64>) -> tensor<?x16x16xf64>
+  %rbf = sezm.radial_basis %v rcut = 6.0 exponent = 7
+      : (tensor<?x3xf64>) -> tensor<?x8xf64>
+  %env = sezm.envelope %v rcut = 6.0 exponent = 5
+      : (tensor<?x3xf64>) -> tensor<?xf64>
+  %c0 = arith.constant 0 : index
+  %edges = tensor.dim %rbf, %c0 : tensor<?x8xf64>
+  %zero = arith.constant 0.0 : f64
+  %empty = tensor.empty(%edges) : tensor<?x25xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%empty : tensor<?x25xf64>)
+      -> tensor<?x25xf64>
+  %kc = linalg.matmul ins(%rbf, %wk : tensor<?x8xf64>, tensor<8x25xf64>)
+      outs(%init : tensor<?x25xf64>) -> tensor<?x25xf64>
+  %u = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x8xf64>, tensor<?xi64>, tensor<?x16x16xf64>,
+         tensor<?x25xf64>, tensor<1x8xf64>) -> tensor<?x10x8xf64>
+  %x1 = sezm.envelope_aggregate %u by %w env %env norm %isd over(%do, %dr)
+      lmax = 3 : (tensor<?x10x8xf64>, tensor<?x16x16xf64>, tensor<?xf64>,
+                  tensor<?xf64>, tensor<?xi64>, tensor<?xi64>)
+      -> tensor<?x16x8xf64>
+  %xl = sezm.rotate %x1[%src] by %w lmax = 3
+      : (tensor<?x16x8xf64>, tensor<?xi64>, tensor<?x16x16xf64>)
+      -> tensor<?x10x8xf64>
+  %y = sezm.mix %xl kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x10x8xf64>, tensor<?x25xf64>, tensor<1x8xf64>)
+      -> tensor<?x10x8xf64>
+  %alpha = sezm.focus_compete %y weight %wfc lmax = 3 focus = 2
+      : (tensor<?x10x8xf64>, tensor<4x2xf64>) -> tensor<?x2xf64>
+  %ys = sezm.focus_scale %y by %alpha
+      : (tensor<?x10x8xf64>, tensor<?x2xf64>) -> tensor<?x10x8xf64>
+  %back = sezm.rotate_back %ys by %w lmax = 3
+      : (tensor<?x10x8xf64>, tensor<?x16x16xf64>) -> tensor<?x16x8xf64>
+  %agg = sezm.segment_reduce %back over(%do, %dr)
+      : (tensor<?x16x8xf64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x8xf64>
+  %sq = arith.mulf %agg, %agg : tensor<?x16x8xf64>
+  %scalar = tensor.empty() : tensor<f64>
+  %acc = linalg.fill ins(%zero : f64) outs(%scalar : tensor<f64>)
+      -> tensor<f64>
+  %e = linalg.reduce ins(%sq : tensor<?x16x8xf64>) outs(%acc : tensor<f64>)
+      dimensions = [0, 1, 2]
+    (%in: f64, %out: f64) {
+      %s = arith.addf %in, %out : f64
+      linalg.yield %s : f64
+    }
+  return %e : tensor<f64>
+}
+)mlir";
+
+TEST(AutodiffUnfused, ForcesMatchFiniteDifferences) {
+  MLIRContext context;
+  auto program = ::sezm::testing::compileWithForces(context, unfusedModule);
+  ASSERT_TRUE(program);
+  std::mt19937_64 gen(43);
+  const int64_t atoms = 6;
+  std::vector<int64_t> src, dst;
+  for (int64_t i = 0; i < atoms; ++i)
+    for (int64_t j = 0; j < atoms; ++j)
+      if (i != j) {
+        src.push_back(i);
+        dst.push_back(j);
+      }
+  ref::Csr bySrc = ref::Csr::build(src, atoms);
+  ref::Csr byDst = ref::Csr::build(dst, atoms);
+  using ::sezm::testing::int64Tensor;
+  std::vector<HostTensor> inputs = {f64Tensor({atoms, 3}, gen, 0, 3),
+                                    int64Tensor(src),
+                                    int64Tensor(dst),
+                                    int64Tensor(bySrc.order),
+                                    int64Tensor(bySrc.rowptr),
+                                    int64Tensor(byDst.order),
+                                    int64Tensor(byDst.rowptr),
+                                    f64Tensor({atoms, 16, 8}, gen, -1, 1),
+                                    f64Tensor({8, 25}, gen, -1, 1),
+                                    f64Tensor({1, 8}, gen, -1, 1),
+                                    f64Tensor({atoms}, gen, 0.2, 0.5),
+                                    f64Tensor({4, 2}, gen, -1, 1)};
+  auto energyAt = [&](const HostTensor &positions) {
+    std::vector<HostTensor> moved = inputs;
+    moved[0] = positions;
+    auto out = program->run("energy", moved);
+    if (!out) {
+      ADD_FAILURE() << llvm::toString(out.takeError());
+      return double(NAN);
+    }
+    return out->front().at(0);
+  };
+  auto out = program->run("energy_forces", inputs);
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  const HostTensor &forces = (*out)[1];
+  const double h = 1e-5;
+  double largest = 0;
+  for (int64_t i = 0; i < forces.numElements(); ++i) {
+    HostTensor plus = inputs[0], minus = inputs[0];
+    plus.data<double>()[i] += h;
+    minus.data<double>()[i] -= h;
+    double numeric = -(energyAt(plus) - energyAt(minus)) / (2 * h);
+    largest = std::max(largest, std::abs(numeric));
+    EXPECT_NEAR(forces.at(i), numeric, 1e-6 * std::abs(numeric) + 1e-7)
+        << "force component " << i;
+  }
+  EXPECT_GT(largest, 1e-3);
+}
+
+} // namespace

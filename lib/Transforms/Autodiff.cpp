@@ -183,6 +183,57 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     add(o.getKc(), grad.getKcGrad());
     return success();
   }
+  if (auto o = dyn_cast<RotateOp>(op)) {
+    auto grad = RotateGradOp::create(
+        b, loc, o.getX().getType(), o.getWigner().getType(), g, o.getX(),
+        o.getSrc(), o.getWigner(), o.getLmaxAttr());
+    if (isActive(o.getX())) {
+      auto bySrc = csrOf(op, o.getSrc());
+      if (failed(bySrc))
+        return failure();
+      add(o.getX(), SegmentReduceOp::create(b, loc, o.getX().getType(),
+                                            grad.getNodeGrad(), bySrc->first,
+                                            bySrc->second));
+    }
+    add(o.getWigner(), grad.getWignerGrad());
+    return success();
+  }
+  if (auto o = dyn_cast<MixOp>(op)) {
+    auto grad = MixGradOp::create(
+        b, loc, o.getXl().getType(), o.getKc().getType(), /*cbGrad=*/Type(), g,
+        o.getXl(), o.getKc(), o.getCb(), o.getLmaxAttr(), o.getRankAttr());
+    add(o.getXl(), grad.getXlGrad());
+    add(o.getKc(), grad.getKcGrad());
+    return success();
+  }
+  if (auto o = dyn_cast<RotateBackOp>(op)) {
+    auto grad = RotateBackGradOp::create(b, loc, o.getXl().getType(),
+                                         o.getWigner().getType(), g, o.getXl(),
+                                         o.getWigner(), o.getLmaxAttr());
+    add(o.getXl(), grad.getXlGrad());
+    add(o.getWigner(), grad.getWignerGrad());
+    return success();
+  }
+  if (auto o = dyn_cast<FocusCompeteOp>(op)) {
+    Value norm = o.getNormScale();
+    auto grad = FocusCompeteGradOp::create(
+        b, loc, o.getU().getType(), o.getWfc().getType(),
+        norm ? norm.getType() : Type(), g, o.getU(), o.getWfc(), norm,
+        o.getLmaxAttr(), o.getFocusAttr());
+    add(o.getU(), grad.getUGrad());
+    add(o.getWfc(), grad.getWfcGrad());
+    if (norm)
+      add(norm, grad.getNormScaleGrad());
+    return success();
+  }
+  if (auto o = dyn_cast<FocusScaleOp>(op)) {
+    auto grad = FocusScaleGradOp::create(b, loc, o.getY().getType(),
+                                         o.getAlpha().getType(), g, o.getY(),
+                                         o.getAlpha());
+    add(o.getY(), grad.getYGrad());
+    add(o.getAlpha(), grad.getAlphaGrad());
+    return success();
+  }
   if (auto o = dyn_cast<EnvelopeAggregateOp>(op)) {
     auto grad = EnvelopeAggregateGradOp::create(
         b, loc, o.getXl().getType(), o.getWigner().getType(),
