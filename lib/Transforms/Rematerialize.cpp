@@ -20,41 +20,53 @@ struct RematerializePass : sezm::impl::RematerializeBase<RematerializePass> {
     auto schedule = func->getAttrOfType<StringAttr>(kScheduleAttr);
     if (!schedule || schedule.getValue() != kInference)
       return;
-    SmallVector<RotateMixOp> messages;
-    func.walk([&](RotateMixOp op) { messages.push_back(op); });
-    for (RotateMixOp op : messages) {
-      // The users in program order: the first keeps the message, each later
-      // one (in the same block, after it) gets its own recomputation.
+    // Per-edge values that are cheap to recompute from what stays live
+    // anyway: rotate_mix messages (from the node features, the Wigner-D and
+    // the kernel) and edge vectors (from the positions).
+    SmallVector<Operation *> recomputable;
+    func.walk([&](Operation *op) {
+      if (isa<RotateMixOp, EdgeVectorsOp>(op))
+        recomputable.push_back(op);
+    });
+    for (Operation *op : recomputable) {
+      // The users in program order: the first ones keep the value; where
+      // other sezm ops (and their per-edge buffers) run before the next
+      // user, the value is computed again there, and later users nearby
+      // share that copy.
       SmallVector<OpOperand *> uses;
-      for (OpOperand &use : op.getResult().getUses())
+      for (OpOperand &use : op->getResult(0).getUses())
         uses.push_back(&use);
       Block *block = op->getBlock();
       if (uses.size() < 2 || llvm::any_of(uses, [&](OpOperand *use) {
             return use->getOwner()->getBlock() != block;
           }))
         continue;
-      llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
+      llvm::stable_sort(uses, [](OpOperand *a, OpOperand *b) {
         return a->getOwner()->isBeforeInBlock(b->getOwner());
       });
       OpBuilder builder(&getContext());
       Operation *previous = uses.front()->getOwner();
+      Value current = op->getResult(0);
       for (OpOperand *use : llvm::drop_begin(uses)) {
         Operation *user = use->getOwner();
-        // Worth it only where other sezm ops (and their per-edge buffers)
-        // run while the message would wait.
         bool busy = false;
         for (Operation *between = previous->getNextNode(); between != user;
-             between = between->getNextNode())
+             between = between && between != user ? between->getNextNode()
+                                                  : nullptr) {
+          if (!between)
+            break;
           busy |= isa<SeZMDialect>(between->getDialect());
+        }
         previous = user;
-        if (!busy)
-          continue;
-        builder.setInsertionPoint(user);
-        Operation *copy = builder.clone(*op);
-        use->set(copy->getResult(0));
-        user->emitRemark() << "rotate_mix recomputed here (inference "
-                              "schedule): its message need not live from "
-                              "its first use to this one";
+        if (busy) {
+          builder.setInsertionPoint(user);
+          current = builder.clone(*op)->getResult(0);
+          user->emitRemark()
+              << op->getName().stripDialect()
+              << " recomputed here (inference schedule): its result need not "
+                 "live from its earlier uses to this one";
+        }
+        use->set(current);
       }
     }
   }

@@ -87,3 +87,30 @@ func.func @adjacent(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
       -> (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
   return %agg, %gu : tensor<?x16x8xf32>, tensor<?x10x8xf32>
 }
+
+// -----
+
+// Edge vectors are recomputed from the positions for the backward, after the
+// messages have run, instead of living through them.
+// CHECK-LABEL: func.func @edges
+// CHECK: %[[V:.*]] = sezm.edge_vectors
+// CHECK: sezm.envelope %[[V]]
+// CHECK: sezm.rotate_mix
+// CHECK: %[[AGAIN:.*]] = sezm.edge_vectors
+// CHECK-NEXT: sezm.envelope_grad %{{.*}}, %[[AGAIN]]
+// expected-remark @+1 {{inference schedule}}
+func.func @edges(%pos: tensor<?x3xf32>, %src: tensor<?xi64>, %dst: tensor<?xi64>,
+    %x: tensor<?x16x8xf32>, %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>,
+    %cb: tensor<1x8xf32>, %g: tensor<?xf32>)
+    -> (tensor<?xf32>, tensor<?x10x8xf32>, tensor<?x3xf32>) {
+  %v = sezm.edge_vectors %pos[%src, %dst]
+      : (tensor<?x3xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf32>
+  %env = sezm.envelope %v rcut = 6.0 exponent = 5 : (tensor<?x3xf32>) -> tensor<?xf32>
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x8xf32>, tensor<?xi64>, tensor<?x16x16xf32>, tensor<?x25xf32>,
+         tensor<1x8xf32>) -> tensor<?x10x8xf32>
+  // expected-remark @+1 {{edge_vectors recomputed here (inference schedule)}}
+  %gv = sezm.envelope_grad %g, %v rcut = 6.0 exponent = 5
+      : (tensor<?xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %env, %u, %gv : tensor<?xf32>, tensor<?x10x8xf32>, tensor<?x3xf32>
+}

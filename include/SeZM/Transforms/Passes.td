@@ -170,17 +170,19 @@ def PlanMemory : Pass<"sezm-plan-memory", "::mlir::func::FuncOp"> {
 }
 
 def Rematerialize : Pass<"sezm-rematerialize", "::mlir::func::FuncOp"> {
-  let summary = "Recompute rotate_mix messages for the backward instead of keeping them";
+  let summary = "Recompute cheap per-edge values for the backward instead of keeping them";
   let description = [{
-    Under the inference schedule, a `sezm.rotate_mix` whose result is used
-    again after its first user (the backward of the aggregation that
-    consumed it) is computed again right before each later user, from the
-    same operands, so that the (E, 3*lmax+1, C) message dies with its first
-    user instead of living from the forward to the backward: 1.66 GB at 4096
-    atoms, for one rotate_mix forward (under a millisecond on an H200). The
-    recomputation gives the same numbers bit for bit. Under the training
-    schedule nothing changes: a backward that is differentiated again keeps
-    its saved activations. Each recomputation is stated in a remark.
+    Under the inference schedule, a `sezm.rotate_mix` message or
+    `sezm.edge_vectors` result whose next use comes after other sezm ops have
+    run (the backward, after the later blocks) is computed again right before
+    that use, from the same operands (the node features, the Wigner-D and the
+    kernel; the positions), and later uses nearby share the copy: the
+    (E, 3*lmax+1, C) message, 1.66 GB at 4096 atoms, then dies with its
+    first users, for one more rotate_mix forward (under a millisecond on an
+    H200). The recomputation gives the same numbers bit for bit. Under the
+    training schedule nothing changes: a backward that is differentiated
+    again keeps its saved activations. Each recomputation is stated in a
+    remark.
 
     Before:
     ```mlir

@@ -9,6 +9,7 @@
 }
 END {
   gradient = 647642 * 16 * 64 * 4
-  printf "training - inference = %.0f bytes; per-edge node gradient %.0f bytes\n",
-         training - inference, gradient
+  printf "training - inference = %.0f bytes; per-edge node gradient %.0f bytes; at least the gradient: %s\n",
+         training - inference, gradient,
+         (inference != "" && training != "" && training - inference >= gradient) ? "yes" : "no"
 }
