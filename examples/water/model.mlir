@@ -41,17 +41,19 @@ func.func @energy(%pos: tensor<?x3xf32> {sezm.name = "positions", sezm.extents =
   } -> tensor<?x16x8xf32>
 
   // Degree normalization 1/sqrt(1 + in-degree), from the destination CSR.
-  %hi = tensor.extract_slice %dr[1] [%n] [1] : tensor<?xi64> to tensor<?xi64>
-  %lo = tensor.extract_slice %dr[0] [%n] [1] : tensor<?xi64> to tensor<?xi64>
-  %degi = arith.subi %hi, %lo : tensor<?xi64>
-  %degf = arith.sitofp %degi : tensor<?xi64> to tensor<?xf32>
   %isde = tensor.empty(%n) : tensor<?xf32>
-  %isd = linalg.generic {indexing_maps = [#row, #row],
+  %isd = linalg.generic {indexing_maps = [#row],
                          iterator_types = ["parallel"]}
-      ins(%degf : tensor<?xf32>) outs(%isde : tensor<?xf32>) {
-    ^bb0(%deg: f32, %out: f32):
+      outs(%isde : tensor<?xf32>) {
+    ^bb0(%out: f32):
+      %i = linalg.index 0 : index
+      %next = arith.addi %i, %c1 : index
+      %lo = tensor.extract %dr[%i] : tensor<?xi64>
+      %hi = tensor.extract %dr[%next] : tensor<?xi64>
+      %deg = arith.subi %hi, %lo : i64
+      %degf = arith.sitofp %deg : i64 to f32
       %one = arith.constant 1.0 : f32
-      %s = arith.addf %deg, %one : f32
+      %s = arith.addf %degf, %one : f32
       %r = math.rsqrt %s : f32
       linalg.yield %r : f32
   } -> tensor<?xf32>

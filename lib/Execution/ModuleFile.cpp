@@ -4,9 +4,11 @@
 
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Execution/GpuCompiler.h"
+#include "SeZM/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 
 using namespace mlir;
@@ -26,4 +28,12 @@ ModuleFile::ModuleFile(llvm::StringRef path, MLIRContext &context) {
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   handler = std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr, &context);
   parsed = parseSourceFile<ModuleOp>(sourceMgr, &context);
+}
+
+LogicalResult sezm::addForces(ModuleOp module, llvm::StringRef energy) {
+  PassManager pm(module.getContext());
+  AutodiffOptions autodiff;
+  autodiff.energy = energy.str();
+  pm.addPass(createAutodiff(autodiff));
+  return pm.run(module);
 }

@@ -45,6 +45,12 @@ static cl::opt<Emit> emit(
                           "folder given by -o")),
     cl::cat(category));
 
+static cl::opt<std::string> forcesOf(
+    "forces-of",
+    cl::desc("Add @<name>_forces (energy, forces, virial) to the module with "
+             "sezm-autodiff before compiling"),
+    cl::value_desc("energy function"), cl::cat(category));
+
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "sezm-compile") << message << "\n";
   return 1;
@@ -73,6 +79,9 @@ int main(int argc, char **argv) {
     return fail(file.openError());
   OwningOpRef<ModuleOp> &module = file.module();
   if (!module)
+    return 1;
+
+  if (!forcesOf.empty() && failed(mlir::sezm::addForces(*module, forcesOf)))
     return 1;
 
   mlir::sezm::GpuCompileOptions options;

@@ -379,11 +379,7 @@ int main(int argc, char **argv) {
 
   std::string entryName = entry;
   if (!forcesOf.empty()) {
-    PassManager pm(&context);
-    mlir::sezm::AutodiffOptions autodiff;
-    autodiff.energy = forcesOf;
-    pm.addPass(mlir::sezm::createAutodiff(autodiff));
-    if (failed(pm.run(*module)))
+    if (failed(mlir::sezm::addForces(*module, forcesOf)))
       return 1;
     if (entryName.empty())
       entryName = forcesOf + "_forces";

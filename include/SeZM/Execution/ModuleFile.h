@@ -16,6 +16,11 @@ namespace mlir::sezm {
 /// Every dialect, extension and translation the tools compile with.
 void registerToolDialects(DialectRegistry &registry);
 
+/// Adds @<energy>_forces (energy, forces, virial) to `module` with
+/// sezm-autodiff, the tools' --forces-of; errors go to the context's
+/// diagnostic handler.
+LogicalResult addForces(ModuleOp module, llvm::StringRef energy);
+
 /// A module parsed from a file. Diagnostics about it (parse errors, and
 /// anything reported later while it lives) go to stderr with their
 /// location in the file.

@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -299,6 +300,78 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
 } // namespace
 
 namespace {
+/// Threads of the one block that sums a whole tensor.
+constexpr int64_t kSumThreads = 1024;
+
+/// `linalg.reduce` of every dimension with an addf body (an energy summed
+/// over atoms and features) as one block: each thread adds the elements
+/// t, t + 1024, ... in order, then the block's partial sums are added in a
+/// fixed tree through workgroup memory, and thread 0 adds the init value.
+/// Deterministic, and no host loop over device memory.
+struct LowerFullSum : OpRewritePattern<linalg::ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getInputs().size() != 1 || !op->getParentOfType<func::FuncOp>())
+      return failure();
+    auto inputType = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+    auto initType = dyn_cast<RankedTensorType>(op.getInits()[0].getType());
+    if (!inputType || !initType || initType.getRank() != 0 ||
+        inputType.getRank() == 0 ||
+        static_cast<int64_t>(op.getDimensions().size()) !=
+            inputType.getRank() ||
+        !isa<FloatType>(inputType.getElementType()))
+      return rewriter.notifyMatchFailure(op, "not a full sum to a scalar");
+    Block &body = op.getCombiner().front();
+    auto add = dyn_cast<arith::AddFOp>(body.front());
+    if (body.getOperations().size() != 2 || !add ||
+        !llvm::is_contained(add->getOperands(), body.getArgument(0)) ||
+        !llvm::is_contained(add->getOperands(), body.getArgument(1)))
+      return rewriter.notifyMatchFailure(op, "the combiner is not one addf");
+    return lowerWithKernel(op, rewriter, [&](KernelIO &io) {
+      OpBuilder &b = EmitScope::current().builder;
+      Location loc = EmitScope::current().loc;
+      Value input = io.in(op.getInputs()[0]), init = io.in(op.getInits()[0]);
+      ReassociationIndices all;
+      for (int64_t axis = 0; axis < inputType.getRank(); ++axis)
+        all.push_back(axis);
+      Value flat =
+          inputType.getRank() == 1
+              ? input
+              : memref::CollapseShapeOp::create(
+                    b, loc, input, SmallVector<ReassociationIndices>{all})
+                    .getResult();
+      Idx count = dim(flat, 0);
+      Value out = io.allocate(0, {});
+      launchKernel(
+          "full_sum", {Idx(1), Idx(1), Idx(1)},
+          {Idx(kSumThreads), Idx(1), Idx(1)},
+          {SmallVector<int64_t>{kSumThreads}}, [&](const LaunchIds &ids) {
+            Idx t = ids.thread[0];
+            Value shares = ids.workgroup[0];
+            SmallVector<Num> partial = foldRangeStep(
+                t, count, Idx(kSumThreads), {Num(0.0)},
+                [&](Idx i, ArrayRef<Num> sum) {
+                  return SmallVector<Num>{sum[0] + load(flat, {i})};
+                });
+            store(partial[0], shares, {t});
+            for (int64_t stride = kSumThreads / 2; stride > 0; stride /= 2) {
+              barrier();
+              ifThen(t < Idx(stride), [&] {
+                store(load(shares, {t}) + load(shares, {t + Idx(stride)}),
+                      shares, {t});
+              });
+            }
+            ifThen(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, t,
+                                         Idx(0)),
+                   [&] {
+                     store(load(init, {}) + load(shares, {Idx(0)}), out, {});
+                   });
+          });
+    });
+  }
+};
+
 template <typename OpTy> struct LowerToGpuKernel : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op,
@@ -326,7 +399,8 @@ struct ConvertSeZMToGPUKernelsPass
     RewritePatternSet patterns(&getContext());
     patterns
         .add<LowerToGpuKernel<RotateMixOp>, LowerToGpuKernel<SegmentReduceOp>,
-             LowerToGpuKernel<RotateMixGradReduceOp>>(&getContext());
+             LowerToGpuKernel<RotateMixGradReduceOp>, LowerFullSum>(
+            &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };
