@@ -55,9 +55,7 @@ HostTensor gaussian(std::mt19937_64 &rng, std::vector<int64_t> shape,
 }
 
 HostTensor indices(const std::vector<int64_t> &v) {
-  HostTensor t(ElementType::I64, {static_cast<int64_t>(v.size())});
-  std::copy(v.begin(), v.end(), t.data<int64_t>());
-  return t;
+  return tensorFrom(ElementType::I64, {static_cast<int64_t>(v.size())}, v);
 }
 } // namespace
 

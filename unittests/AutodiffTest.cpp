@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace mlir;
@@ -103,6 +104,25 @@ HostTensor f64Tensor(std::vector<int64_t> shape, std::mt19937_64 &gen,
   return t;
 }
 
+/// Checks every force component against a central difference (h = 1e-5)
+/// of the energy at the positions; returns the largest difference quotient.
+double expectForcesMatchCentralDifferences(
+    const HostTensor &forces, const HostTensor &positions,
+    const std::function<double(const HostTensor &)> &energyAt) {
+  const double h = 1e-5;
+  double largest = 0;
+  for (int64_t i = 0; i < forces.numElements(); ++i) {
+    HostTensor plus = positions, minus = positions;
+    plus.data<double>()[i] += h;
+    minus.data<double>()[i] -= h;
+    double numeric = -(energyAt(plus) - energyAt(minus)) / (2 * h);
+    largest = std::max(largest, std::abs(numeric));
+    EXPECT_NEAR(forces.at(i), numeric, 1e-6 * std::abs(numeric) + 1e-7)
+        << "force component " << i;
+  }
+  return largest;
+}
+
 class Autodiff : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -165,17 +185,9 @@ TEST_F(Autodiff, ForcesAndVirialMatchFiniteDifferences) {
   ASSERT_EQ(virial.shape, (std::vector<int64_t>{3, 3}));
   EXPECT_EQ(energy.at(0), energyAt(inputs[0]));
 
-  const double h = 1e-5;
-  double largest = 0;
-  for (int64_t i = 0; i < forces.numElements(); ++i) {
-    HostTensor plus = inputs[0], minus = inputs[0];
-    plus.data<double>()[i] += h;
-    minus.data<double>()[i] -= h;
-    double numeric = -(energyAt(plus) - energyAt(minus)) / (2 * h);
-    largest = std::max(largest, std::abs(numeric));
-    EXPECT_NEAR(forces.at(i), numeric, 1e-6 * std::abs(numeric) + 1e-7)
-        << "force component " << i;
-  }
+  double largest = expectForcesMatchCentralDifferences(
+      forces, inputs[0],
+      [&](const HostTensor &positions) { return energyAt(positions); });
   // Forces of zero would match a flat energy and prove nothing.
   EXPECT_GT(largest, 1e-3);
 
@@ -205,6 +217,7 @@ TEST_F(Autodiff, ForcesAndVirialMatchFiniteDifferences) {
           moved.data<double>()[a * 3 + k] += t * strain[k][j] * p[a * 3 + j];
     return energyAt(moved);
   };
+  const double h = 1e-5;
   double numeric = (strained(h) - strained(-h)) / (2 * h);
   double analytic = 0;
   for (int k = 0; k < 3; ++k)
@@ -335,17 +348,8 @@ TEST(AutodiffUnfused, ForcesMatchFiniteDifferences) {
   auto out = program->run("energy_forces", inputs);
   ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
   const HostTensor &forces = (*out)[1];
-  const double h = 1e-5;
-  double largest = 0;
-  for (int64_t i = 0; i < forces.numElements(); ++i) {
-    HostTensor plus = inputs[0], minus = inputs[0];
-    plus.data<double>()[i] += h;
-    minus.data<double>()[i] -= h;
-    double numeric = -(energyAt(plus) - energyAt(minus)) / (2 * h);
-    largest = std::max(largest, std::abs(numeric));
-    EXPECT_NEAR(forces.at(i), numeric, 1e-6 * std::abs(numeric) + 1e-7)
-        << "force component " << i;
-  }
+  double largest =
+      expectForcesMatchCentralDifferences(forces, inputs[0], energyAt);
   EXPECT_GT(largest, 1e-3);
 }
 

@@ -50,10 +50,8 @@ compileWithForces(mlir::MLIRContext &context, const char *source) {
 
 /// A 1-D int64 tensor.
 inline sezmrt::HostTensor int64Tensor(const std::vector<int64_t> &values) {
-  sezmrt::HostTensor t(sezmrt::ElementType::I64,
-                       {static_cast<int64_t>(values.size())});
-  std::copy(values.begin(), values.end(), t.data<int64_t>());
-  return t;
+  return sezmrt::tensorFrom(sezmrt::ElementType::I64,
+                            {static_cast<int64_t>(values.size())}, values);
 }
 
 } // namespace sezm::testing

@@ -95,12 +95,10 @@ func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
 
 constexpr double kCutoff = 4.0;
 
-HostTensor vectors(const std::vector<Vec3> &values) {
-  HostTensor t(ElementType::F64, {static_cast<int64_t>(values.size()), 3});
-  for (size_t i = 0; i < values.size(); ++i)
-    for (int d = 0; d < 3; ++d)
-      t.data<double>()[3 * i + d] = values[i][d];
-  return t;
+HostTensor vectors(const std::vector<Vec3> &rows) {
+  return sezmrt::tensorFrom(ElementType::F64,
+                            {static_cast<int64_t>(rows.size()), 3},
+                            sezmrt::flatten(rows));
 }
 
 using Matrix = std::array<Vec3, 3>;

@@ -282,6 +282,13 @@ bool sezmrt::parseExtendedXyz(const std::string &text, const std::string &name,
   return true;
 }
 
+std::vector<double> sezmrt::flatten(const std::vector<Vec3> &rows) {
+  std::vector<double> flat;
+  for (const Vec3 &row : rows)
+    flat.insert(flat.end(), row.begin(), row.end());
+  return flat;
+}
+
 bool sezmrt::readExtendedXyz(const std::string &path, Structure &out,
                              std::string &error) {
   std::ifstream file(path, std::ios::binary);

@@ -86,6 +86,19 @@ public:
 
   LogicalResult backpropagate(Operation *op);
 
+  /// Adds to the features `x`, gathered per edge by `src`, their per-edge
+  /// gradient summed over each source node's edges (the source CSR).
+  LogicalResult addGathered(Operation *op, Value x, Value src, Value nodeGrad) {
+    if (!isActive(x))
+      return success();
+    auto bySrc = csrOf(op, src);
+    if (failed(bySrc))
+      return failure();
+    add(x, SegmentReduceOp::create(b, loc, x.getType(), nodeGrad, bySrc->first,
+                                   bySrc->second));
+    return success();
+  }
+
   /// The edge-vector gradient and edge vectors, for the virial.
   Value edgeGrad, edgeVectors;
 
@@ -171,14 +184,8 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
         b, loc, o.getX().getType(), o.getWigner().getType(),
         o.getKc().getType(), /*cbGrad=*/Type(), g, o.getX(), o.getSrc(),
         o.getWigner(), o.getKc(), o.getCb(), o.getLmaxAttr(), o.getRankAttr());
-    if (isActive(o.getX())) {
-      auto bySrc = csrOf(op, o.getSrc());
-      if (failed(bySrc))
-        return failure();
-      add(o.getX(), SegmentReduceOp::create(b, loc, o.getX().getType(),
-                                            grad.getNodeGrad(), bySrc->first,
-                                            bySrc->second));
-    }
+    if (failed(addGathered(op, o.getX(), o.getSrc(), grad.getNodeGrad())))
+      return failure();
     add(o.getWigner(), grad.getWignerGrad());
     add(o.getKc(), grad.getKcGrad());
     return success();
@@ -187,14 +194,8 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     auto grad = RotateGradOp::create(
         b, loc, o.getX().getType(), o.getWigner().getType(), g, o.getX(),
         o.getSrc(), o.getWigner(), o.getLmaxAttr());
-    if (isActive(o.getX())) {
-      auto bySrc = csrOf(op, o.getSrc());
-      if (failed(bySrc))
-        return failure();
-      add(o.getX(), SegmentReduceOp::create(b, loc, o.getX().getType(),
-                                            grad.getNodeGrad(), bySrc->first,
-                                            bySrc->second));
-    }
+    if (failed(addGathered(op, o.getX(), o.getSrc(), grad.getNodeGrad())))
+      return failure();
     add(o.getWigner(), grad.getWignerGrad());
     return success();
   }

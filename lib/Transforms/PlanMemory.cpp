@@ -314,6 +314,7 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
     struct Planned {
       memref::AllocOp alloc;
       BufferUses uses;
+      Polynomial bytes;
     };
     SmallVector<Planned> planned;
     unsigned reused = 0;
@@ -327,7 +328,7 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
                sameExtents(extents, earlier.alloc, alloc);
       });
       if (donor == planned.end()) {
-        planned.push_back({alloc, uses});
+        planned.push_back({alloc, uses, extents.bytesOf(alloc)});
         continue;
       }
       alloc.getResult().replaceAllUsesWith(donor->alloc.getResult());
@@ -346,7 +347,7 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
         bool ended = !other.uses.escapes && other.uses.last &&
                      other.uses.last->isBeforeInBlock(point.alloc);
         if (started && !ended)
-          live = live + extents.bytesOf(other.alloc);
+          live = live + other.bytes;
       }
       if (llvm::any_of(peaks,
                        [&](const Polynomial &p) { return p.dominates(live); }))

@@ -49,14 +49,12 @@ struct RematerializePass : sezm::impl::RematerializeBase<RematerializePass> {
       Value current = op->getResult(0);
       for (OpOperand *use : llvm::drop_begin(uses)) {
         Operation *user = use->getOwner();
+        // Users come in block order; one user may hold several uses.
         bool busy = false;
-        for (Operation *between = previous->getNextNode(); between != user;
-             between = between && between != user ? between->getNextNode()
-                                                  : nullptr) {
-          if (!between)
-            break;
-          busy |= isa<SeZMDialect>(between->getDialect());
-        }
+        if (previous != user)
+          for (Operation *between = previous->getNextNode(); between != user;
+               between = between->getNextNode())
+            busy |= isa<SeZMDialect>(between->getDialect());
         previous = user;
         if (busy) {
           builder.setInsertionPoint(user);

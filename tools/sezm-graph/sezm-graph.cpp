@@ -37,22 +37,13 @@ int fail(const std::string &message) {
 }
 
 HostTensor indices(const std::vector<int64_t> &values) {
-  HostTensor t(ElementType::I64, {static_cast<int64_t>(values.size())});
-  for (size_t i = 0; i < values.size(); ++i)
-    t.data<int64_t>()[i] = values[i];
-  return t;
+  return tensorFrom(ElementType::I64, {static_cast<int64_t>(values.size())},
+                    values);
 }
 
-HostTensor vectors(const std::vector<Vec3> &values, ElementType type) {
-  HostTensor t(type, {static_cast<int64_t>(values.size()), 3});
-  for (size_t i = 0; i < values.size(); ++i)
-    for (int d = 0; d < 3; ++d) {
-      if (type == ElementType::F32)
-        t.data<float>()[3 * i + d] = static_cast<float>(values[i][d]);
-      else
-        t.data<double>()[3 * i + d] = values[i][d];
-    }
-  return t;
+HostTensor vectors(const std::vector<Vec3> &rows, ElementType type) {
+  return tensorFrom(type, {static_cast<int64_t>(rows.size()), 3},
+                    flatten(rows));
 }
 } // namespace
 

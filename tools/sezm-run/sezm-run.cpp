@@ -120,31 +120,6 @@ static int fail(llvm::Error error) {
   return fail(message);
 }
 
-/// `values` as a tensor of `type` (a float or an index type).
-template <typename T>
-static sezmrt::HostTensor tensorOf(sezmrt::ElementType type,
-                                   std::vector<int64_t> shape,
-                                   const std::vector<T> &values) {
-  sezmrt::HostTensor tensor(type, std::move(shape));
-  for (size_t i = 0; i < values.size(); ++i) {
-    switch (type) {
-    case sezmrt::ElementType::F32:
-      tensor.data<float>()[i] = static_cast<float>(values[i]);
-      break;
-    case sezmrt::ElementType::F64:
-      tensor.data<double>()[i] = static_cast<double>(values[i]);
-      break;
-    case sezmrt::ElementType::I32:
-      tensor.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
-      break;
-    case sezmrt::ElementType::I64:
-      tensor.data<int64_t>()[i] = static_cast<int64_t>(values[i]);
-      break;
-    }
-  }
-  return tensor;
-}
-
 static bool isFloat(sezmrt::ElementType type) {
   return type == sezmrt::ElementType::F32 || type == sezmrt::ElementType::F64;
 }
@@ -168,12 +143,6 @@ structureInputs(const sezmrt::EntrySignature &signature) {
       "%s: %lld atoms, %lld edges within %g A\n", structurePath.c_str(),
       static_cast<long long>(atoms), static_cast<long long>(edges),
       static_cast<double>(cutoff));
-  auto flatten = [](const std::vector<sezmrt::Vec3> &rows) {
-    std::vector<double> flat;
-    for (const sezmrt::Vec3 &row : rows)
-      flat.insert(flat.end(), row.begin(), row.end());
-    return flat;
-  };
   std::map<
       std::string,
       std::pair<bool, std::function<sezmrt::HostTensor(sezmrt::ElementType)>>>
@@ -182,7 +151,7 @@ structureInputs(const sezmrt::EntrySignature &signature) {
     return std::make_pair(
         true, std::function<sezmrt::HostTensor(sezmrt::ElementType)>(
                   [=](sezmrt::ElementType type) {
-                    return tensorOf(type, shape, values);
+                    return sezmrt::tensorFrom(type, shape, values);
                   }));
   };
   auto ints = [&](std::vector<int64_t> values) {
@@ -190,11 +159,11 @@ structureInputs(const sezmrt::EntrySignature &signature) {
     return std::make_pair(
         false, std::function<sezmrt::HostTensor(sezmrt::ElementType)>(
                    [=](sezmrt::ElementType type) {
-                     return tensorOf(type, {size}, values);
+                     return sezmrt::tensorFrom(type, {size}, values);
                    }));
   };
-  given["positions"] = floats(flatten(structure.positions), {atoms, 3});
-  given["shift"] = floats(flatten(graph.shift), {edges, 3});
+  given["positions"] = floats(sezmrt::flatten(structure.positions), {atoms, 3});
+  given["shift"] = floats(sezmrt::flatten(graph.shift), {edges, 3});
   given["src"] = ints(graph.src);
   given["dst"] = ints(graph.dst);
   given["src_order"] = ints(graph.srcOrder);

@@ -46,6 +46,30 @@ struct HostTensor {
   std::string describe() const;
 };
 
+/// `values` (C order) as a tensor of `type` and `shape`, each converted.
+template <typename T>
+HostTensor tensorFrom(ElementType type, std::vector<int64_t> shape,
+                      const std::vector<T> &values) {
+  HostTensor tensor(type, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i) {
+    switch (type) {
+    case ElementType::F32:
+      tensor.data<float>()[i] = static_cast<float>(values[i]);
+      break;
+    case ElementType::F64:
+      tensor.data<double>()[i] = static_cast<double>(values[i]);
+      break;
+    case ElementType::I32:
+      tensor.data<int32_t>()[i] = static_cast<int32_t>(values[i]);
+      break;
+    case ElementType::I64:
+      tensor.data<int64_t>()[i] = static_cast<int64_t>(values[i]);
+      break;
+    }
+  }
+  return tensor;
+}
+
 } // namespace sezmrt
 
 #endif // SEZM_SUPPORT_HOSTTENSOR_H

@@ -19,6 +19,9 @@ namespace sezmrt {
 
 using Vec3 = std::array<double, 3>;
 
+/// Rows of three as one C-ordered array (for an (n, 3) tensor).
+std::vector<double> flatten(const std::vector<Vec3> &rows);
+
 /// One frame of atoms.
 struct Structure {
   std::vector<Vec3> positions;

@@ -64,13 +64,18 @@ std::vector<Num> EdgeRotation::fromEdgeFrame(ArrayRef<Num> reduced) const {
   return packed;
 }
 
-void EdgeRotation::forEachEntry(
-    llvm::function_ref<void(int64_t, int64_t)> f) const {
+void kernel::forEachKeptEntry(SO2Layout layout,
+                              llvm::function_ref<void(int64_t, int64_t)> f) {
   for (int64_t j = 0; j < layout.reducedRows(); ++j) {
     int64_t l = layout.degreeOfReduced(j);
     for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d)
       f(j, d);
   }
+}
+
+void EdgeRotation::forEachEntry(
+    llvm::function_ref<void(int64_t, int64_t)> f) const {
+  forEachKeptEntry(layout, f);
 }
 
 void EdgeRotation::appendGradientTerms(ArrayRef<Num> gl, ArrayRef<Num> packed,

@@ -21,6 +21,11 @@ namespace mlir::sezm::kernel {
 /// rescale[d] of rotate_back: sqrt((2l+1)/3) for l(d) > 1, else 1.
 double rotateBackRescale(int64_t packedRow);
 
+/// Calls f(j, d) for every Wigner-D entry a rotation keeps: reduced row j,
+/// packed column d in the block of degree deg(j).
+void forEachKeptEntry(SO2Layout layout,
+                      llvm::function_ref<void(int64_t, int64_t)> f);
+
 /// The kept entries wigner[e, coeff[j], d] of one edge, d over block deg(j).
 class EdgeRotation {
 public:

@@ -177,18 +177,14 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   gpu::MemsetOp::create(EmitScope::current().builder, EmitScope::current().loc,
                         /*asyncToken=*/Type(), ValueRange(), wignerGrad,
                         Num(0.0));
-  // The kept Wigner-D entries (reduced row j, packed row, column d) in the
-  // order of EdgeRotation::forEachEntry; their gradient sums come first
-  // among the per-edge sums, the kernel's after them.
+  // The kept Wigner-D entries (reduced row j, packed row, column d); their
+  // gradient sums come first among the per-edge sums, the kernel's after.
   SmallVector<int64_t> entryReduced, entryRow, entryColumn;
-  for (int64_t j = 0; j < reduced; ++j) {
-    int64_t l = layout.degreeOfReduced(j);
-    for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d) {
-      entryReduced.push_back(j);
-      entryRow.push_back(layout.packedRowOfReduced(j));
-      entryColumn.push_back(d);
-    }
-  }
+  forEachKeptEntry(layout, [&](int64_t j, int64_t d) {
+    entryReduced.push_back(j);
+    entryRow.push_back(layout.packedRowOfReduced(j));
+    entryColumn.push_back(d);
+  });
   int64_t entries = entryRow.size();
   int64_t sums = entries + mixer.numKernelSums(), rank = mixer.rank();
 
