@@ -374,7 +374,7 @@ struct Inputs {
   Graph graph;
   ref::Array positions, shift, edgeVec, x, wigner, xl, kc, cb, w0, wu, wv, gw,
       wfc, normScale, alpha, env, positiveEnv, invSqrtDeg, logit, nullLogit,
-      packedRows;
+      packedRows, degreeWeight;
 
   Inputs(const Config &c, Rng &rng)
       : graph(randomGraph(rng, c.nodes, c.edges, c.used)) {
@@ -405,6 +405,9 @@ struct Inputs {
     logit = randomArray(rng, {e, c.focus, c.heads()}, -2, 2);
     nullLogit = randomArray(rng, {c.focus, c.heads()}, -1, 1);
     packedRows = randomArray(rng, {e, c.packed(), c.channels});
+    // C -> C + 8 channels, so that a swapped weight axis cannot pass.
+    degreeWeight =
+        randomArray(rng, {c.lmax + 1, c.channels, c.channels + 8}, -0.3, 0.3);
   }
 };
 
@@ -479,6 +482,15 @@ TEST_P(ForwardOps, MatchTheReference) {
        {t.edgeFrame(), t.t({-1, c.focus})},
        "sezm.focus_scale %a0 by %a1",
        {t.edgeFrame()}},
+      {"degree_linear",
+       {t.x(), t.t({c.lmax + 1, c.channels, c.channels + 8})},
+       "sezm.degree_linear %a0 weight %a1" + t.lmax(),
+       {t.t({-1, c.packed(), c.channels + 8})}},
+      {"degree_linear_transposed",
+       {t.t({-1, c.packed(), c.channels + 8}),
+        t.t({c.lmax + 1, c.channels, c.channels + 8})},
+       "sezm.degree_linear %a0 weight %a1" + t.lmax() + " transposed",
+       {t.x()}},
       {"envelope_aggregate",
        {t.edgeFrame(), t.wigner(), t.t({-1}), t.t({-1}), t.index(), t.index()},
        "sezm.envelope_aggregate %a0 by %a1 env %a2 norm %a3 over(%a4, %a5)" +
@@ -578,6 +590,14 @@ TEST_P(ForwardOps, MatchTheReference) {
               tol, "focus_compete with norm");
   expectClose(run(*program, "focus_scale", {f32(in.xl), f32(in.alpha)})[0],
               ref::focusScale(seen(in.xl), seen(in.alpha)), tol, "focus_scale");
+  ref::Array xw = ref::degreeLinear(seen(in.x), seen(in.degreeWeight), false);
+  expectClose(
+      run(*program, "degree_linear", {f32(in.x), f32(in.degreeWeight)})[0], xw,
+      tol, "degree_linear");
+  expectClose(run(*program, "degree_linear_transposed",
+                  {f32(xw), f32(in.degreeWeight)})[0],
+              ref::degreeLinear(seen(xw), seen(in.degreeWeight), true), tol,
+              "degree_linear transposed");
   expectClose(run(*program, "envelope_aggregate",
                   {f32(in.xl), f32(in.wigner), f32(in.env), f32(in.invSqrtDeg),
                    indexTensor(g.byDst.order), indexTensor(g.byDst.rowptr)})[0],

@@ -18,6 +18,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
@@ -85,8 +87,23 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module,
                                                /*targetMachine=*/nullptr);
   ExecutionEngineOptions options;
   options.transformer = transformer;
-  // memrefCopy and the other helpers lowered code may call.
-  llvm::StringRef runtimeLibraries[] = {SEZM_C_RUNNER_UTILS};
+  // memrefCopy and the other helpers lowered code may call: where MLIR
+  // installed them, or in lib/ beside bin/ of a standalone build carried to
+  // a machine without MLIR.
+  std::string runnerUtils = SEZM_C_RUNNER_UTILS;
+  if (!llvm::sys::fs::exists(runnerUtils)) {
+    llvm::SmallString<256> beside(
+        llvm::sys::path::parent_path(llvm::sys::path::parent_path(
+            llvm::sys::fs::getMainExecutable(nullptr, nullptr))));
+    llvm::sys::path::append(beside, "lib",
+                            llvm::sys::path::filename(runnerUtils));
+    if (!llvm::sys::fs::exists(beside))
+      return llvm::createStringError("the CPU backend needs " + runnerUtils +
+                                     " (or " + beside.str() +
+                                     "), MLIR's C runner utilities");
+    runnerUtils = beside.str().str();
+  }
+  llvm::StringRef runtimeLibraries[] = {runnerUtils};
   options.sharedLibPaths = runtimeLibraries;
   auto engine = ExecutionEngine::create(*module, options);
   if (!engine)

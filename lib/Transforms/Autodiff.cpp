@@ -266,6 +266,16 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     add(o.getGw(), grad.getGwGrad());
     return success();
   }
+  if (auto o = dyn_cast<DegreeLinearOp>(op)) {
+    // The map is linear in x: its gradient is the transposed map.
+    if (isActive(o.getW()))
+      return op->emitError() << "sezm-autodiff: no derivative rule for the "
+                                "weight of sezm.degree_linear yet";
+    add(o.getX(), DegreeLinearOp::create(
+                      b, loc, o.getX().getType(), g, o.getW(), o.getLmaxAttr(),
+                      o.getTransposed() ? UnitAttr() : b.getUnitAttr()));
+    return success();
+  }
   if (auto o = dyn_cast<SegmentReduceOp>(op)) {
     add(o.getValues(),
         SegmentReduceGradOp::create(b, loc, o.getValues().getType(), g,

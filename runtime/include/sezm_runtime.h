@@ -63,6 +63,12 @@ int sezm_model_run(sezm_model *model, const char *entry,
                    int outputs_on_device);
 void sezm_model_release_outputs(sezm_model *model);
 
+/* Copies a host array into a new device array (`device` gets its shape and
+ * pointer), for inputs bound once and run many times. */
+int sezm_tensor_to_device(const sezm_tensor *host, sezm_tensor *device);
+/* Frees a device array made by sezm_tensor_to_device. */
+void sezm_tensor_free(sezm_tensor *device);
+
 /* Wall time of the last run on the GPU (ms, from CUDA events). */
 double sezm_model_last_run_ms(const sezm_model *model);
 

@@ -317,6 +317,39 @@ int sezm_model_run(sezm_model *model, const char *entry,
   return 0;
 }
 
+int sezm_tensor_to_device(const sezm_tensor *host, sezm_tensor *device) {
+  if (!host || !device || host->on_device || host->rank < 0 || host->rank > 8)
+    return failWith("sezm_tensor_to_device: needs a host array of rank 0-8", 1);
+  CudaDriver &d = driver();
+  if (!d.ensure())
+    return failWith(d.error(), 1);
+  HostTensor shapeOnly;
+  shapeOnly.type = toElementType(host->dtype);
+  shapeOnly.shape.assign(host->shape, host->shape + host->rank);
+  size_t bytes = shapeOnly.numElements() * elementSize(shapeOnly.type);
+  *device = *host;
+  device->data = mgpuMemAlloc(bytes, nullptr, false);
+  device->on_device = 1;
+  RuntimeState &s = state();
+  if (device->data)
+    s.check("cuMemcpyHtoD",
+            d.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(device->data),
+                           host->data, bytes));
+  std::string error;
+  if (takeRuntimeError(error)) {
+    sezm_tensor_free(device);
+    return failWith("sezm_tensor_to_device: " + error, 1);
+  }
+  return 0;
+}
+
+void sezm_tensor_free(sezm_tensor *device) {
+  if (!device || !device->on_device || !device->data)
+    return;
+  mgpuMemFree(device->data, nullptr);
+  device->data = nullptr;
+}
+
 double sezm_model_last_run_ms(const sezm_model *model) {
   return model ? model->lastRunMs : 0;
 }

@@ -514,6 +514,23 @@ Array sezm::reference::focusScale(const Array &y, const Array &alpha) {
   return out;
 }
 
+Array sezm::reference::degreeLinear(const Array &x, const Array &w,
+                                    bool transposed) {
+  int64_t outChannels = transposed ? w.extent(1) : w.extent(2);
+  Array out({x.extent(0), x.extent(1), outChannels});
+  for (int64_t n = 0; n < x.extent(0); ++n)
+    for (int64_t d = 0; d < x.extent(1); ++d) {
+      int64_t l = static_cast<int64_t>(std::sqrt(static_cast<double>(d)));
+      for (int64_t co = 0; co < outChannels; ++co) {
+        double sum = 0;
+        for (int64_t ci = 0; ci < x.extent(2); ++ci)
+          sum += x({n, d, ci}) * (transposed ? w({l, co, ci}) : w({l, ci, co}));
+        out({n, d, co}) = sum;
+      }
+    }
+  return out;
+}
+
 Array sezm::reference::envelopeAggregate(const Array &xl, const Array &wigner,
                                          const Array &env,
                                          const Array &invSqrtDeg,

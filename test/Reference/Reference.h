@@ -79,6 +79,9 @@ Array gate(const Array &z, const Array &gw, int lmax, int focus);
 Array focusCompete(const Array &u, const Array &wfc, const Array *normScale,
                    int focus);
 Array focusScale(const Array &y, const Array &alpha);
+/// out[n, d, co] = sum_ci x[n, d, ci] w[l(d), ci, co] (w[l(d), co, ci] when
+/// transposed).
+Array degreeLinear(const Array &x, const Array &w, bool transposed);
 Array envelopeAggregate(const Array &xl, const Array &wigner, const Array &env,
                         const Array &invSqrtDeg, const Csr &dst, int lmax);
 Array attentionAggregate(const Array &xl, const Array &wigner,

@@ -3,6 +3,7 @@
 #include "SO2Math.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cmath>
 #include <optional>
@@ -223,4 +224,62 @@ void kernel::storeRows(ArrayRef<Num> rows, Value buffer, Idx e, Idx c) {
   Value view = rowView(buffer, e, rows.size(), c);
   for (auto [r, value] : llvm::enumerate(rows))
     store(value, view, {Idx(static_cast<int64_t>(r))});
+}
+
+/// buffer[e, :count, c:c+width] as a 2-D view with unit inner stride.
+static Value rowGroupView(Value buffer, Idx e, int64_t count, Idx c,
+                          int64_t width) {
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<OpFoldResult> offsets = {e.value, b.getIndexAttr(0), c.value};
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(count),
+                                     b.getIndexAttr(width)};
+  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto viewType = memref::SubViewOp::inferRankReducedResultType(
+      {count, width}, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), buffer,
+                                   offsets, sizes, strides);
+}
+
+std::vector<std::vector<Num>> kernel::loadRowGroups(Value buffer, Idx e,
+                                                    int64_t count, Idx c,
+                                                    int64_t width) {
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  Value view = rowGroupView(buffer, e, count, c, width);
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  auto vectorType = VectorType::get({width}, element);
+  // The group starts at a multiple of its width in a row whose length is one
+  // too: the access is aligned to its full size.
+  llvm::MaybeAlign alignment(width * element.getIntOrFloatBitWidth() / 8);
+  std::vector<std::vector<Num>> groups(width);
+  for (int64_t r = 0; r < count; ++r) {
+    Value row = vector::LoadOp::create(b, loc, vectorType, view,
+                                       ValueRange{Idx(r).value, Idx(0).value},
+                                       /*nontemporal=*/false, alignment);
+    for (int64_t k = 0; k < width; ++k)
+      groups[k].push_back(Num(vector::ExtractOp::create(b, loc, row, k)));
+  }
+  return groups;
+}
+
+void kernel::storeRowGroups(ArrayRef<std::vector<Num>> rows, Value buffer,
+                            Idx e, Idx c) {
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  int64_t width = rows.size(), count = rows.front().size();
+  Value view = rowGroupView(buffer, e, count, c, width);
+  Type element = cast<MemRefType>(buffer.getType()).getElementType();
+  auto vectorType = VectorType::get({width}, element);
+  llvm::MaybeAlign alignment(width * element.getIntOrFloatBitWidth() / 8);
+  for (int64_t r = 0; r < count; ++r) {
+    SmallVector<Value> elements;
+    for (int64_t k = 0; k < width; ++k)
+      elements.push_back(rows[k][r].value);
+    Value row = vector::FromElementsOp::create(b, loc, vectorType, elements);
+    vector::StoreOp::create(b, loc, row, view,
+                            ValueRange{Idx(r).value, Idx(0).value},
+                            /*nontemporal=*/false, alignment);
+  }
 }

@@ -110,6 +110,15 @@ std::vector<Num> loadRows(Value buffer, Idx e, int64_t count, Idx c);
 /// Stores rows[r] to buffer[e, r, c].
 void storeRows(ArrayRef<Num> rows, Value buffer, Idx e, Idx c);
 
+/// Loads buffer[e, r, c + k] for r < count and k < width as one `width`-wide
+/// access per row (c a multiple of width, the channel extent too), so that a
+/// GPU lane moves several channels per instruction: result[k][r].
+std::vector<std::vector<Num>> loadRowGroups(Value buffer, Idx e, int64_t count,
+                                            Idx c, int64_t width);
+/// Stores rows[k][r] to buffer[e, r, c + k], one wide access per row.
+void storeRowGroups(ArrayRef<std::vector<Num>> rows, Value buffer, Idx e,
+                    Idx c);
+
 /// The radial mixing of one op: rank >= 1 with kc and cb, or mixer-free.
 class RadialMixer {
 public:

@@ -61,33 +61,40 @@ template <typename OpTy> RadialMixer mixerOf(OpTy op, KernelIO &io) {
 /// Each lane loads the edge's Wigner-D non-zeros and degree kernel once for
 /// all of its channels (the same addresses across the warp: one broadcast
 /// transaction each) and gathers, rotates, mixes and stores its channels
-/// (coalesced across lanes).
+/// (coalesced across lanes). Where the channels fill the warp twice, a lane
+/// takes two neighbouring channels per pass as one 8-byte access: half the
+/// load and store instructions, and the edge's entries loaded once for both.
 void emitRotateMix(RotateMixOp op, KernelIO &io) {
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value wigner = io.in(op.getWigner());
   RadialMixer mixer = mixerOf(op, io);
   int64_t channels = channelsOf(op.getX());
+  int64_t width = channels % (2 * kWarpSize) == 0 ? 2 : 1;
   Idx edges = dim(src, 0);
   Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
-  launchKernel(
-      "rotate_mix", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
-      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
-      [&](const LaunchIds &ids) {
-        Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
-        Idx lane = ids.thread[0];
-        ifThen(e < edges, [&] {
-          Idx s = loadIndex(src, {e});
-          EdgeRotation rotation(layout, wigner, e);
-          RadialMixer::Edge edge = mixer.atEdge(e);
-          for (int64_t part = 0; part < channels / kWarpSize; ++part) {
-            Idx c = lane + Idx(part * kWarpSize);
-            std::vector<Num> xl =
-                rotation.toEdgeFrame(loadRows(x, s, layout.packedRows(), c));
-            storeRows(mixer.mix(edge, mixer.atChannel(edge, c), xl), out, e, c);
-          }
-        });
-      });
+  launchKernel("rotate_mix", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
+               {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
+               [&](const LaunchIds &ids) {
+                 Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+                 Idx lane = ids.thread[0];
+                 ifThen(e < edges, [&] {
+                   Idx s = loadIndex(src, {e});
+                   EdgeRotation rotation(layout, wigner, e);
+                   RadialMixer::Edge edge = mixer.atEdge(e);
+                   int64_t step = width * kWarpSize;
+                   for (int64_t part = 0; part < channels / step; ++part) {
+                     Idx first = lane * Idx(width) + Idx(part * step);
+                     std::vector<std::vector<Num>> rows =
+                         loadRowGroups(x, s, layout.packedRows(), first, width);
+                     for (int64_t k = 0; k < width; ++k)
+                       rows[k] = mixer.mix(
+                           edge, mixer.atChannel(edge, first + Idx(k)),
+                           rotation.toEdgeFrame(rows[k]));
+                     storeRowGroups(rows, out, e, first);
+                   }
+                 });
+               });
 }
 
 //===----------------------------------------------------------------------===//
@@ -203,12 +210,14 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
         Value one = arith::ConstantIntOp::create(builder, loc, 1, 1);
         for (int64_t pass = 0; pass < passes; ++pass) {
           Idx c = lane + Idx(pass * kWarpSize);
+          // Every edge of the segment leaves node n (the CSR contract, which
+          // the runtime checks on host inputs): its rows load once.
+          std::vector<Num> packed = loadRows(x, n, rows, c);
           SmallVector<Num> zero(rows, Num(0.0));
           SmallVector<Num> nodeGrad = foldRangeStep(
               loadIndex(rowptr, {n}) + warp, loadIndex(rowptr, {n + 1}),
               Idx(kWarpsPerBlock), zero, [&](Idx t, ArrayRef<Num> carried) {
                 Idx e = loadIndex(order, {t});
-                Idx s = loadIndex(src, {e});
                 RadialMixer::Edge edge = mixer.atEdge(e);
                 // The gradient in the edge frame first, so that the kernel
                 // coefficients die; then one pass over the Wigner-D entries,
@@ -217,7 +226,6 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
                 std::vector<Num> g = loadRows(grad, e, reduced, c);
                 std::vector<Num> basis = mixer.atChannel(edge, c);
                 std::vector<Num> gl = mixer.mixTransposed(edge, basis, g);
-                std::vector<Num> packed = loadRows(x, s, rows, c);
                 SmallVector<std::optional<Num>> xlSums(reduced);
                 SmallVector<Num> node(carried.begin(), carried.end());
                 Value matrix = edgeView(wigner, e);

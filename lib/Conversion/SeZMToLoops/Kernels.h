@@ -57,6 +57,7 @@ SEZM_KERNEL(EnvelopeAggregateOp)
 SEZM_KERNEL(EnvelopeAggregateGradOp)
 SEZM_KERNEL(AttentionAggregateOp)
 SEZM_KERNEL(AttentionAggregateGradOp)
+SEZM_KERNEL(DegreeLinearOp)
 #undef SEZM_KERNEL
 
 } // namespace mlir::sezm

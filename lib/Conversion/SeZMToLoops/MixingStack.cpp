@@ -428,3 +428,26 @@ void sezm::emitKernel(FocusScaleGradOp op, KernelIO &io) {
     }
   });
 }
+
+/// One thread per (node, output channel): its packed rows' sums run over the
+/// input channels in order, so that stores are coalesced across threads and
+/// every backend adds in the same order.
+void sezm::emitKernel(DegreeLinearOp op, KernelIO &io) {
+  Value x = io.in(op.getX()), w = io.in(op.getW());
+  int64_t rows = staticDim(op.getX(), 1), in = staticDim(op.getX(), 2);
+  int64_t out = staticDim(op.getResult(), 2);
+  bool transposed = op.getTransposed();
+  Idx nodes = dim(x, 0);
+  Value result = io.allocate(0, {nodes, rows, out});
+  parallelRange(0, nodes * Idx(out), [&](Idx i) {
+    Idx n = i / Idx(out), co = i % Idx(out);
+    for (int64_t d = 0; d < rows; ++d) {
+      Idx l(SO2Layout::degreeOfPacked(d));
+      Num sum = sumRange(0, in, [&](Idx ci) {
+        Num weight = transposed ? load(w, {l, co, ci}) : load(w, {l, ci, co});
+        return load(x, {n, Idx(d), ci}) * weight;
+      });
+      store(sum, result, {n, Idx(d), co});
+    }
+  });
+}

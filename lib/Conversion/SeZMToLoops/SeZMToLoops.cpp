@@ -53,7 +53,8 @@ struct ConvertSeZMToLoopsPass
         LowerToKernel<FocusScaleGradOp>, LowerToKernel<EnvelopeAggregateOp>,
         LowerToKernel<EnvelopeAggregateGradOp>,
         LowerToKernel<AttentionAggregateOp>,
-        LowerToKernel<AttentionAggregateGradOp>>(&getContext());
+        LowerToKernel<AttentionAggregateGradOp>,
+        LowerToKernel<DegreeLinearOp>>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
 
     WalkResult left = getOperation()->walk([](Operation *op) {

@@ -611,6 +611,27 @@ LogicalResult FocusScaleGradOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Per-degree channel mixing
+//===----------------------------------------------------------------------===//
+
+LogicalResult DegreeLinearOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  Dim in = Dim::channel("Cin"), out = Dim::channel("Cout");
+  Dim degrees = Dim::fixed(layout.lmax + 1);
+  if (failed(shapes.check("x", getX(), kFloat,
+                          {kNodes, packedRows(layout), in})) ||
+      failed(shapes.check("w", getW(), kFloat,
+                          getTransposed() ? ArrayRef<Dim>{degrees, out, in}
+                                          : ArrayRef<Dim>{degrees, in, out})))
+    return failure();
+  return shapes.check("result", getResult(), kFloat,
+                      {kNodes, packedRows(layout), out});
+}
+
+//===----------------------------------------------------------------------===//
 // Aggregation
 //===----------------------------------------------------------------------===//
 

@@ -738,6 +738,24 @@ func.func @focus_compete_grad_grad(%g: tensor<?x3xf32>, %u: tensor<?x10x64xf32>,
 
 // -----
 
+func.func @degree_linear_degrees(%x: tensor<?x16x32xf32>, %w: tensor<3x32x64xf32>) {
+  // expected-error @+1 {{'w' must have shape (4, Cin, Cout) for lmax = 3, but has type 'tensor<3x32x64xf32>'}}
+  %0 = sezm.degree_linear %x weight %w lmax = 3
+      : (tensor<?x16x32xf32>, tensor<3x32x64xf32>) -> tensor<?x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @degree_linear_transposed(%x: tensor<?x16x32xf32>, %w: tensor<4x32x64xf32>) {
+  // expected-error @+1 {{dimension 2 of 'w' is 64, but 'x' has Cin = 32}}
+  %0 = sezm.degree_linear %x weight %w lmax = 3 transposed
+      : (tensor<?x16x32xf32>, tensor<4x32x64xf32>) -> tensor<?x16x64xf32>
+  return
+}
+
+// -----
+
 func.func @focus_scale_split(%y: tensor<?x10x64xf32>, %alpha: tensor<?x3xf32>) {
   // expected-error @+1 {{channel width C = 64 of 'y' does not split into focus = 3 streams}}
   %0 = sezm.focus_scale %y by %alpha

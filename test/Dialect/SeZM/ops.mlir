@@ -161,6 +161,17 @@ func.func @mixing_stack(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
   return
 }
 
+// CHECK-LABEL: func.func @degree_linear
+func.func @degree_linear(%x: tensor<?x16x32xf32>, %w: tensor<4x32x64xf32>) {
+  // CHECK: sezm.degree_linear %{{.*}} weight %{{.*}} lmax = 3 : (tensor<?x16x32xf32>, tensor<4x32x64xf32>) -> tensor<?x16x64xf32>
+  %xw = sezm.degree_linear %x weight %w lmax = 3
+      : (tensor<?x16x32xf32>, tensor<4x32x64xf32>) -> tensor<?x16x64xf32>
+  // CHECK: sezm.degree_linear %{{.*}} weight %{{.*}} lmax = 3 transposed : (tensor<?x16x64xf32>, tensor<4x32x64xf32>) -> tensor<?x16x32xf32>
+  %back = sezm.degree_linear %xw weight %w lmax = 3 transposed
+      : (tensor<?x16x64xf32>, tensor<4x32x64xf32>) -> tensor<?x16x32xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @aggregation
 func.func @aggregation(%xl: tensor<?x10x64xf32>, %wd: tensor<?x16x16xf32>,
                        %env: tensor<?xf32>, %isd: tensor<?xf32>,

@@ -784,6 +784,39 @@ def SeZM_FocusScaleGradOp : SeZM_Op<"focus_scale_grad"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Per-degree channel mixing of node features [3.1, 3.7]
+//===----------------------------------------------------------------------===//
+
+def SeZM_DegreeLinearOp : SeZM_Op<"degree_linear"> {
+  let summary = "per-degree channel linear map of packed node features";
+  let description = [{
+    Math: sezm-ops.md sections 3.1 (pre_focus_mix) and 3.7 (post_focus_mix).
+
+    `result[n, d, co] = sum_ci x[n, d, ci] * w[l(d), ci, co]`, with l(d) the
+    degree of packed row d: one (Cin x Cout) matrix per degree, shared by
+    the 2l+1 rows of that degree, so that the map commutes with rotations.
+    With `transposed` the weight is read as `w[l(d), co, ci]`: the gradient
+    with respect to `x` is the transposed map of the result's gradient.
+
+    Shapes: x (N, D, Cin), w (lmax+1, Cin, Cout) (or (lmax+1, Cout, Cin)
+    when transposed) -> (N, D, Cout).
+
+    Example:
+    ```mlir
+    %xw = sezm.degree_linear %x weight %wpre lmax = 3
+        : (tensor<?x16x32xf32>, tensor<4x32x64xf32>) -> tensor<?x16x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_FloatTensor:$x, SeZM_FloatTensor:$w,
+                       I64Attr:$lmax, UnitAttr:$transposed);
+  let results = (outs SeZM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `weight` $w `lmax` `=` $lmax (`transposed` $transposed^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Aggregation into destination atoms [3.6, 4.5]
 //===----------------------------------------------------------------------===//
 
