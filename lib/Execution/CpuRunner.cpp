@@ -23,9 +23,53 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <set>
 
 using namespace mlir;
+
+namespace {
+/// An unranked memref as compiled code passes it: the rank, then a ranked
+/// descriptor (allocated and aligned pointers, offset, sizes, strides).
+struct UnrankedBuffer {
+  int64_t rank;
+  int64_t *descriptor;
+};
+
+/// What memref.copy between buffers of different layouts lowers to (a call
+/// of `memrefCopy`): an element-by-element copy over the sizes, in row-major
+/// order. sezm provides it so that the JIT needs no library at run time.
+extern "C" void copyStridedBuffer(int64_t elementSize, UnrankedBuffer *source,
+                                  UnrankedBuffer *target) {
+  int64_t rank = source->rank;
+  auto data = [&](UnrankedBuffer *buffer) {
+    return reinterpret_cast<char *>(buffer->descriptor[1]) +
+           buffer->descriptor[2] * elementSize;
+  };
+  const int64_t *sizes = source->descriptor + 3;
+  const int64_t *from = source->descriptor + 3 + rank;
+  const int64_t *to = target->descriptor + 3 + rank;
+  int64_t count = 1;
+  for (int64_t axis = 0; axis < rank; ++axis)
+    count *= sizes[axis];
+  std::vector<int64_t> index(rank, 0);
+  char *in = data(source), *out = data(target);
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t inOffset = 0, outOffset = 0;
+    for (int64_t axis = 0; axis < rank; ++axis) {
+      inOffset += index[axis] * from[axis];
+      outOffset += index[axis] * to[axis];
+    }
+    std::memcpy(out + outOffset * elementSize, in + inOffset * elementSize,
+                elementSize);
+    for (int64_t axis = rank - 1; axis >= 0; --axis) {
+      if (++index[axis] < sizes[axis])
+        break;
+      index[axis] = 0;
+    }
+  }
+}
+} // namespace
 using namespace mlir::sezm;
 using sezmrt::EntrySignature;
 using sezmrt::HostTensor;
@@ -87,27 +131,16 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module,
                                                /*targetMachine=*/nullptr);
   ExecutionEngineOptions options;
   options.transformer = transformer;
-  // memrefCopy and the other helpers lowered code may call: where MLIR
-  // installed them, or in lib/ beside bin/ of a standalone build carried to
-  // a machine without MLIR.
-  std::string runnerUtils = SEZM_C_RUNNER_UTILS;
-  if (!llvm::sys::fs::exists(runnerUtils)) {
-    llvm::SmallString<256> beside(
-        llvm::sys::path::parent_path(llvm::sys::path::parent_path(
-            llvm::sys::fs::getMainExecutable(nullptr, nullptr))));
-    llvm::sys::path::append(beside, "lib",
-                            llvm::sys::path::filename(runnerUtils));
-    if (!llvm::sys::fs::exists(beside))
-      return llvm::createStringError("the CPU backend needs " + runnerUtils +
-                                     " (or " + beside.str() +
-                                     "), MLIR's C runner utilities");
-    runnerUtils = beside.str().str();
-  }
-  llvm::StringRef runtimeLibraries[] = {runnerUtils};
-  options.sharedLibPaths = runtimeLibraries;
   auto engine = ExecutionEngine::create(*module, options);
   if (!engine)
     return engine.takeError();
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner intern) {
+    llvm::orc::SymbolMap symbols;
+    symbols[intern("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&copyStridedBuffer),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   program->engine = std::move(*engine);
   return program;
 }

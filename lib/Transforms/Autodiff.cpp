@@ -316,6 +316,41 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     add(o.getOperand(), arith::MulFOp::create(b, loc, g, o.getResult()));
     return success();
   }
+  if (auto o = dyn_cast<math::RsqrtOp>(op)) {
+    // r = x^(-1/2): dx = -g r^3 / 2.
+    Value r = o.getResult();
+    Type element = getElementTypeOrSelf(r.getType());
+    Value half = arith::ConstantOp::create(
+        b, loc,
+        DenseElementsAttr::get(cast<ShapedType>(r.getType()),
+                               b.getFloatAttr(element, -0.5)));
+    Value cube =
+        arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, r, r), r);
+    add(o.getOperand(),
+        arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, g, cube),
+                              half));
+    return success();
+  }
+  if (auto o = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    // A reshape moves no values: the gradient is reshaped back.
+    add(o.getSrc(),
+        tensor::CollapseShapeOp::create(b, loc, o.getSrcType(), g,
+                                        o.getReassociationIndices()));
+    return success();
+  }
+  if (auto o = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    RankedTensorType type = o.getSrcType();
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t axis = 0; axis < type.getRank(); ++axis)
+      sizes.push_back(
+          type.isDynamicDim(axis)
+              ? OpFoldResult(
+                    tensor::DimOp::create(b, loc, o.getSrc(), axis).getResult())
+              : OpFoldResult(b.getIndexAttr(type.getDimSize(axis))));
+    add(o.getSrc(), tensor::ExpandShapeOp::create(
+                        b, loc, type, g, o.getReassociationIndices(), sizes));
+    return success();
+  }
   if (auto o = dyn_cast<linalg::MatmulOp>(op)) {
     // C = A B: dA[i, k] = sum_j g[i, j] B[k, j]; dB[k, j] = sum_i A[i, k] g[i,
     // j].

@@ -72,6 +72,33 @@ struct BuffersOnDevicePass
         gpu::MemcpyOp::create(rewriter, copy.getLoc(), /*asyncToken=*/Type(),
                               ValueRange(), copy.getTarget(), copy.getSource());
         rewriter.eraseOp(copy);
+      } else if (auto global = dyn_cast<memref::GetGlobalOp>(op)) {
+        // A constant (the seed of a gradient, a folded table) lives in host
+        // memory: kernels read a device copy of it, made where it was
+        // taken and freed before the function returns.
+        MemRefType type = global.getType();
+        if (!type.hasStaticShape()) {
+          global.emitOpError() << "has a dynamic shape; sezm cannot place it "
+                                  "in device memory";
+          return signalPassFailure();
+        }
+        bool returned =
+            llvm::any_of(global->getUsers(), llvm::IsaPred<func::ReturnOp>);
+        rewriter.setInsertionPointAfter(global);
+        auto device = gpu::AllocOp::create(
+            rewriter, global.getLoc(), type, /*asyncToken=*/Type(),
+            ValueRange(), ValueRange(), ValueRange(), /*hostShared=*/false);
+        rewriter.replaceAllUsesWith(global.getResult(), device.getMemref());
+        gpu::MemcpyOp::create(rewriter, global.getLoc(), /*asyncToken=*/Type(),
+                              ValueRange(), device.getMemref(),
+                              global.getResult());
+        if (!returned) {
+          rewriter.setInsertionPoint(
+              getOperation().getBody().front().getTerminator());
+          gpu::DeallocOp::create(rewriter, global.getLoc(),
+                                 /*asyncToken=*/Type(), ValueRange(),
+                                 device.getMemref());
+        }
       } else if (isa<memref::LoadOp, memref::StoreOp>(op)) {
         op->emitOpError()
             << "reads or writes a device buffer from host code; the loop "

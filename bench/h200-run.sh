@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# One call on the GPU machine (which has no MLIR): unpacks the standalone
+# tools carried in gpu-run/standalone (see docs/performance.md for how they
+# are built), then runs the steps named on the command line:
+#   demo        the water demo's energy and forces through sezm-run on the GPU
+#               with --verify against the CPU
+#   cases       the execution tests' cases through sezm-run --device gpu
+#               --verify (test/GPU/verify-cases.sh)
+#   bench:N,..  bench/so2-bench.sh at those atom counts (--no-compile unless
+#               bench-compile:N,..)
+#   ncu:N       an Nsight Compute profile of sezm's SO(2) kernels at N atoms
+# Logs go to $OUT (or /tmp/h200-out).
+#   h200-run.sh STEP...
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tools=$root/gpu-run/standalone
+out=${OUT:-/tmp/h200-out}
+mkdir -p "$out"
+for packed in "$tools"/bin/*.xz; do
+  [ -e "$packed" ] || continue
+  xz -d -k -f "$packed" 2>/dev/null ||
+    python3 -c "import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[1][:-3], 'wb'))" "$packed"
+done
+chmod +x "$tools"/bin/*
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
+status=0
+for step in "$@"; do
+  echo "=== $step"
+  case $step in
+    demo)
+      work=/tmp/demo-weights
+      python3 "$root/examples/water/make_weights.py" "$work"
+      "$tools/bin/sezm-run" "$root/examples/water/model.mlir" \
+        --forces-of energy --structure "$root/examples/water/water-box.xyz" \
+        --cutoff 6 --species H,O --input embedding="$work/embedding.npy" \
+        --input radial_to_kernel="$work/radial_to_kernel.npy" \
+        --input channel_basis="$work/channel_basis.npy" \
+        --device gpu --verify --bench 20 2>&1 | tee "$out/demo.log" || status=1
+      ;;
+    cases)
+      rm -rf /tmp/cases
+      SEZM_GPU_CASES=/tmp/cases "$tools/bin/SeZMExecutionTests" \
+        > "$out/cases-cpu.log" 2>&1 || { status=1; tail -20 "$out/cases-cpu.log"; }
+      python3 "$root/test/GPU/split-cases.py" /tmp/cases
+      bash "$root/test/GPU/verify-cases.sh" /tmp/cases "$tools/bin/sezm-run" \
+        2e-5 1e-6 "$(nproc)" > "$out/cases.log" 2>&1 || status=1
+      grep -v "^ok" "$out/cases.log" | tail -40
+      ;;
+    bench:* | bench-compile:*)
+      sizes=${step#*:}
+      compile=--no-compile
+      [ "${step%%:*}" = bench-compile ] && compile=
+      bash "$root/bench/so2-bench.sh" "$root/gpu-run/so2_kernels.so" \
+        "$tools/bin" --deepmd "$root/gpu-run/deepmd" $compile ${sizes//,/ } \
+        2>&1 | tee "$out/bench-${sizes//,/-}.log" || status=1
+      ;;
+    ncu:*)
+      atoms=${step#ncu:}
+      ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+      work=/tmp/so2-ncu
+      "$tools/bin/make-so2-workload" "$atoms" "$work" > /dev/null
+      for entry in rotate_mix fused_backward; do
+        inputs=(x src wigner kc cb)
+        [ $entry = fused_backward ] &&
+          inputs=(grad x src wigner kc cb src_order src_rowptr)
+        args=()
+        for name in "${inputs[@]}"; do args+=(--input "$name=$work/$name.npy"); done
+        "$ncu" --clock-control none --target-processes all --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:rotate_mix \
+          "$tools/bin/sezm-exec" "$root/gpu-run/so2_kernels.so" \
+          --entry $entry "${args[@]}" > "$out/ncu-$entry.txt" 2>&1 || status=1
+        grep -E "Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|L1/TEX Hit|L2 Hit|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A" "$out/ncu-$entry.txt" | head -30
+      done
+      rm -rf "$work"
+      ;;
+    *) echo "unknown step $step"; status=2 ;;
+  esac
+done
+exit $status
