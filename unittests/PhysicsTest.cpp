@@ -1,9 +1,11 @@
 //===- PhysicsTest.cpp - symmetries of energy and forces ------------------===//
 //
-// A two-block SO(2) message-passing energy (Wigner-D from the edge vectors,
-// radial kernels, envelope aggregation), its forces by sezm-autodiff, on
-// graphs that sezm's neighbour list builds from periodic structures, run on
-// the CPU in f64. Checks the physics a potential must have:
+// Two energies, their forces by sezm-autodiff, on graphs that sezm's
+// neighbour list builds from periodic structures, run on the CPU in f64: a
+// small two-block SO(2) message-passing energy (Wigner-D from the edge
+// vectors, radial kernels, envelope aggregation), and SeZM-min
+// (examples/sezm-min/model.mlir, read as f64, with the weights the build
+// makes from their seed). Checks the physics a potential must have:
 //  - a rotation of the structure (and its cell) leaves the energy and
 //    rotates the forces;
 //  - translating the atoms, or permuting them, leaves the energy (the forces
@@ -16,12 +18,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "ForcesProgram.h"
+#include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Structure.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <map>
 #include <random>
+#include <regex>
+#include <sstream>
 
 using namespace mlir;
 using sezmrt::ElementType;
@@ -93,7 +100,24 @@ func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
 }
 )mlir";
 
-constexpr double kCutoff = 4.0;
+/// SeZM-min as f64: every f32 of the model's text (types, constants,
+/// block arguments) becomes f64.
+std::string sezmMinAsF64() {
+  std::ifstream in(SEZM_MIN_MODEL);
+  std::stringstream text;
+  text << in.rdbuf();
+  return std::regex_replace(text.str(), std::regex("f32"), "f64");
+}
+
+/// What each model reads besides the positions and the graph.
+struct Model {
+  std::string name;
+  double cutoff;
+  std::unique_ptr<mlir::sezm::CpuProgram> program;
+  /// Inputs by argument name that do not depend on the structure.
+  std::map<std::string, HostTensor> weights;
+  double embedding[2][8];
+};
 
 HostTensor vectors(const std::vector<Vec3> &rows) {
   return sezmrt::tensorFrom(ElementType::F64,
@@ -123,24 +147,59 @@ Matrix randomRotation(std::mt19937_64 &gen) {
       Vec3{2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}};
 }
 
-class Physics : public ::testing::Test {
-protected:
-  void SetUp() override {
-    program = ::sezm::testing::compileWithForces(context, energyModule);
-    ASSERT_TRUE(program);
-
-    std::mt19937_64 gen(5);
-    std::uniform_real_distribution<double> weight(-1, 1);
-    radialToKernel = HostTensor(ElementType::F64, {8, 25});
+/// Both models, compiled once for all tests (a JIT compile of SeZM-min
+/// with its forces takes seconds).
+Model &model(const std::string &name) {
+  // Never destroyed: the JIT's code and LLVM's own statics go away at exit
+  // in an order that destructors here cannot rely on.
+  static auto *contextOwner = new mlir::MLIRContext();
+  static auto *models = new std::map<std::string, Model>();
+  mlir::MLIRContext &context = *contextOwner;
+  auto [it, inserted] = models->try_emplace(name);
+  Model &m = it->second;
+  if (!inserted)
+    return m;
+  m.name = name;
+  std::mt19937_64 gen(5);
+  std::uniform_real_distribution<double> weight(-1, 1);
+  if (name == "toy") {
+    m.cutoff = 4.0;
+    m.program = ::sezm::testing::compileWithForces(context, energyModule);
+    HostTensor radialToKernel(ElementType::F64, {8, 25});
     for (int64_t i = 0; i < radialToKernel.numElements(); ++i)
       radialToKernel.data<double>()[i] = weight(gen);
-    channelBasis = HostTensor(ElementType::F64, {1, 8});
+    HostTensor channelBasis(ElementType::F64, {1, 8});
     for (int64_t i = 0; i < 8; ++i)
       channelBasis.data<double>()[i] = weight(gen);
-    for (auto &row : embedding)
+    m.weights["radial_to_kernel"] = radialToKernel;
+    m.weights["channel_basis"] = channelBasis;
+    for (auto &row : m.embedding)
       for (double &value : row)
         value = weight(gen);
+    return m;
+  }
+  m.cutoff = 6.0;
+  std::string source = sezmMinAsF64();
+  m.program = ::sezm::testing::compileWithForces(context, source.c_str());
+  std::map<std::string, HostTensor> stored;
+  std::string error;
+  EXPECT_TRUE(sezmrt::readSafetensors(SEZM_MIN_WEIGHTS, stored, error))
+      << error;
+  for (auto &[key, tensor] : stored) {
+    HostTensor wide(ElementType::F64, tensor.shape);
+    for (int64_t i = 0; i < tensor.numElements(); ++i)
+      wide.data<double>()[i] = tensor.at(i);
+    m.weights[key] = wide;
+  }
+  return m;
+}
 
+class Physics : public ::testing::TestWithParam<std::string> {
+protected:
+  void SetUp() override {
+    Model &m = model(GetParam());
+    ASSERT_TRUE(m.program);
+    std::mt19937_64 gen(5);
     // Six atoms of two species in a triclinic cell smaller than twice the
     // cutoff: atoms see several images of each other.
     structure.hasCell = true;
@@ -161,36 +220,51 @@ protected:
   }
 
   /// Energy and forces of a structure, the graph built by sezm's neighbour
-  /// list; the features are each species' embedding in row l = 0.
+  /// list; the inputs bound by argument name.
   std::pair<double, std::vector<Vec3>> run(const Structure &s,
                                            bool forces = true) {
+    Model &m = model(GetParam());
     NeighbourGraph graph;
     std::string error;
-    EXPECT_TRUE(sezmrt::buildNeighbourGraph(s, kCutoff, graph, error)) << error;
+    EXPECT_TRUE(sezmrt::buildNeighbourGraph(s, m.cutoff, graph, error))
+        << error;
     int64_t atoms = s.positions.size();
+    std::map<std::string, HostTensor> named = m.weights;
+    named["positions"] = vectors(s.positions);
+    named["shift"] = vectors(graph.shift);
+    named["src"] = ::sezm::testing::int64Tensor(graph.src);
+    named["dst"] = ::sezm::testing::int64Tensor(graph.dst);
+    named["src_order"] = ::sezm::testing::int64Tensor(graph.srcOrder);
+    named["src_rowptr"] = ::sezm::testing::int64Tensor(graph.srcRowptr);
+    named["dst_order"] = ::sezm::testing::int64Tensor(graph.dstOrder);
+    named["dst_rowptr"] = ::sezm::testing::int64Tensor(graph.dstRowptr);
+    std::vector<int64_t> types;
+    for (const std::string &species : s.species)
+      types.push_back(species == "O");
+    named["types"] = ::sezm::testing::int64Tensor(types);
+    // The toy energy's features: each species' embedding in row l = 0.
     HostTensor features(ElementType::F64, {atoms, 16, 8});
     std::fill(features.bytes.begin(), features.bytes.end(), 0);
     for (int64_t a = 0; a < atoms; ++a)
       for (int c = 0; c < 8; ++c)
-        features.data<double>()[a * 128 + c] =
-            embedding[s.species[a] == "O"][c];
+        features.data<double>()[a * 128 + c] = m.embedding[types[a]][c];
+    named["features"] = features;
     HostTensor isd(ElementType::F64, {atoms});
     for (int64_t a = 0; a < atoms; ++a)
       isd.data<double>()[a] = 0.2;
-    std::vector<HostTensor> inputs = {
-        vectors(s.positions),
-        vectors(graph.shift),
-        ::sezm::testing::int64Tensor(graph.src),
-        ::sezm::testing::int64Tensor(graph.dst),
-        ::sezm::testing::int64Tensor(graph.srcOrder),
-        ::sezm::testing::int64Tensor(graph.srcRowptr),
-        ::sezm::testing::int64Tensor(graph.dstOrder),
-        ::sezm::testing::int64Tensor(graph.dstRowptr),
-        features,
-        radialToKernel,
-        channelBasis,
-        isd};
-    auto out = program->run(forces ? "energy_forces" : "energy", inputs);
+    named["inv_sqrt_deg"] = isd;
+
+    std::string entry = forces ? "energy_forces" : "energy";
+    std::vector<HostTensor> inputs;
+    for (const auto &port : m.program->signature(entry)->arguments) {
+      auto given = named.find(port.name);
+      if (given == named.end()) {
+        ADD_FAILURE() << "no input for argument '" << port.name << "'";
+        return {NAN, {}};
+      }
+      inputs.push_back(given->second);
+    }
+    auto out = m.program->run(entry, inputs);
     if (!out) {
       ADD_FAILURE() << llvm::toString(out.takeError());
       return {NAN, {}};
@@ -211,14 +285,10 @@ protected:
     return m;
   }
 
-  MLIRContext context;
-  std::unique_ptr<mlir::sezm::CpuProgram> program;
-  HostTensor radialToKernel, channelBasis;
-  double embedding[2][8];
   Structure structure;
 };
 
-TEST_F(Physics, RotationLeavesEnergyAndRotatesForces) {
+TEST_P(Physics, RotationLeavesEnergyAndRotatesForces) {
   auto [energy, forces] = run(structure);
   ASSERT_GT(largest(forces), 1e-3) << "a flat energy would prove nothing";
   std::mt19937_64 gen(17);
@@ -240,7 +310,7 @@ TEST_F(Physics, RotationLeavesEnergyAndRotatesForces) {
   }
 }
 
-TEST_F(Physics, TranslationAndPermutationLeaveEnergy) {
+TEST_P(Physics, TranslationAndPermutationLeaveEnergy) {
   auto [energy, forces] = run(structure);
   Structure moved = structure;
   for (Vec3 &r : moved.positions)
@@ -266,7 +336,7 @@ TEST_F(Physics, TranslationAndPermutationLeaveEnergy) {
                   1e-10 * largest(forces));
 }
 
-TEST_F(Physics, SupercellDoublesEnergyAndRepeatsForces) {
+TEST_P(Physics, SupercellDoublesEnergyAndRepeatsForces) {
   auto [energy, forces] = run(structure);
   Structure doubled = structure;
   doubled.cell[0] = {2 * structure.cell[0][0], 2 * structure.cell[0][1],
@@ -289,7 +359,7 @@ TEST_F(Physics, SupercellDoublesEnergyAndRepeatsForces) {
     }
 }
 
-TEST_F(Physics, ForcesMatchFiniteDifferencesWithTheGraphRebuilt) {
+TEST_P(Physics, ForcesMatchFiniteDifferencesWithTheGraphRebuilt) {
   auto [energy, forces] = run(structure);
   const double h = 1e-5;
   for (size_t a = 0; a < structure.positions.size(); ++a)
@@ -303,5 +373,10 @@ TEST_F(Physics, ForcesMatchFiniteDifferencesWithTheGraphRebuilt) {
           << "atom " << a << ", component " << d;
     }
 }
+
+INSTANTIATE_TEST_SUITE_P(Models, Physics, ::testing::Values("toy", "sezm_min"),
+                         [](const ::testing::TestParamInfo<std::string> &info) {
+                           return info.param;
+                         });
 
 } // namespace

@@ -316,14 +316,29 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     add(o.getOperand(), arith::MulFOp::create(b, loc, g, o.getResult()));
     return success();
   }
+  if (auto o = dyn_cast<math::TanhOp>(op)) {
+    // t = tanh(x): dx = g (1 - t^2) = g - g t^2, which stays finite where
+    // the exp form of a sigmoid overflows.
+    Value t = o.getResult();
+    Value gtt =
+        arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, g, t), t);
+    add(o.getOperand(), arith::SubFOp::create(b, loc, g, gtt));
+    return success();
+  }
   if (auto o = dyn_cast<math::RsqrtOp>(op)) {
     // r = x^(-1/2): dx = -g r^3 / 2.
     Value r = o.getResult();
-    Type element = getElementTypeOrSelf(r.getType());
-    Value half = arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(cast<ShapedType>(r.getType()),
-                               b.getFloatAttr(element, -0.5)));
+    auto type = cast<RankedTensorType>(r.getType());
+    SmallVector<Value> sizes;
+    for (int64_t axis = 0; axis < type.getRank(); ++axis)
+      if (type.isDynamicDim(axis))
+        sizes.push_back(tensor::DimOp::create(b, loc, r, axis));
+    Value minusHalf = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(type.getElementType(), -0.5));
+    Value half = linalg::FillOp::create(
+                     b, loc, minusHalf,
+                     tensor::EmptyOp::create(b, loc, type, sizes).getResult())
+                     .getResult(0);
     Value cube =
         arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, r, r), r);
     add(o.getOperand(),

@@ -35,6 +35,10 @@ typedef struct {
 
 typedef struct sezm_model sezm_model;
 
+/* 1 when a CUDA driver and a GPU can be used; 0 otherwise, with
+ * sezm_last_error() saying why ("no CUDA driver: ..."). */
+int sezm_gpu_available(void);
+
 /* Why the last failing call on this thread failed. */
 const char *sezm_last_error(void);
 

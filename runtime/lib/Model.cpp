@@ -92,6 +92,13 @@ extern "C" {
 
 const char *sezm_last_error(void) { return lastError.c_str(); }
 
+int sezm_gpu_available(void) {
+  CudaDriver &d = driver();
+  if (!d.ensure())
+    return failWith(d.error(), 0);
+  return 1;
+}
+
 sezm_model *sezm_model_open(const char *path) {
   if (!path)
     return failWith("sezm_model_open: no path", nullptr);

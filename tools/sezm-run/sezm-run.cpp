@@ -12,6 +12,7 @@
 #include "SeZM/Execution/GpuCompiler.h"
 #include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Npy.h"
+#include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Structure.h"
 #include "SeZM/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -45,7 +46,7 @@ namespace cl = llvm::cl;
 
 static cl::OptionCategory category("sezm-run options");
 
-static cl::opt<std::string> modulePath(cl::Positional, cl::Required,
+static cl::opt<std::string> modulePath(cl::Positional, cl::Optional,
                                        cl::desc("<module.mlir>"),
                                        cl::cat(category));
 static cl::opt<std::string>
@@ -57,6 +58,12 @@ static cl::list<std::string>
            cl::desc("Bind an argument to a .npy file (float32, float64, "
                     "int32 or int64, C order); repeat for each argument"),
            cl::value_desc("name=file.npy"), cl::cat(category));
+static cl::opt<std::string>
+    weightsPath("weights",
+                cl::desc("Bind each tensor of a safetensors file to the "
+                         "argument of the same name; every tensor must name "
+                         "an argument"),
+                cl::value_desc("file.safetensors"), cl::cat(category));
 static cl::opt<std::string>
     outputDir("output-dir", cl::desc("Write each result to <dir>/<name>.npy"),
               cl::value_desc("dir"), cl::cat(category));
@@ -306,6 +313,39 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
 }
 #endif
 
+/// With no arguments: SeZM-min's energy, forces and virial on the bundled
+/// water box, on the GPU when one can be used, else on the CPU.
+static llvm::Error useBundledDemo() {
+  std::string model = SEZM_DEMO_DIR "/sezm-min/model.mlir";
+  std::string structure = SEZM_DEMO_DIR "/water/water-box.xyz";
+  std::string weights = SEZM_DEMO_WEIGHTS;
+  for (const std::string &path : {model, structure, weights})
+    if (!llvm::sys::fs::exists(path))
+      return llvm::createStringError(
+          "the bundled demo needs " + path +
+          " (the weights are made by the build: cmake --build <build dir>)");
+  modulePath = model;
+  structurePath = structure;
+  weightsPath = weights;
+  cutoff = 6.0;
+  species.push_back("H");
+  species.push_back("O");
+  forcesOf = "energy";
+  device = "cpu";
+  std::string why = "this build of sezm-run has no GPU runtime";
+#ifdef SEZM_HAVE_GPU_RUNTIME
+  if (sezm_gpu_available())
+    device = "gpu";
+  else
+    why = sezm_last_error();
+#endif
+  llvm::outs() << "sezm-run: the bundled demo, SeZM-min (" << model << ") on "
+               << structure << ", on the "
+               << (device == "gpu" ? "GPU" : "CPU (no GPU: " + why + ")")
+               << "\n";
+  return llvm::Error::success();
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -321,6 +361,13 @@ int main(int argc, char **argv) {
       "against what its sezm ops require (graph sizes that agree, node\n"
       "indices in range, valid CSR arrays) before anything runs.\n");
 
+  if (modulePath.empty()) {
+    if (argc > 1)
+      return fail("no module given (sezm-run with no arguments at all runs "
+                  "the bundled demo)");
+    if (llvm::Error error = useBundledDemo())
+      return fail(std::move(error));
+  }
   if (device != "cpu" && device != "gpu")
     return fail("--device " + device + ": expected cpu or gpu");
   bool useGpu = device == "gpu" || verifyOnBoth;
@@ -392,6 +439,24 @@ int main(int argc, char **argv) {
   } else if (!species.empty() || cutoff != 0) {
     return fail("--cutoff and --species go with --structure");
   }
+  std::map<std::string, sezmrt::HostTensor> weights;
+  if (!weightsPath.empty()) {
+    if (!sezmrt::readSafetensors(weightsPath, weights, error))
+      return fail(error);
+    for (const auto &weight : weights) {
+      const std::string &name = weight.first;
+      auto known = llvm::find_if(signature->arguments, [&](const auto &port) {
+        return port.name == name;
+      });
+      if (known == signature->arguments.end())
+        return fail(weightsPath + ": weight '" + name +
+                    "' is no argument of @" + signature->function +
+                    " (a misspelt name?)");
+      if (bound.count(name) || fromStructure.count(name))
+        return fail("argument '" + name + "' is bound by --weights and by " +
+                    (bound.count(name) ? "--input" : "--structure"));
+    }
+  }
   std::vector<sezmrt::HostTensor> tensors;
   for (const auto &port : signature->arguments) {
     auto given = fromStructure.find(port.name);
@@ -399,10 +464,18 @@ int main(int argc, char **argv) {
       tensors.push_back(std::move(given->second));
       continue;
     }
+    auto weight = weights.find(port.name);
+    if (weight != weights.end()) {
+      tensors.push_back(std::move(weight->second));
+      continue;
+    }
     auto it = bound.find(port.name);
     if (it == bound.end())
       return fail("missing --input for argument " + port.describe() + " of @" +
-                  signature->function);
+                  signature->function +
+                  (weightsPath.empty()
+                       ? ""
+                       : " (" + weightsPath + " has no tensor of that name)"));
     sezmrt::HostTensor tensor;
     if (!sezmrt::readNpy(it->second, tensor, error))
       return fail("input '" + port.name + "': " + error);

@@ -33,11 +33,15 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
   // Elementwise arith on tensors (residual adds, scaling) becomes linalg so
   // that it bufferizes.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addPass(createCanonicalizerPass());
   if (forGpu)
     pm.addPass(createConvertSeZMToGPUKernels());
   pm.addPass(createConvertSeZMToLoops());
-  pm.addPass(createCanonicalizerPass());
-
+  // No canonicalization until bufferization has run: it would fold a
+  // kernel's to_buffer of another kernel's to_tensor result into the raw
+  // buffer, whose reads One-Shot Bufferize then no longer sees, and an op
+  // between the two kernels could be done in place over values still to be
+  // read (an envelope overwritten by its square, in SeZM-min's degree norm).
   pm.addNestedPass<func::FuncOp>(createInputsReadOnly());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

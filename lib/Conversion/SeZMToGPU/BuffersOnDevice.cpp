@@ -2,6 +2,7 @@
 
 #include "SeZM/Conversion/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -99,6 +100,19 @@ struct BuffersOnDevicePass
                                  /*asyncToken=*/Type(), ValueRange(),
                                  device.getMemref());
         }
+      } else if (auto store = dyn_cast<memref::StoreOp>(op);
+                 store && store.getMemRefType().getRank() == 0) {
+        // A scalar buffer's fill (the init of a sum) has no loop to map: it
+        // runs as a one-thread kernel.
+        Location loc = store.getLoc();
+        Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+        auto launch =
+            gpu::LaunchOp::create(rewriter, loc, one, one, one, one, one, one);
+        rewriter.setInsertionPointToStart(&launch.getBody().front());
+        memref::StoreOp::create(rewriter, loc, store.getValue(),
+                                store.getMemRef(), ValueRange());
+        gpu::TerminatorOp::create(rewriter, loc);
+        rewriter.eraseOp(store);
       } else if (isa<memref::LoadOp, memref::StoreOp>(op)) {
         op->emitOpError()
             << "reads or writes a device buffer from host code; the loop "
