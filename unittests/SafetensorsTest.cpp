@@ -49,8 +49,8 @@ std::string errorOf(const std::string &bytes) {
 TEST(Safetensors, ReadsTensorsByName) {
   std::map<std::string, HostTensor> tensors;
   std::string error;
-  ASSERT_TRUE(parseSafetensors(
-      file(goodHeader, floats({1, 2, 3, 4, 5})), tensors, error))
+  ASSERT_TRUE(parseSafetensors(file(goodHeader, floats({1, 2, 3, 4, 5})),
+                               tensors, error))
       << error;
   ASSERT_EQ(tensors.size(), 2u);
   EXPECT_EQ(tensors["a"].shape, (std::vector<int64_t>{2, 1}));

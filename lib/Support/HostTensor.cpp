@@ -2,6 +2,7 @@
 
 #include "SeZM/Support/HostTensor.h"
 
+#include <fstream>
 #include <sstream>
 
 using namespace sezmrt;
@@ -71,4 +72,17 @@ std::string HostTensor::describe() const {
     os << ",";
   os << ")";
   return os.str();
+}
+
+bool sezmrt::readFileBytes(const std::string &path, std::string &bytes,
+                           std::string &error) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    error = path + ": cannot open the file";
+    return false;
+  }
+  std::ostringstream contents;
+  contents << file.rdbuf();
+  bytes = contents.str();
+  return true;
 }

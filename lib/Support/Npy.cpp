@@ -170,14 +170,10 @@ bool sezmrt::parseNpy(const std::string &bytes, HostTensor &tensor,
 
 bool sezmrt::readNpy(const std::string &path, HostTensor &tensor,
                      std::string &error) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    error = path + ": cannot open file";
+  std::string bytes;
+  if (!readFileBytes(path, bytes, error))
     return false;
-  }
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  if (!parseNpy(contents.str(), tensor, error)) {
+  if (!parseNpy(bytes, tensor, error)) {
     error = path + ": " + error;
     return false;
   }

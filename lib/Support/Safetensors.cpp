@@ -3,9 +3,7 @@
 #include "SeZM/Support/Safetensors.h"
 
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <vector>
 
 using namespace sezmrt;
@@ -302,14 +300,10 @@ bool sezmrt::parseSafetensors(const std::string &bytes,
 bool sezmrt::readSafetensors(const std::string &path,
                              std::map<std::string, HostTensor> &tensors,
                              std::string &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = path + ": cannot open the file";
+  std::string bytes;
+  if (!readFileBytes(path, bytes, error))
     return false;
-  }
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (!parseSafetensors(contents.str(), tensors, error)) {
+  if (!parseSafetensors(bytes, tensors, error)) {
     error = path + ": " + error;
     return false;
   }

@@ -2,11 +2,12 @@
 
 #include "SeZM/Support/Structure.h"
 
+#include "SeZM/Support/HostTensor.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <numeric>
 #include <sstream>
 
@@ -291,14 +292,10 @@ std::vector<double> sezmrt::flatten(const std::vector<Vec3> &rows) {
 
 bool sezmrt::readExtendedXyz(const std::string &path, Structure &out,
                              std::string &error) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) {
-    error = path + ": cannot open the file";
+  std::string text;
+  if (!readFileBytes(path, text, error))
     return false;
-  }
-  std::stringstream text;
-  text << file.rdbuf();
-  return parseExtendedXyz(text.str(), path, out, error);
+  return parseExtendedXyz(text, path, out, error);
 }
 
 namespace {

@@ -22,6 +22,11 @@ size_t elementSize(ElementType type);
 /// "float32", "float64", "int32", "int64".
 const char *elementTypeName(ElementType type);
 
+/// Reads a whole file; on failure returns false and sets `error` to
+/// "<path>: cannot open the file".
+bool readFileBytes(const std::string &path, std::string &bytes,
+                   std::string &error);
+
 /// A C-ordered dense array.
 struct HostTensor {
   ElementType type = ElementType::F32;

@@ -69,7 +69,7 @@
 // ENDIAN: error: input 'x': {{.*}}big_endian.npy: unsupported element type '>f4' (expected little-endian float32, float64, int32 or int64)
 
 // RUN: not sezm-run %s --entry main --input x=%t/nowhere.npy 2>&1 | FileCheck %s --check-prefix=NOFILE
-// NOFILE: error: input 'x': {{.*}}nowhere.npy: cannot open file
+// NOFILE: error: input 'x': {{.*}}nowhere.npy: cannot open the file
 
 // RUN: not sezm-run %s --entry nothing 2>&1 | FileCheck %s --check-prefix=ENTRY
 // ENTRY: error: no function 'nothing' in the module (public functions: main, narrow)
