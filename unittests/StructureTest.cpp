@@ -185,6 +185,18 @@ TEST(NeighbourGraph, RejectsBadRequests) {
   EXPECT_FALSE(buildNeighbourGraph(s, 1.0, g, error));
   EXPECT_EQ(error,
             "the cell is degenerate (its lattice vectors span no volume)");
+  // Nearly flat (the fuzzer's hang: millions of images per atom) is
+  // refused too; a huge cell is a coarse grid, not a huge one.
+  s.cell = {Vec3{4, 0.01, 0}, Vec3{0.5, 601, 0.5}, Vec3{4, 0, 0}};
+  EXPECT_FALSE(buildNeighbourGraph(s, 2.5, g, error));
+  EXPECT_EQ(error.rfind("the cell is too thin for the cutoff", 0), 0u) << error;
+  s.cell = {Vec3{1e12, 0, 0}, Vec3{0, 1e12, 0}, Vec3{0, 0, 1e12}};
+  EXPECT_TRUE(buildNeighbourGraph(s, 2.5, g, error)) << error;
+  EXPECT_EQ(g.src.size(), 0u);
+  s.cell = {Vec3{5, 0, 0}, Vec3{0, 5, 0}, Vec3{0, 0, 5}};
+  s.positions = {{0, NAN, 0}};
+  EXPECT_FALSE(buildNeighbourGraph(s, 2.5, g, error));
+  EXPECT_EQ(error, "atom 1 has a coordinate that is not a finite number");
 }
 
 TEST(ExtendedXyz, ReadsCellSpeciesAndPositions) {

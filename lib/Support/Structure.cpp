@@ -322,6 +322,19 @@ bool sezmrt::buildNeighbourGraph(const Structure &structure, double cutoff,
     error = "a periodic structure needs a cell";
     return false;
   }
+  for (size_t a = 0; a < structure.positions.size(); ++a)
+    for (double v : structure.positions[a])
+      if (!std::isfinite(v)) {
+        error = "atom " + std::to_string(a + 1) +
+                " has a coordinate that is not a finite number";
+        return false;
+      }
+  for (const Vec3 &vector : structure.cell)
+    for (double v : vector)
+      if (structure.hasCell && !std::isfinite(v)) {
+        error = "the cell has a component that is not a finite number";
+        return false;
+      }
   // Fractional coordinates in the cell (or Cartesian ones without a cell,
   // where nothing is periodic and one bin holds every atom).
   std::array<Vec3, 3> cell = structure.cell;
@@ -340,7 +353,13 @@ bool sezmrt::buildNeighbourGraph(const Structure &structure, double cutoff,
     for (int d = 0; d < 3; ++d)
       reciprocal[k][d] = c[d] / volume;
   }
+  // A bin per cutoff of cell height (at most kMaxBins per axis, so that a
+  // huge cell does not make a huge grid), searched kMaxReach bins each way
+  // at most: a cell much thinner than the cutoff would need more periodic
+  // images than any real structure, and is refused.
+  constexpr int64_t kMaxBins = 64, kMaxSearch = 1000000;
   std::array<int64_t, 3> bins, reach;
+  int64_t searched = 1;
   for (int k = 0; k < 3; ++k) {
     if (!structure.pbc[k]) {
       bins[k] = 1;
@@ -349,8 +368,26 @@ bool sezmrt::buildNeighbourGraph(const Structure &structure, double cutoff,
     }
     double spacing =
         std::abs(volume) / norm(cross(cell[(k + 1) % 3], cell[(k + 2) % 3]));
-    bins[k] = std::max<int64_t>(1, static_cast<int64_t>(spacing / cutoff));
-    reach[k] = static_cast<int64_t>(cutoff * bins[k] / spacing) + 1;
+    bins[k] = std::max<int64_t>(
+        1, static_cast<int64_t>(
+               std::min(spacing / cutoff, static_cast<double>(kMaxBins))));
+    double need = cutoff * bins[k] / spacing + 1;
+    if (!(need <= kMaxSearch)) {
+      error = "the cell is too thin for the cutoff: its height along lattice "
+              "vector " +
+              std::to_string(k + 1) + " is " + std::to_string(spacing) +
+              " A against a cutoff of " + std::to_string(cutoff) + " A";
+      return false;
+    }
+    reach[k] = static_cast<int64_t>(need);
+    searched *= 2 * reach[k] + 1;
+    if (searched > kMaxSearch) {
+      error = "the cell is too thin for the cutoff: an atom would see over " +
+              std::to_string(kMaxSearch) +
+              " periodic cells within it (cell heights against a cutoff of " +
+              std::to_string(cutoff) + " A)";
+      return false;
+    }
   }
   // Each atom wrapped into the cell along periodic axes, its bin, and the
   // Cartesian shift the wrap applied.

@@ -1,0 +1,43 @@
+//===- Targets.cpp - the loaders sezm fuzzes ------------------------------===//
+
+#include "Targets.h"
+
+#include "SeZM/Support/Npy.h"
+#include "SeZM/Support/Safetensors.h"
+#include "SeZM/Support/Structure.h"
+
+using namespace sezmrt;
+
+void sezm::fuzz::safetensors(const uint8_t *data, size_t size) {
+  std::map<std::string, HostTensor> tensors;
+  std::string error;
+  parseSafetensors(std::string(reinterpret_cast<const char *>(data), size),
+                   tensors, error);
+}
+
+void sezm::fuzz::npy(const uint8_t *data, size_t size) {
+  HostTensor tensor;
+  std::string error;
+  parseNpy(std::string(reinterpret_cast<const char *>(data), size), tensor,
+           error);
+}
+
+void sezm::fuzz::extendedXyz(const uint8_t *data, size_t size) {
+  Structure structure;
+  std::string error;
+  if (!parseExtendedXyz(std::string(reinterpret_cast<const char *>(data), size),
+                        "fuzz.xyz", structure, error))
+    return;
+  NeighbourGraph graph;
+  buildNeighbourGraph(structure, 2.5, graph, error);
+}
+
+sezm::fuzz::Target sezm::fuzz::targetNamed(const std::string &name) {
+  if (name == "safetensors")
+    return safetensors;
+  if (name == "npy")
+    return npy;
+  if (name == "xyz")
+    return extendedXyz;
+  return nullptr;
+}
