@@ -229,7 +229,7 @@ protected:
     EXPECT_TRUE(sezmrt::buildNeighbourGraph(s, m.cutoff, graph, error))
         << error;
     int64_t atoms = s.positions.size();
-    std::map<std::string, HostTensor> named = m.weights;
+    std::map<std::string, HostTensor> named;
     named["positions"] = vectors(s.positions);
     named["shift"] = vectors(graph.shift);
     named["src"] = ::sezm::testing::int64Tensor(graph.src);
@@ -242,23 +242,25 @@ protected:
     for (const std::string &species : s.species)
       types.push_back(species == "O");
     named["types"] = ::sezm::testing::int64Tensor(types);
-    // The toy energy's features: each species' embedding in row l = 0.
-    HostTensor features(ElementType::F64, {atoms, 16, 8});
-    std::fill(features.bytes.begin(), features.bytes.end(), 0);
-    for (int64_t a = 0; a < atoms; ++a)
-      for (int c = 0; c < 8; ++c)
-        features.data<double>()[a * 128 + c] = m.embedding[types[a]][c];
-    named["features"] = features;
-    HostTensor isd(ElementType::F64, {atoms});
-    for (int64_t a = 0; a < atoms; ++a)
-      isd.data<double>()[a] = 0.2;
-    named["inv_sqrt_deg"] = isd;
+    if (m.name == "toy") {
+      // Its features: each species' embedding in row l = 0; a fixed norm.
+      HostTensor features(ElementType::F64, {atoms, 16, 8});
+      std::fill(features.bytes.begin(), features.bytes.end(), 0);
+      for (int64_t a = 0; a < atoms; ++a)
+        for (int c = 0; c < 8; ++c)
+          features.data<double>()[a * 128 + c] = m.embedding[types[a]][c];
+      named["features"] = features;
+      named["inv_sqrt_deg"] = sezmrt::tensorFrom(
+          ElementType::F64, {atoms}, std::vector<double>(atoms, 0.2));
+    }
 
     std::string entry = forces ? "energy_forces" : "energy";
     std::vector<HostTensor> inputs;
     for (const auto &port : m.program->signature(entry)->arguments) {
-      auto given = named.find(port.name);
-      if (given == named.end()) {
+      const std::map<std::string, HostTensor> &from =
+          named.count(port.name) ? named : m.weights;
+      auto given = from.find(port.name);
+      if (given == from.end()) {
         ADD_FAILURE() << "no input for argument '" << port.name << "'";
         return {NAN, {}};
       }

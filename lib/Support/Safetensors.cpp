@@ -111,65 +111,55 @@ private:
     ++position; // the closing quote
     return true;
   }
+  /// Consumes `c` (after spaces) if it is next.
+  bool accept(char c) {
+    skipSpace();
+    if (position >= text.size() || text[position] != c)
+      return false;
+    ++position;
+    return true;
+  }
+  /// Items separated by ',' up to `close`, the opening bracket consumed.
+  template <typename Item>
+  bool parseItems(char close, const char *what, Item item) {
+    ++position;
+    if (accept(close))
+      return true;
+    do {
+      if (!item())
+        return false;
+    } while (accept(','));
+    if (accept(close))
+      return true;
+    return fail(std::string("expected ',' or '") + close + "' in " + what);
+  }
   bool parseObject(Value &value, int depth) {
     value.kind = Value::Kind::Object;
-    ++position;
-    skipSpace();
-    if (position < text.size() && text[position] == '}') {
-      ++position;
-      return true;
-    }
-    while (true) {
+    return parseItems('}', "an object", [&] {
       skipSpace();
       if (position >= text.size() || text[position] != '"')
         return fail("expected a quoted name in an object");
       std::string key;
       if (!parseString(key))
         return false;
-      skipSpace();
-      if (position >= text.size() || text[position] != ':')
+      if (!accept(':'))
         return fail("expected ':' after \"" + key + "\"");
-      ++position;
       Value member;
       if (!parseValue(member, depth + 1))
         return false;
       value.members.emplace_back(key, std::move(member));
-      skipSpace();
-      if (position < text.size() && text[position] == ',') {
-        ++position;
-        continue;
-      }
-      if (position < text.size() && text[position] == '}') {
-        ++position;
-        return true;
-      }
-      return fail("expected ',' or '}' in an object");
-    }
+      return true;
+    });
   }
   bool parseArray(Value &value, int depth) {
     value.kind = Value::Kind::Array;
-    ++position;
-    skipSpace();
-    if (position < text.size() && text[position] == ']') {
-      ++position;
-      return true;
-    }
-    while (true) {
+    return parseItems(']', "an array", [&] {
       Value element;
       if (!parseValue(element, depth + 1))
         return false;
       value.elements.push_back(std::move(element));
-      skipSpace();
-      if (position < text.size() && text[position] == ',') {
-        ++position;
-        continue;
-      }
-      if (position < text.size() && text[position] == ']') {
-        ++position;
-        return true;
-      }
-      return fail("expected ',' or ']' in an array");
-    }
+      return true;
+    });
   }
 
   const std::string &text;

@@ -103,9 +103,11 @@ public:
   Value edgeGrad, edgeVectors;
 
 private:
+  /// An uninitialized tensor of the shape and type of `like`.
+  Value emptyLike(Value like);
   Value contract(Value a, Value c, AffineMap aMap, AffineMap cMap,
                  AffineMap outMap, ArrayRef<utils::IteratorType> iterators,
-                 RankedTensorType outType, ValueRange dynamicSizes);
+                 Value outLike);
 
   func::FuncOp func;
   OpBuilder &b;
@@ -114,15 +116,20 @@ private:
   llvm::DenseMap<Value, Value> cotangents;
 };
 
+Value ReverseSweep::emptyLike(Value like) {
+  return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, like),
+                                 getElementTypeOrSelf(like.getType()));
+}
+
 Value ReverseSweep::contract(Value a, Value c, AffineMap aMap, AffineMap cMap,
                              AffineMap outMap,
                              ArrayRef<utils::IteratorType> iterators,
-                             RankedTensorType outType,
-                             ValueRange dynamicSizes) {
+                             Value outLike) {
+  auto outType = cast<RankedTensorType>(outLike.getType());
   Type element = outType.getElementType();
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
-  Value empty = tensor::EmptyOp::create(b, loc, outType, dynamicSizes);
-  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  Value init =
+      linalg::FillOp::create(b, loc, zero, emptyLike(outLike)).getResult(0);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{outType}, ValueRange{a, c}, ValueRange{init},
       ArrayRef<AffineMap>{aMap, cMap, outMap}, iterators,
@@ -328,17 +335,10 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
   if (auto o = dyn_cast<math::RsqrtOp>(op)) {
     // r = x^(-1/2): dx = -g r^3 / 2.
     Value r = o.getResult();
-    auto type = cast<RankedTensorType>(r.getType());
-    SmallVector<Value> sizes;
-    for (int64_t axis = 0; axis < type.getRank(); ++axis)
-      if (type.isDynamicDim(axis))
-        sizes.push_back(tensor::DimOp::create(b, loc, r, axis));
     Value minusHalf = arith::ConstantOp::create(
-        b, loc, b.getFloatAttr(type.getElementType(), -0.5));
-    Value half = linalg::FillOp::create(
-                     b, loc, minusHalf,
-                     tensor::EmptyOp::create(b, loc, type, sizes).getResult())
-                     .getResult(0);
+        b, loc, b.getFloatAttr(getElementTypeOrSelf(r.getType()), -0.5));
+    Value half =
+        linalg::FillOp::create(b, loc, minusHalf, emptyLike(r)).getResult(0);
     Value cube =
         arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, r, r), r);
     add(o.getOperand(),
@@ -354,16 +354,9 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     return success();
   }
   if (auto o = dyn_cast<tensor::CollapseShapeOp>(op)) {
-    RankedTensorType type = o.getSrcType();
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t axis = 0; axis < type.getRank(); ++axis)
-      sizes.push_back(
-          type.isDynamicDim(axis)
-              ? OpFoldResult(
-                    tensor::DimOp::create(b, loc, o.getSrc(), axis).getResult())
-              : OpFoldResult(b.getIndexAttr(type.getDimSize(axis))));
     add(o.getSrc(), tensor::ExpandShapeOp::create(
-                        b, loc, type, g, o.getReassociationIndices(), sizes));
+                        b, loc, o.getSrcType(), g, o.getReassociationIndices(),
+                        tensor::getMixedSizes(b, loc, o.getSrc())));
     return success();
   }
   if (auto o = dyn_cast<linalg::MatmulOp>(op)) {
@@ -375,15 +368,10 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     bindDims(ctx, i, k, j);
     auto par = utils::IteratorType::parallel;
     auto red = utils::IteratorType::reduction;
-    if (isActive(a)) {
-      SmallVector<Value> sizes;
-      if (cast<RankedTensorType>(a.getType()).isDynamicDim(0))
-        sizes.push_back(tensor::DimOp::create(b, loc, a, 0));
+    if (isActive(a))
       add(a, contract(g, bMat, AffineMap::get(3, 0, {i, j}, ctx),
                       AffineMap::get(3, 0, {k, j}, ctx),
-                      AffineMap::get(3, 0, {i, k}, ctx), {par, par, red},
-                      cast<RankedTensorType>(a.getType()), sizes));
-    }
+                      AffineMap::get(3, 0, {i, k}, ctx), {par, par, red}, a));
     if (isActive(bMat))
       return op->emitError()
              << "sezm-autodiff: no derivative rule for the right operand of "
@@ -399,11 +387,7 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
         o.getDimensions().size() != static_cast<size_t>(type.getRank()))
       return op->emitError() << "sezm-autodiff: only full sums to a scalar "
                                 "have a derivative rule";
-    SmallVector<Value> sizes;
-    for (int64_t axis = 0; axis < type.getRank(); ++axis)
-      if (type.isDynamicDim(axis))
-        sizes.push_back(tensor::DimOp::create(b, loc, input, axis));
-    Value empty = tensor::EmptyOp::create(b, loc, type, sizes);
+    Value empty = emptyLike(input);
     MLIRContext *ctx = b.getContext();
     auto spread = linalg::GenericOp::create(
         b, loc, TypeRange{type}, ValueRange{g}, ValueRange{empty},

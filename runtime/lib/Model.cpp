@@ -192,11 +192,9 @@ void sezm_model_release_outputs(sezm_model *model) {
   if (!model)
     return;
   model->hostOutputs.clear();
-  CudaDriver &d = driver();
   for (CUdeviceptr pointer : model->deviceOutputs)
     mgpuMemFree(reinterpret_cast<void *>(pointer), nullptr);
   model->deviceOutputs.clear();
-  (void)d;
 }
 
 int sezm_model_run(sezm_model *model, const char *entry,
@@ -330,10 +328,9 @@ int sezm_tensor_to_device(const sezm_tensor *host, sezm_tensor *device) {
   CudaDriver &d = driver();
   if (!d.ensure())
     return failWith(d.error(), 1);
-  HostTensor shapeOnly;
-  shapeOnly.type = toElementType(host->dtype);
-  shapeOnly.shape.assign(host->shape, host->shape + host->rank);
-  size_t bytes = shapeOnly.numElements() * elementSize(shapeOnly.type);
+  size_t bytes = elementSize(toElementType(host->dtype));
+  for (int axis = 0; axis < host->rank; ++axis)
+    bytes *= host->shape[axis];
   *device = *host;
   device->data = mgpuMemAlloc(bytes, nullptr, false);
   device->on_device = 1;
