@@ -4,6 +4,8 @@
 # are built), then runs the steps named on the command line:
 #   demo        the water demo's energy and forces through sezm-run on the GPU
 #               with --verify against the CPU
+#   sezm-min    SeZM-min's energy, forces and virial on the water box through
+#               sezm-run on the GPU, with --verify against the CPU
 #   cases       the execution tests' cases through sezm-run --device gpu
 #               --verify (test/GPU/verify-cases.sh)
 #   bench:N,..  bench/so2-bench.sh at those atom counts (--no-compile unless
@@ -37,6 +39,14 @@ for step in "$@"; do
         --input channel_basis="$work/channel_basis.npy" \
         --device gpu --verify --bench 20 2>&1 | tee "$out/demo.log" || status=1
       ;;
+    sezm-min)
+      python3 "$root/examples/sezm-min/make_weights.py" /tmp/sezm-min.safetensors
+      "$tools/bin/sezm-run" "$root/examples/sezm-min/model.mlir" \
+        --weights /tmp/sezm-min.safetensors --forces-of energy \
+        --structure "$root/examples/water/water-box.xyz" --cutoff 6 \
+        --species H,O --device gpu --verify --bench 20 2>&1 |
+        tee "$out/sezm-min.log" || status=1
+      ;;
     cases)
       rm -rf /tmp/cases
       SEZM_GPU_CASES=/tmp/cases "$tools/bin/SeZMExecutionTests" \
@@ -57,6 +67,9 @@ for step in "$@"; do
     ncu:*)
       atoms=${step#ncu:}
       ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+      "$ncu" --version | tail -1
+      # ncu talks to the profiled process over the loopback interface.
+      ip link set lo up 2>/dev/null || true
       work=/tmp/so2-ncu
       "$tools/bin/make-so2-workload" "$atoms" "$work" > /dev/null
       for entry in rotate_mix fused_backward; do
@@ -65,9 +78,14 @@ for step in "$@"; do
           inputs=(grad x src wigner kc cb src_order src_rowptr)
         args=()
         for name in "${inputs[@]}"; do args+=(--input "$name=$work/$name.npy"); done
-        "$ncu" --clock-control none --target-processes all --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:rotate_mix \
+        "$ncu" --clock-control none --target-processes application-only --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:rotate_mix \
           "$tools/bin/sezm-exec" "$root/gpu-run/so2_kernels.so" \
-          --entry $entry "${args[@]}" > "$out/ncu-$entry.txt" 2>&1 || status=1
+          --entry $entry "${args[@]}" > "$out/ncu-$entry.txt" 2>&1 || {
+          status=1
+          tail -5 "$out/ncu-$entry.txt"
+          echo "--- ncu on a PyTorch kernel, to tell ncu from sezm-exec:"
+          "$ncu" --clock-control none python3 -c "import torch; a = torch.ones(1 << 20, device='cuda'); print((a + a).sum().item())" 2>&1 | tail -8
+        }
         grep -E "Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|L1/TEX Hit|L2 Hit|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A" "$out/ncu-$entry.txt" | head -30
       done
       rm -rf "$work"

@@ -18,8 +18,12 @@ while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do
   esac
 done
 [ $# -gt 0 ] || set -- 4096
+# The workload (about 20 GB of .npy at N = 16384) is written to memory where
+# the machine has a tmpfs: through the disk it took minutes.
+scratch=/tmp
+[ -d /dev/shm ] && [ -w /dev/shm ] && scratch=/dev/shm
 for atoms in "$@"; do
-  work=/tmp/so2-workload-$atoms
+  work=$scratch/so2-workload-$atoms
   "$bin/make-so2-workload" "$atoms" "$work"
   python3 "$(dirname "$0")/so2_compare.py" --workload "$work" \
     --sezm-exec "$bin/sezm-exec" --library "$library" "${options[@]}"

@@ -231,6 +231,9 @@ def main():
     fwd_kernels, fwd_transient, _ = run_sezm(args, "rotate_mix",
                                         ["x", "src", "wigner", "kc", "cb"],
                                         sezm_dir + "-forward")
+    fm_kernels, fm_transient, _ = run_sezm(args, "rotate_mix_focus_major",
+                                           ["x", "src", "wigner", "kc", "cb"],
+                                           sezm_dir + "-focus-major")
     bwd_inputs = [
         "grad", "x", "src", "wigner", "kc", "cb", "src_order", "src_rowptr"
     ]
@@ -239,6 +242,7 @@ def main():
     unfused_kernels, unfused_transient, _ = run_sezm(args, "unfused_backward",
                                                 bwd_inputs)
     for entry, kernels in [("rotate_mix", fwd_kernels),
+                           ("rotate_mix_focus_major", fm_kernels),
                            ("fused_backward", fused_kernels),
                            ("unfused_backward", unfused_kernels)]:
         print(f"sezm @{entry} kernels (median ms): " +
@@ -264,6 +268,18 @@ def main():
     rows = []
     rows.append(("rotate_mix forward", "sezm", kernel_sum(fwd_kernels),
                  fwd_transient, forward_bytes, None))
+    # Stored focus-major, it must hold the same numbers in that layout.
+    focus = 2
+    cf = channels // focus
+
+    def to_focus_major(t):
+        return (t.view(edges, REDUCED, focus, cf).permute(2, 0, 1, 3)
+                .reshape(focus, edges, REDUCED * cf).contiguous())
+
+    u0_sezm = sezm_out("-focus-major", "u0")
+    rows.append(("rotate_mix fwd focus-major", "sezm", kernel_sum(fm_kernels),
+                 fm_transient, forward_bytes,
+                 relative_error(u0_sezm, to_focus_major(u_sezm))))
     rows.append(("backward fused + reduce", "sezm", kernel_sum(fused_kernels),
                  fused_transient, backward_bytes, None))
     rows.append(("backward unfused + reduce", "sezm",
@@ -307,12 +323,6 @@ def main():
     # DeePMD-kit's Triton kernels: focus-major (F, E, 10*Cf) activations.
     if args.deepmd:
         triton_path = load_deepmd(args.deepmd)
-        focus = 2
-        cf = channels // focus
-
-        def to_focus_major(t):
-            return (t.view(edges, REDUCED, focus, cf).permute(2, 0, 1, 3)
-                    .reshape(focus, edges, REDUCED * cf).contiguous())
 
         def from_focus_major(t):
             return (t.view(focus, edges, REDUCED, cf).permute(1, 2, 0, 3)
@@ -334,6 +344,9 @@ def main():
         ms, transient = time_ms(forward_triton, args.repeats)
         rows.append(("rotate_mix forward", "deepmd triton", ms, transient,
                      forward_bytes, error))
+        rows.append(("rotate_mix fwd focus-major", "deepmd triton", ms,
+                     transient, forward_bytes,
+                     relative_error(forward_triton(), u0_sezm)))
         error = check_backward(backward_triton())
         ms, transient = time_ms(backward_triton, args.repeats)
         rows.append(("backward unfused + reduce", "deepmd triton", ms,
@@ -360,7 +373,8 @@ def main():
           f"{'% copy':>7} {'transient MB':>13} {'rel err':>9}")
     failed = False
     for op in [
-            "rotate_mix forward", "backward fused + reduce",
+            "rotate_mix forward", "rotate_mix fwd focus-major",
+            "backward fused + reduce",
             "backward unfused + reduce", "segment_reduce alone"
     ]:
         for row_op, who, ms, transient, minimum, error in rows:

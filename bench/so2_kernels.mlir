@@ -1,5 +1,6 @@
 // The SO(2) kernels of the performance targets, at (lmax, Cf, F, rank) =
-// (3, 32, 2, 1): the rotate+mix forward, the backward fused with the source
+// (3, 32, 2, 1): the rotate+mix forward (edge-frame and focus-major), the
+// backward fused with the source
 // segment reduction, its unfused form, and the segment reduction alone.
 // Inputs: make-so2-workload.
 
@@ -13,6 +14,21 @@ func.func @rotate_mix(%x: tensor<?x16x64xf32> {sezm.name = "x"},
       : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
          tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
   return %u : tensor<?x10x64xf32>
+}
+
+// The same, stored focus-major (F, E, 10*Cf) as DeePMD-kit's Triton forward
+// stores it.
+func.func @rotate_mix_focus_major(%x: tensor<?x16x64xf32> {sezm.name = "x"},
+                                  %src: tensor<?xi64> {sezm.name = "src"},
+                                  %w: tensor<?x16x16xf32> {sezm.name = "wigner"},
+                                  %kc: tensor<?x25xf32> {sezm.name = "kc"},
+                                  %cb: tensor<1x64xf32> {sezm.name = "cb"})
+    -> (tensor<2x?x320xf32> {sezm.name = "u0"}) {
+  %u0 = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb lmax = 3 rank = 1
+      focus_major = 2
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+         tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<2x?x320xf32>
+  return %u0 : tensor<2x?x320xf32>
 }
 
 func.func @fused_backward(%g: tensor<?x10x64xf32> {sezm.name = "grad"},

@@ -242,7 +242,9 @@ namespace {
 
 /// The unfused SO(2) path, on features that themselves depend on the
 /// positions (a first rotate_mix block): rotate, mix, focus competition and
-/// scaling, rotate_back, and a destination segment reduction.
+/// scaling, rotate_back, and a destination segment reduction; plus a term
+/// weighting a focus-major rotate_mix, whose gradient arrives in its
+/// (F, E, Dm*Cf) layout.
 const char *unfusedModule = R"mlir(
 func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
     %src: tensor<?xi64> {sezm.name = "src"},
@@ -255,7 +257,8 @@ func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
     %wk: tensor<8x25xf64> {sezm.name = "radial_to_kernel"},
     %cb: tensor<1x8xf64> {sezm.name = "channel_basis"},
     %isd: tensor<?xf64> {sezm.name = "inv_sqrt_deg"},
-    %wfc: tensor<4x2xf64> {sezm.name = "focus_weight"})
+    %wfc: tensor<4x2xf64> {sezm.name = "focus_weight"},
+    %wfm: tensor<2x?x40xf64> {sezm.name = "focus_major_weight"})
     -> (tensor<f64> {sezm.name = "energy"}) {
   %v = sezm.edge_vectors %pos[%src, %dst]
       : (tensor<?x3xf64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf64>
@@ -297,12 +300,26 @@ func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
   %scalar = tensor.empty() : tensor<f64>
   %acc = linalg.fill ins(%zero : f64) outs(%scalar : tensor<f64>)
       -> tensor<f64>
-  %e = linalg.reduce ins(%sq : tensor<?x16x8xf64>) outs(%acc : tensor<f64>)
+  %e1 = linalg.reduce ins(%sq : tensor<?x16x8xf64>) outs(%acc : tensor<f64>)
       dimensions = [0, 1, 2]
     (%in: f64, %out: f64) {
       %s = arith.addf %in, %out : f64
       linalg.yield %s : f64
     }
+  %u0 = sezm.rotate_mix %x1[%src] by %w kernel %kc basis %cb lmax = 3 rank = 1
+      focus_major = 2
+      : (tensor<?x16x8xf64>, tensor<?xi64>, tensor<?x16x16xf64>,
+         tensor<?x25xf64>, tensor<1x8xf64>) -> tensor<2x?x40xf64>
+  %weighted = arith.mulf %u0, %wfm : tensor<2x?x40xf64>
+  %acc2 = linalg.fill ins(%zero : f64) outs(%scalar : tensor<f64>)
+      -> tensor<f64>
+  %e2 = linalg.reduce ins(%weighted : tensor<2x?x40xf64>)
+      outs(%acc2 : tensor<f64>) dimensions = [0, 1, 2]
+    (%in: f64, %out: f64) {
+      %s = arith.addf %in, %out : f64
+      linalg.yield %s : f64
+    }
+  %e = arith.addf %e1, %e2 : tensor<f64>
   return %e : tensor<f64>
 }
 )mlir";
@@ -323,18 +340,20 @@ TEST(AutodiffUnfused, ForcesMatchFiniteDifferences) {
   ref::Csr bySrc = ref::Csr::build(src, atoms);
   ref::Csr byDst = ref::Csr::build(dst, atoms);
   using ::sezm::testing::int64Tensor;
-  std::vector<HostTensor> inputs = {f64Tensor({atoms, 3}, gen, 0, 3),
-                                    int64Tensor(src),
-                                    int64Tensor(dst),
-                                    int64Tensor(bySrc.order),
-                                    int64Tensor(bySrc.rowptr),
-                                    int64Tensor(byDst.order),
-                                    int64Tensor(byDst.rowptr),
-                                    f64Tensor({atoms, 16, 8}, gen, -1, 1),
-                                    f64Tensor({8, 25}, gen, -1, 1),
-                                    f64Tensor({1, 8}, gen, -1, 1),
-                                    f64Tensor({atoms}, gen, 0.2, 0.5),
-                                    f64Tensor({4, 2}, gen, -1, 1)};
+  std::vector<HostTensor> inputs = {
+      f64Tensor({atoms, 3}, gen, 0, 3),
+      int64Tensor(src),
+      int64Tensor(dst),
+      int64Tensor(bySrc.order),
+      int64Tensor(bySrc.rowptr),
+      int64Tensor(byDst.order),
+      int64Tensor(byDst.rowptr),
+      f64Tensor({atoms, 16, 8}, gen, -1, 1),
+      f64Tensor({8, 25}, gen, -1, 1),
+      f64Tensor({1, 8}, gen, -1, 1),
+      f64Tensor({atoms}, gen, 0.2, 0.5),
+      f64Tensor({4, 2}, gen, -1, 1),
+      f64Tensor({2, int64_t(src.size()), 40}, gen, -1, 1)};
   auto energyAt = [&](const HostTensor &positions) {
     std::vector<HostTensor> moved = inputs;
     moved[0] = positions;

@@ -520,6 +520,12 @@ TEST_P(ForwardOps, MatchTheReference) {
        rotateMixArgs,
        "sezm.rotate_mix %a0[%a1] by %a2 kernel %a3" + basisArg + t.mixSuffix(),
        {t.edgeFrame()}});
+  entries.push_back({"rotate_mix_focus_major",
+                     rotateMixArgs,
+                     "sezm.rotate_mix %a0[%a1] by %a2 kernel %a3" + basisArg +
+                         t.mixSuffix() +
+                         " focus_major = " + std::to_string(c.focus),
+                     {t.t({c.focus, -1, c.reduced() * c.channels / c.focus})}});
 
   Compiler compiler;
   auto program = compiler.compile(entries);
@@ -558,10 +564,14 @@ TEST_P(ForwardOps, MatchTheReference) {
   expectClose(run(*program, "mix", mixIn)[0],
               ref::mix(seen(in.xl), seen(in.kc), &cb, c.lmax, c.rank), tol,
               "mix");
-  expectClose(run(*program, "rotate_mix", rotateMixIn)[0],
-              ref::mix(ref::rotate(seen(in.x), g.src, seen(in.wigner), c.lmax),
-                       seen(in.kc), &cb, c.lmax, c.rank),
-              tol, "rotate_mix");
+  ref::Array rotatedMixed =
+      ref::mix(ref::rotate(seen(in.x), g.src, seen(in.wigner), c.lmax),
+               seen(in.kc), &cb, c.lmax, c.rank);
+  expectClose(run(*program, "rotate_mix", rotateMixIn)[0], rotatedMixed, tol,
+              "rotate_mix");
+  expectClose(run(*program, "rotate_mix_focus_major", rotateMixIn)[0],
+              ref::focusMajor(rotatedMixed, c.focus), tol,
+              "rotate_mix focus-major");
   expectClose(run(*program, "rotate_back", {f32(in.xl), f32(in.wigner)})[0],
               ref::rotateBack(seen(in.xl), seen(in.wigner), c.lmax), tol,
               "rotate_back");

@@ -2,6 +2,7 @@
 
 #include "SeZM/Transforms/Passes.h"
 
+#include "SeZM/Dialect/SeZM/SO2Layout.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -103,6 +104,9 @@ public:
   Value edgeGrad, edgeVectors;
 
 private:
+  /// The edge-frame (E, rows, C) tensor of a focus-major (F, E, rows*Cf)
+  /// one.
+  Value edgeFrameOf(Value focusMajor, int64_t rows);
   /// An uninitialized tensor of the shape and type of `like`.
   Value emptyLike(Value like);
   Value contract(Value a, Value c, AffineMap aMap, AffineMap cMap,
@@ -119,6 +123,33 @@ private:
 Value ReverseSweep::emptyLike(Value like) {
   return tensor::EmptyOp::create(b, loc, tensor::getMixedSizes(b, loc, like),
                                  getElementTypeOrSelf(like.getType()));
+}
+
+Value ReverseSweep::edgeFrameOf(Value focusMajor, int64_t rows) {
+  auto type = cast<RankedTensorType>(focusMajor.getType());
+  int64_t streams = type.getDimSize(0), streamWidth = type.getDimSize(2) / rows;
+  Type element = type.getElementType();
+  OpFoldResult edges = tensor::getMixedSize(b, loc, focusMajor, 1);
+  // (F, E, Dm*Cf) -> (F, E, Dm, Cf) -> (E, Dm, F, Cf) -> (E, Dm, C).
+  Value split = tensor::ExpandShapeOp::create(
+      b, loc,
+      RankedTensorType::get({streams, type.getDimSize(1), rows, streamWidth},
+                            element),
+      focusMajor, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}},
+      SmallVector<OpFoldResult>{b.getIndexAttr(streams), edges,
+                                b.getIndexAttr(rows),
+                                b.getIndexAttr(streamWidth)});
+  Value init = tensor::EmptyOp::create(
+      b, loc,
+      SmallVector<OpFoldResult>{edges, b.getIndexAttr(rows),
+                                b.getIndexAttr(streams),
+                                b.getIndexAttr(streamWidth)},
+      element);
+  Value edgeMajor = linalg::TransposeOp::create(b, loc, split, init,
+                                                ArrayRef<int64_t>{1, 2, 0, 3})
+                        .getResult()[0];
+  return tensor::CollapseShapeOp::create(
+      b, loc, edgeMajor, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
 Value ReverseSweep::contract(Value a, Value c, AffineMap aMap, AffineMap cMap,
@@ -187,6 +218,9 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     return success();
   }
   if (auto o = dyn_cast<RotateMixOp>(op)) {
+    if (o.getFocusMajor())
+      g = edgeFrameOf(
+          g, SO2Layout{static_cast<int64_t>(o.getLmax())}.reducedRows());
     auto grad = RotateMixGradOp::create(
         b, loc, o.getX().getType(), o.getWigner().getType(),
         o.getKc().getType(), /*cbGrad=*/Type(), g, o.getX(), o.getSrc(),

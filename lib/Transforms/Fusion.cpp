@@ -31,7 +31,7 @@ struct FuseRotateIntoMix : OpRewritePattern<MixOp> {
     auto fused = RotateMixOp::create(
         rewriter, mix.getLoc(), mix.getResult().getType(), rotate.getX(),
         rotate.getSrc(), rotate.getWigner(), mix.getKc(), mix.getCb(),
-        mix.getLmaxAttr(), mix.getRankAttr());
+        mix.getLmaxAttr(), mix.getRankAttr(), /*focus_major=*/IntegerAttr());
     rewriter.replaceOp(mix, fused.getResult());
     rewriter.eraseOp(rotate);
     return success();

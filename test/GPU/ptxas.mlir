@@ -7,7 +7,7 @@
 // RUN: for f in %t/*.ptx; do %ptxas -arch=sm_90 $f -o %t.cubin || exit 1; done
 // RUN: cat %t/*.ptx | FileCheck %s
 
-// COUNT: 69
+// COUNT: 70
 // CHECK: .version 8.0
 // CHECK: .target sm_90
 // CHECK: .entry
@@ -43,7 +43,7 @@ func.func @rotate_and_mix(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
                           %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>,
                           %cb: tensor<1x64xf32>, %rad: tensor<?x4x64xf32>,
                           %so: tensor<?xi64>, %sr: tensor<?xi64>)
-    -> (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x25xf32>, tensor<1x64xf32>, tensor<?x10x64xf32>, tensor<?x4x64xf32>, tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<1x64xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x4x64xf32>, tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?x16x64xf32>, tensor<?x16x64xf32>) {
+    -> (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x25xf32>, tensor<1x64xf32>, tensor<?x10x64xf32>, tensor<?x4x64xf32>, tensor<?x10x64xf32>, tensor<2x?x320xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<1x64xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x4x64xf32>, tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?x16x64xf32>, tensor<?x16x64xf32>) {
   %xl = sezm.rotate %x[%src] by %wd lmax = 3
       : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>)
       -> tensor<?x10x64xf32>
@@ -65,6 +65,10 @@ func.func @rotate_and_mix(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
   %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
       : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
          tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  %u0 = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      focus_major = 2
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+         tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<2x?x320xf32>
   %a, %b, %c, %d = sezm.rotate_mix_grad %u, %x[%src] by %wd kernel %kc
       basis %cb lmax = 3 rank = 1
       : (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?xi64>,
@@ -94,7 +98,7 @@ func.func @rotate_and_mix(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
   %ge = sezm.segment_reduce_grad %gxr over(%so, %sr)
       : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?xi64>)
       -> tensor<?x16x64xf32>
-  return %xl, %gxe, %gwd, %y, %y0, %gxl, %gkc, %gcb, %gxl0, %grad0, %u, %a, %b, %c, %d, %gx, %gw2, %gk2, %gx0, %gw0, %gk0, %m, %gxl2, %gwd2, %gxr, %ge : tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x25xf32>, tensor<1x64xf32>, tensor<?x10x64xf32>, tensor<?x4x64xf32>, tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<1x64xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x4x64xf32>, tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?x16x64xf32>, tensor<?x16x64xf32>
+  return %xl, %gxe, %gwd, %y, %y0, %gxl, %gkc, %gcb, %gxl0, %grad0, %u, %u0, %a, %b, %c, %d, %gx, %gw2, %gk2, %gx0, %gw0, %gk0, %m, %gxl2, %gwd2, %gxr, %ge : tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x25xf32>, tensor<1x64xf32>, tensor<?x10x64xf32>, tensor<?x4x64xf32>, tensor<?x10x64xf32>, tensor<2x?x320xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<1x64xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x4x64xf32>, tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?x16x64xf32>, tensor<?x16x64xf32>
 }
 
 func.func @mixing_stack(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,

@@ -514,6 +514,17 @@ Array sezm::reference::focusScale(const Array &y, const Array &alpha) {
   return out;
 }
 
+Array sezm::reference::focusMajor(const Array &y, int focus) {
+  int64_t rows = y.extent(1), width = y.extent(2) / focus;
+  Array out({focus, y.extent(0), rows * width});
+  for (int64_t e = 0; e < y.extent(0); ++e)
+    for (int64_t j = 0; j < rows; ++j)
+      for (int64_t f = 0; f < focus; ++f)
+        for (int64_t cf = 0; cf < width; ++cf)
+          out({f, e, j * width + cf}) = y({e, j, f * width + cf});
+  return out;
+}
+
 Array sezm::reference::degreeLinear(const Array &x, const Array &w,
                                     bool transposed) {
   int64_t outChannels = transposed ? w.extent(1) : w.extent(2);

@@ -79,6 +79,9 @@ Array gate(const Array &z, const Array &gw, int lmax, int focus);
 Array focusCompete(const Array &u, const Array &wfc, const Array *normScale,
                    int focus);
 Array focusScale(const Array &y, const Array &alpha);
+/// The focus-major layout (sezm-ops.md 1.4): out[f, e, j*Cf + cf] =
+/// y[e, j, f*Cf + cf].
+Array focusMajor(const Array &y, int focus);
 /// out[n, d, co] = sum_ci x[n, d, ci] w[l(d), ci, co] (w[l(d), co, ci] when
 /// transposed).
 Array degreeLinear(const Array &x, const Array &w, bool transposed);

@@ -2,6 +2,8 @@
 
 #include "SO2Math.h"
 
+#include "KernelIO.h"
+
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -177,21 +179,70 @@ std::vector<Num> kernel::mixFree(SO2Layout layout, ArrayRef<Num> radial,
   return y;
 }
 
-/// buffer[e, :, c] as a 1-D strided view: its rows are then addressed from
-/// one per-(e, c) pointer with constant offsets, which keeps GPU kernels
-/// from holding a 64-bit address per row.
-static Value rowView(Value buffer, Idx e, int64_t count, Idx c) {
+/// The offsets and sizes of buffer[e, :count, c:c+width]: an edge-frame
+/// buffer (E, Dm, C) or the focus-major view (F, E, Dm, Cf) of
+/// focusMajorRows, where channel c is stream c / Cf, position c % Cf.
+static std::pair<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>
+rowWindow(Value buffer, Idx e, int64_t count, Idx c, int64_t width) {
+  OpBuilder &b = EmitScope::current().builder;
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getRank() == 4) {
+    Idx streamWidth(type.getDimSize(3));
+    return {{(c / streamWidth).value, e.value, b.getIndexAttr(0),
+             (c % streamWidth).value},
+            {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(count),
+             b.getIndexAttr(width)}};
+  }
+  return {{e.value, b.getIndexAttr(0), c.value},
+          {b.getIndexAttr(1), b.getIndexAttr(count), b.getIndexAttr(width)}};
+}
+
+/// buffer[e, :count, c:c+width] as a strided view of shape `shape`: its rows
+/// are then addressed from one per-(e, c) pointer with constant offsets,
+/// which keeps GPU kernels from holding a 64-bit address per row.
+static Value rowWindowView(Value buffer, Idx e, int64_t count, Idx c,
+                           int64_t width, ArrayRef<int64_t> shape) {
   OpBuilder &b = EmitScope::current().builder;
   Location loc = EmitScope::current().loc;
   auto type = cast<MemRefType>(buffer.getType());
-  SmallVector<OpFoldResult> offsets = {e.value, b.getIndexAttr(0), c.value};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(count),
-                                     b.getIndexAttr(1)};
-  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+  auto [offsets, sizes] = rowWindow(buffer, e, count, c, width);
+  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
   auto viewType = memref::SubViewOp::inferRankReducedResultType(
-      {count}, type, offsets, sizes, strides);
+      shape, type, offsets, sizes, strides);
   return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), buffer,
                                    offsets, sizes, strides);
+}
+
+Value kernel::allocateEdgeRows(KernelIO &io, unsigned index, Idx edges,
+                               int64_t rows, int64_t channels,
+                               std::optional<int64_t> focusMajor) {
+  if (!focusMajor)
+    return io.allocate(index, {edges, rows, channels});
+  return focusMajorRows(
+      io.allocate(
+          index, {Idx(*focusMajor), edges, Idx(rows * channels / *focusMajor)}),
+      rows);
+}
+
+/// buffer[e, :, c] as a 1-D strided view.
+static Value rowView(Value buffer, Idx e, int64_t count, Idx c) {
+  return rowWindowView(buffer, e, count, c, 1, {count});
+}
+
+Value kernel::focusMajorRows(Value buffer, int64_t rows) {
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t streamWidth = type.getDimSize(2) / rows;
+  auto viewType = MemRefType::get(
+      {type.getDimSize(0), type.getDimSize(1), rows, streamWidth},
+      type.getElementType());
+  return memref::ExpandShapeOp::create(
+      b, loc, viewType, buffer,
+      SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}},
+      SmallVector<OpFoldResult>{b.getIndexAttr(type.getDimSize(0)),
+                                dim(buffer, 1).value, b.getIndexAttr(rows),
+                                b.getIndexAttr(streamWidth)});
 }
 
 Value kernel::edgeView(Value buffer, Idx e) {
@@ -229,17 +280,7 @@ void kernel::storeRows(ArrayRef<Num> rows, Value buffer, Idx e, Idx c) {
 /// buffer[e, :count, c:c+width] as a 2-D view with unit inner stride.
 static Value rowGroupView(Value buffer, Idx e, int64_t count, Idx c,
                           int64_t width) {
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
-  auto type = cast<MemRefType>(buffer.getType());
-  SmallVector<OpFoldResult> offsets = {e.value, b.getIndexAttr(0), c.value};
-  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1), b.getIndexAttr(count),
-                                     b.getIndexAttr(width)};
-  SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
-  auto viewType = memref::SubViewOp::inferRankReducedResultType(
-      {count, width}, type, offsets, sizes, strides);
-  return memref::SubViewOp::create(b, loc, cast<MemRefType>(viewType), buffer,
-                                   offsets, sizes, strides);
+  return rowWindowView(buffer, e, count, c, width, {count, width});
 }
 
 std::vector<std::vector<Num>> kernel::loadRowGroups(Value buffer, Idx e,

@@ -16,6 +16,10 @@
 #include <optional>
 #include <vector>
 
+namespace mlir::sezm {
+class KernelIO;
+} // namespace mlir::sezm
+
 namespace mlir::sezm::kernel {
 
 /// rescale[d] of rotate_back: sqrt((2l+1)/3) for l(d) > 1, else 1.
@@ -104,6 +108,19 @@ std::vector<Num> mixFree(SO2Layout layout, ArrayRef<Num> radial,
 /// buffer[e, ...] as a view of rank one less (static trailing extents), so
 /// that its elements are addressed from one pointer with constant offsets.
 Value edgeView(Value buffer, Idx e);
+
+/// The focus-major buffer (F, E, rows*Cf) as the 4-D view (F, E, rows, Cf)
+/// that the row accessors below take in place of an edge-frame buffer
+/// (E, rows, C): row r of channel c = f*Cf + cf of edge e is then stored at
+/// [f, e, r*Cf + cf]. A row group must not straddle two streams (Cf a
+/// multiple of its width).
+Value focusMajorRows(Value buffer, int64_t rows);
+
+/// Allocates result `index` of `io`'s op as edge-frame rows: the (E, rows,
+/// C) buffer, or with `focusMajor` = F the (F, E, rows*C/F) buffer, returned
+/// as the view of focusMajorRows.
+Value allocateEdgeRows(KernelIO &io, unsigned index, Idx edges, int64_t rows,
+                       int64_t channels, std::optional<int64_t> focusMajor);
 
 /// Loads buffer[e, r, c] for r = 0..count-1.
 std::vector<Num> loadRows(Value buffer, Idx e, int64_t count, Idx c);

@@ -70,9 +70,13 @@ void emitRotateMix(RotateMixOp op, KernelIO &io) {
   Value wigner = io.in(op.getWigner());
   RadialMixer mixer = mixerOf(op, io);
   int64_t channels = channelsOf(op.getX());
-  int64_t width = channels % (2 * kWarpSize) == 0 ? 2 : 1;
+  // A two-channel group must not straddle two focus streams.
+  int64_t streams = static_cast<int64_t>(op.getFocusMajor().value_or(1));
+  int64_t width =
+      channels % (2 * kWarpSize) == 0 && (channels / streams) % 2 == 0 ? 2 : 1;
   Idx edges = dim(src, 0);
-  Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
+  Value out = allocateEdgeRows(io, 0, edges, layout.reducedRows(), channels,
+                               op.getFocusMajor());
   launchKernel("rotate_mix", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
                {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
                [&](const LaunchIds &ids) {
@@ -255,7 +259,9 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
                                                         xl);
                     },
                     lane);
-                for (auto [r, total] : llvm::enumerate(spread.sums)) {
+                for (auto [r, sum] : llvm::enumerate(spread.sums)) {
+                  // A lambda cannot capture a structured binding in C++17.
+                  Num total = sum;
                   Idx index = spread.index[r];
                   Value isEntry = index < Idx(entries);
                   // Each store adds what the same lane stored for the

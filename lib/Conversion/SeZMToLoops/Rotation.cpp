@@ -166,7 +166,8 @@ void sezm::emitKernel(RotateMixOp op, KernelIO &io) {
                     optionalBuffer(io, op.getCb()));
   int64_t channels = staticDim(op.getX(), 2);
   Idx edges = dim(src, 0);
-  Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
+  Value out = allocateEdgeRows(io, 0, edges, layout.reducedRows(), channels,
+                               op.getFocusMajor());
   parallelRange(0, edges, [&](Idx e) {
     Idx s = loadIndex(src, {e});
     EdgeRotation rotation(layout, wigner, e);

@@ -308,8 +308,18 @@ LogicalResult RotateMixOp::verify() {
           checkMixKernel(*this, shapes, layout, getRank(), getKc(), getCb())))
     return failure();
   shapes.setContext(lmaxContext(layout.lmax));
+  std::optional<uint64_t> focusMajor = getFocusMajor();
+  if (!focusMajor)
+    return shapes.check("result", getResult(), kFloat,
+                        {kEdges, reducedRows(layout), kChannels});
+  FailureOr<FocusSplit> split =
+      splitFocus(*this, shapes, "x", static_cast<int64_t>(*focusMajor));
+  if (failed(split))
+    return failure();
+  shapes.setContext(focusContext(layout.lmax, *split) + ", focus-major");
   return shapes.check("result", getResult(), kFloat,
-                      {kEdges, reducedRows(layout), kChannels});
+                      {Dim::fixed(split->focus), kEdges,
+                       Dim::fixed(layout.reducedRows() * split->streamWidth)});
 }
 
 LogicalResult RotateMixGradOp::verify() {

@@ -426,6 +426,32 @@ func.func @rotate_mix_result(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
 
 // -----
 
+func.func @rotate_mix_focus_major_result(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
+                                         %w: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>,
+                                         %cb: tensor<1x64xf32>) {
+  // expected-error @+1 {{'result' must have shape (2, E, 320) for lmax = 3 and focus = 2 streams of Cf = 32, focus-major, but has type 'tensor<?x10x64xf32>'}}
+  %0 = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb lmax = 3 rank = 1
+      focus_major = 2
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+         tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  return
+}
+
+// -----
+
+func.func @rotate_mix_focus_major_split(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
+                                        %w: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>,
+                                        %cb: tensor<1x64xf32>) {
+  // expected-error @+1 {{channel width C = 64 of 'x' does not split into focus = 3 streams}}
+  %0 = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb lmax = 3 rank = 1
+      focus_major = 3
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+         tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<3x?x200xf32>
+  return
+}
+
+// -----
+
 func.func @rotate_mix_kernel_edges(%x: tensor<?x16x64xf32>, %src: tensor<10xi64>,
                                    %w: tensor<10x16x16xf32>, %kc: tensor<11x25xf32>,
                                    %cb: tensor<1x64xf32>) {

@@ -72,6 +72,11 @@ func.func @rotate_and_mix(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
   %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
       : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
          tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  // CHECK: sezm.rotate_mix %{{.*}}[%{{.*}}] by %{{.*}} kernel %{{.*}} basis %{{.*}} lmax = 3 rank = 1 focus_major = 2 : {{.*}} -> tensor<2x?x320xf32>
+  %u0 = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      focus_major = 2
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+         tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<2x?x320xf32>
   // CHECK: sezm.rotate_mix_grad %{{.*}}, %{{.*}}[%{{.*}}] by %{{.*}} kernel %{{.*}} basis %{{.*}} lmax = 3 rank = 1 : {{.*}} -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<1x64xf32>)
   %a, %b, %c, %d = sezm.rotate_mix_grad %u, %x[%src] by %wd kernel %kc
       basis %cb lmax = 3 rank = 1

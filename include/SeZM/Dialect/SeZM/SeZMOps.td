@@ -371,21 +371,32 @@ def SeZM_RotateMixOp : SeZM_Op<"rotate_mix"> {
     `rotate_mix(x, src, wigner, kc, cb) = mix(rotate(x, src, wigner), kc, cb)`
     in one pass per edge; the rotated features are never stored.
 
+    With `focus_major = F` the result is stored in the focus-major layout
+    `(F, E, Dm*Cf)` that a mixing stack working per focus stream reads
+    (sezm-ops.md 1.4, 3.3): element `[f, e, j*Cf + cf]` is element
+    `[e, j, f*Cf + cf]` of the edge-frame result, `Cf = C / F`. The values
+    are the same; only the store addresses change.
+
     Example:
     ```mlir
     %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
         : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
            tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
+    %u0 = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+        focus_major = 2
+        : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+           tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<2x?x320xf32>
     ```
   }];
   let arguments = (ins SeZM_FloatTensor:$x, SeZM_IndexTensor:$src, SeZM_FloatTensor:$wigner,
                        SeZM_FloatTensor:$kc, Optional<SeZM_FloatTensor>:$cb,
-                       I64Attr:$lmax, I64Attr:$rank);
+                       I64Attr:$lmax, I64Attr:$rank,
+                       OptionalAttr<I64Attr>:$focus_major);
   let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $x `[` $src `]` `by` $wigner `kernel` $kc (`basis` $cb^)?
-    `lmax` `=` $lmax `rank` `=` $rank attr-dict
-    `:` functional-type(operands, results)
+    `lmax` `=` $lmax `rank` `=` $rank (`focus_major` `=` $focus_major^)?
+    attr-dict `:` functional-type(operands, results)
   }];
 }
 
