@@ -26,6 +26,7 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 import types
 
 import numpy as np
@@ -178,8 +179,13 @@ def run_sezm(args, entry, inputs, output_dir=None):
     command += ["--bench", str(args.repeats), "--profile"]
     if output_dir:
         command += ["--output-dir", output_dir]
+    began = time.monotonic()
     text = subprocess.run(command, check=True, capture_output=True,
                           text=True).stdout
+    # Wall time of the whole call (loading, checks, runs, writing), to see
+    # where a large N spends its time.
+    print(f"sezm-exec @{entry}: {time.monotonic() - began:.1f} s wall",
+          flush=True)
     kernels = {
         m.group(1): float(m.group(2))
         for m in re.finditer(r"kernel (\S+): median ([0-9.]+) ms", text)

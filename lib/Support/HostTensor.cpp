@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+
 using namespace sezmrt;
 
 size_t sezmrt::elementSize(ElementType type) {
@@ -76,11 +78,29 @@ std::string HostTensor::describe() const {
 
 bool sezmrt::readFileBytes(const std::string &path, std::string &bytes,
                            std::string &error) {
+  struct stat status;
+  bool known = stat(path.c_str(), &status) == 0;
+  if (known && S_ISDIR(status.st_mode)) {
+    error = path + ": is a directory, not a file";
+    return false;
+  }
   std::ifstream file(path, std::ios::binary);
   if (!file) {
     error = path + ": cannot open the file";
     return false;
   }
+  if (known && S_ISREG(status.st_mode)) {
+    // One read into a buffer of the file's size: a stream copy of a
+    // multi-gigabyte workload array took seconds.
+    bytes.resize(static_cast<size_t>(status.st_size));
+    if (!bytes.empty() &&
+        !file.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
+      error = path + ": cannot read the file";
+      return false;
+    }
+    return true;
+  }
+  // A pipe or device: read until its end.
   std::ostringstream contents;
   contents << file.rdbuf();
   bytes = contents.str();
