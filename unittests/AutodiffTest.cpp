@@ -13,6 +13,10 @@
 #include "ForcesProgram.h"
 #include "Reference/Reference.h"
 
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/SourceMgr.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -369,6 +373,80 @@ TEST(AutodiffUnfused, ForcesMatchFiniteDifferences) {
   const HostTensor &forces = (*out)[1];
   double largest =
       expectForcesMatchCentralDifferences(forces, inputs[0], energyAt);
+  EXPECT_GT(largest, 1e-3);
+}
+
+/// create-graph: the gradient of a force loss, sum_i F_i . d_i, with respect
+/// to the positions (a second derivative of the energy) against central
+/// differences of the forces along d. test/Transforms/Inputs/force-loss.mlir
+/// has the energy (Wigner-D, radial basis and envelope of the edge vectors,
+/// a radial matmul, a destination reduction, tanh) and the loss.
+TEST(AutodiffCreateGraph, SecondDerivativeMatchesFiniteDifferencesOfForces) {
+  MLIRContext context;
+  DialectRegistry registry;
+  mlir::sezm::registerToolDialects(registry);
+  context.appendDialectRegistry(registry);
+  context.loadAllAvailableDialects();
+  std::string error;
+  auto file = mlir::openInputFile(SEZM_FORCE_LOSS_MODEL, &error);
+  ASSERT_TRUE(file) << error;
+  llvm::SourceMgr sources;
+  sources.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sources, &context);
+  ASSERT_TRUE(module);
+  PassManager pm(&context);
+  mlir::sezm::AutodiffOptions first;
+  first.createGraph = true;
+  pm.addPass(mlir::sezm::createAutodiff(first));
+  pm.addPass(mlir::createInlinerPass());
+  mlir::sezm::AutodiffOptions second;
+  second.energy = "loss";
+  pm.addPass(mlir::sezm::createAutodiff(second));
+  ASSERT_TRUE(succeeded(pm.run(*module)));
+  auto compiled = mlir::sezm::CpuProgram::compile(std::move(module));
+  ASSERT_TRUE(static_cast<bool>(compiled))
+      << llvm::toString(compiled.takeError());
+  std::unique_ptr<mlir::sezm::CpuProgram> program = std::move(*compiled);
+
+  std::mt19937_64 gen(47);
+  const int64_t atoms = 6;
+  std::vector<int64_t> src, dst;
+  for (int64_t i = 0; i < atoms; ++i)
+    for (int64_t j = 0; j < atoms; ++j)
+      if (i != j) {
+        src.push_back(i);
+        dst.push_back(j);
+      }
+  ref::Csr bySrc = ref::Csr::build(src, atoms);
+  ref::Csr byDst = ref::Csr::build(dst, atoms);
+  using ::sezm::testing::int64Tensor;
+  std::vector<HostTensor> inputs = {
+      f64Tensor({atoms, 3}, gen, 0, 3),
+      int64Tensor(src),
+      int64Tensor(dst),
+      int64Tensor(bySrc.order),
+      int64Tensor(bySrc.rowptr),
+      int64Tensor(byDst.order),
+      int64Tensor(byDst.rowptr),
+      f64Tensor({8, 81}, gen, -0.5, 0.5),
+      f64Tensor({int64_t(src.size()), 81}, gen, -0.5, 0.5),
+      f64Tensor({atoms, 3}, gen, -1, 1)};
+  // The loss is the forces along the direction: its finite differences
+  // are those of the forces.
+  auto lossAt = [&](const HostTensor &positions) {
+    std::vector<HostTensor> moved = inputs;
+    moved[0] = positions;
+    auto out = program->run("loss", moved);
+    if (!out) {
+      ADD_FAILURE() << llvm::toString(out.takeError());
+      return double(NAN);
+    }
+    return out->front().at(0);
+  };
+  auto out = program->run("loss_forces", inputs);
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  double largest =
+      expectForcesMatchCentralDifferences((*out)[1], inputs[0], lossAt);
   EXPECT_GT(largest, 1e-3);
 }
 

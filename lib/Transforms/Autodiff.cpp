@@ -20,6 +20,27 @@ using namespace mlir;
 using namespace mlir::sezm;
 
 namespace {
+/// Whether sezm-autodiff can differentiate `op` (each has a case in
+/// ReverseSweep::backpropagate). create-graph requires it of every op the
+/// backward is made of.
+bool hasDerivativeRule(Operation *op) {
+  return isa<
+      // sezm forward ops
+      EdgeVectorsOp, EnvelopeOp, RadialBasisOp, WignerOp, RotateMixOp, RotateOp,
+      MixOp, RotateBackOp, FocusCompeteOp, FocusScaleOp, EnvelopeAggregateOp,
+      SO2LinearOp, GateOp, DegreeLinearOp, SegmentReduceOp,
+      // sezm gradient ops that are differentiated again
+      EdgeVectorsGradOp, EnvelopeGradOp, RadialBasisGradOp, WignerGradOp,
+      SegmentReduceGradOp,
+      // upstream ops
+      arith::AddFOp, arith::MulFOp, arith::SubFOp, arith::NegFOp, arith::DivFOp,
+      math::ExpOp, math::TanhOp, math::RsqrtOp, tensor::ExpandShapeOp,
+      tensor::CollapseShapeOp, linalg::MatmulOp, linalg::TransposeOp,
+      linalg::BroadcastOp, linalg::ReduceOp,
+      // no derivative
+      linalg::FillOp, tensor::EmptyOp, arith::ConstantOp, tensor::DimOp>(op);
+}
+
 /// The reverse sweep over one function body.
 class ReverseSweep {
 public:
@@ -62,6 +83,20 @@ public:
     return std::make_pair(order, rowptr);
   }
 
+  /// The edge index argument whose CSR `order` is (its sezm.csr_of).
+  FailureOr<Value> keysOfCsr(Operation *op, Value order) {
+    auto orderArg = dyn_cast<BlockArgument>(order);
+    StringAttr of = orderArg ? func.getArgAttrOfType<StringAttr>(
+                                   orderArg.getArgNumber(), kCsrOfAttr)
+                             : StringAttr();
+    if (of)
+      if (Value keys = argument(of.getValue()))
+        return keys;
+    return op->emitError() << "sezm-autodiff: the CSR order must be an "
+                              "argument marked sezm.csr_of with the name of "
+                              "its edge index argument";
+  }
+
   void markActive(Value positions) {
     active.insert(positions);
     for (Operation &op : func.getBody().front())
@@ -100,8 +135,14 @@ public:
     return success();
   }
 
-  /// The edge-vector gradient and edge vectors, for the virial.
-  Value edgeGrad, edgeVectors;
+  /// virial[k][j] = -sum_e dE/dv[e][k] v[e][j] = -(g^T v)[k][j], of
+  /// differentiable ops; null when no edge vectors were differentiated.
+  Value virial() {
+    if (!edgeGrad)
+      return Value();
+    return arith::NegFOp::create(b, loc,
+                                 matmul(transposed(edgeGrad), edgeVectors));
+  }
 
 private:
   /// The edge-frame (E, rows, C) tensor of a focus-major (F, E, rows*Cf)
@@ -109,13 +150,18 @@ private:
   Value edgeFrameOf(Value focusMajor, int64_t rows);
   /// An uninitialized tensor of the shape and type of `like`.
   Value emptyLike(Value like);
-  Value contract(Value a, Value c, AffineMap aMap, AffineMap cMap,
-                 AffineMap outMap, ArrayRef<utils::IteratorType> iterators,
-                 Value outLike);
+  /// `matrix` transposed (a rank-2 linalg.transpose).
+  Value transposed(Value matrix);
+  /// A @ B as linalg.matmul into a zero-filled (rows of a, columns of b).
+  Value matmul(Value a, Value bMat);
+  /// The sum of every element of `input`, as a rank-0 tensor.
+  Value fullSum(Value input);
 
   func::FuncOp func;
   OpBuilder &b;
   Location loc;
+  /// The edge-vector gradient and edge vectors, for the virial.
+  Value edgeGrad, edgeVectors;
   llvm::DenseSet<Value> active;
   llvm::DenseMap<Value, Value> cotangents;
 };
@@ -152,24 +198,43 @@ Value ReverseSweep::edgeFrameOf(Value focusMajor, int64_t rows) {
       b, loc, edgeMajor, SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}});
 }
 
-Value ReverseSweep::contract(Value a, Value c, AffineMap aMap, AffineMap cMap,
-                             AffineMap outMap,
-                             ArrayRef<utils::IteratorType> iterators,
-                             Value outLike) {
-  auto outType = cast<RankedTensorType>(outLike.getType());
-  Type element = outType.getElementType();
+Value ReverseSweep::transposed(Value matrix) {
+  OpFoldResult rows = tensor::getMixedSize(b, loc, matrix, 0);
+  OpFoldResult columns = tensor::getMixedSize(b, loc, matrix, 1);
+  Value init = tensor::EmptyOp::create(b, loc, {columns, rows},
+                                       getElementTypeOrSelf(matrix.getType()));
+  return linalg::TransposeOp::create(b, loc, matrix, init,
+                                     ArrayRef<int64_t>{1, 0})
+      .getResult()[0];
+}
+
+Value ReverseSweep::matmul(Value a, Value bMat) {
+  Type element = getElementTypeOrSelf(a.getType());
+  Value empty = tensor::EmptyOp::create(b, loc,
+                                        {tensor::getMixedSize(b, loc, a, 0),
+                                         tensor::getMixedSize(b, loc, bMat, 1)},
+                                        element);
   Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
-  Value init =
-      linalg::FillOp::create(b, loc, zero, emptyLike(outLike)).getResult(0);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{outType}, ValueRange{a, c}, ValueRange{init},
-      ArrayRef<AffineMap>{aMap, cMap, outMap}, iterators,
-      [&](OpBuilder &nested, Location l, ValueRange args) {
-        Value product = arith::MulFOp::create(nested, l, args[0], args[1]);
-        Value sum = arith::AddFOp::create(nested, l, args[2], product);
-        linalg::YieldOp::create(nested, l, sum);
-      });
-  return generic.getResult(0);
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  return linalg::MatmulOp::create(b, loc, ValueRange{a, bMat}, ValueRange{init})
+      .getResult(0);
+}
+
+Value ReverseSweep::fullSum(Value input) {
+  Type element = getElementTypeOrSelf(input.getType());
+  auto scalarType = RankedTensorType::get({}, element);
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
+  Value empty = tensor::EmptyOp::create(b, loc, scalarType, ValueRange());
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  return linalg::ReduceOp::create(
+             b, loc, ValueRange{input}, ValueRange{init},
+             llvm::to_vector(llvm::seq<int64_t>(0, rank)),
+             [](OpBuilder &nested, Location l, ValueRange args) {
+               Value sum = arith::AddFOp::create(nested, l, args[0], args[1]);
+               linalg::YieldOp::create(nested, l, sum);
+             })
+      .getResult(0);
 }
 
 LogicalResult ReverseSweep::backpropagate(Operation *op) {
@@ -181,6 +246,9 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
   }
   if (!any)
     return success();
+  if (!hasDerivativeRule(op))
+    return op->emitError() << "sezm-autodiff: no derivative rule for "
+                           << op->getName();
   Value g = gs.front();
   b.setInsertionPoint(func.getBody().front().getTerminator());
 
@@ -215,6 +283,50 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     add(o.getEdgeVec(),
         WignerGradOp::create(b, loc, o.getEdgeVec().getType(), g,
                              o.getEdgeVec(), o.getLmaxAttr()));
+    return success();
+  }
+  // The derivative rules of the first-order gradient ops, for a backward
+  // that is differentiated again (create-graph).
+  if (auto o = dyn_cast<EdgeVectorsGradOp>(op)) {
+    // Linear in grad; its transpose takes the edge vectors of the cotangent.
+    FailureOr<Value> src = keysOfCsr(op, o.getSrcOrder());
+    if (failed(src))
+      return failure();
+    FailureOr<Value> dst = keysOfCsr(op, o.getDstOrder());
+    if (failed(dst))
+      return failure();
+    add(o.getGrad(), EdgeVectorsOp::create(b, loc, o.getGrad().getType(), g,
+                                           *src, *dst, /*shift=*/Value()));
+    return success();
+  }
+  if (auto o = dyn_cast<EnvelopeGradOp>(op)) {
+    auto second = EnvelopeGradGradOp::create(
+        b, loc, o.getGrad().getType(), o.getEdgeVec().getType(), g, o.getGrad(),
+        o.getEdgeVec(), o.getRcutAttr(), o.getExponentAttr());
+    add(o.getGrad(), second.getGradCot());
+    add(o.getEdgeVec(), second.getEdgeVecGrad());
+    return success();
+  }
+  if (auto o = dyn_cast<RadialBasisGradOp>(op)) {
+    auto second = RadialBasisGradGradOp::create(
+        b, loc, o.getGrad().getType(), o.getEdgeVec().getType(), g, o.getGrad(),
+        o.getEdgeVec(), o.getRcutAttr(), o.getExponentAttr());
+    add(o.getGrad(), second.getGradCot());
+    add(o.getEdgeVec(), second.getEdgeVecGrad());
+    return success();
+  }
+  if (auto o = dyn_cast<WignerGradOp>(op)) {
+    auto second = WignerGradGradOp::create(
+        b, loc, o.getGrad().getType(), o.getEdgeVec().getType(), g, o.getGrad(),
+        o.getEdgeVec(), o.getLmaxAttr());
+    add(o.getGrad(), second.getGradCot());
+    add(o.getEdgeVec(), second.getEdgeVecGrad());
+    return success();
+  }
+  if (auto o = dyn_cast<SegmentReduceGradOp>(op)) {
+    // Spreads each segment's row to its edges: the transpose is the sum.
+    add(o.getGrad(), SegmentReduceOp::create(b, loc, o.getGrad().getType(), g,
+                                             o.getOrder(), o.getRowptr()));
     return success();
   }
   if (auto o = dyn_cast<RotateMixOp>(op)) {
@@ -394,22 +506,35 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     return success();
   }
   if (auto o = dyn_cast<linalg::MatmulOp>(op)) {
-    // C = A B: dA[i, k] = sum_j g[i, j] B[k, j]; dB[k, j] = sum_i A[i, k] g[i,
-    // j].
+    // C = A B: dA = g B^T, dB = A^T g.
     Value a = o.getInputs()[0], bMat = o.getInputs()[1];
-    MLIRContext *ctx = b.getContext();
-    AffineExpr i, j, k;
-    bindDims(ctx, i, k, j);
-    auto par = utils::IteratorType::parallel;
-    auto red = utils::IteratorType::reduction;
     if (isActive(a))
-      add(a, contract(g, bMat, AffineMap::get(3, 0, {i, j}, ctx),
-                      AffineMap::get(3, 0, {k, j}, ctx),
-                      AffineMap::get(3, 0, {i, k}, ctx), {par, par, red}, a));
+      add(a, matmul(g, transposed(bMat)));
     if (isActive(bMat))
-      return op->emitError()
-             << "sezm-autodiff: no derivative rule for the right operand of "
-                "linalg.matmul yet";
+      add(bMat, matmul(transposed(a), g));
+    return success();
+  }
+  if (auto o = dyn_cast<linalg::TransposeOp>(op)) {
+    ArrayRef<int64_t> permutation = o.getPermutation();
+    SmallVector<int64_t> inverse(permutation.size());
+    SmallVector<OpFoldResult> sizes;
+    for (auto [to, from] : llvm::enumerate(permutation))
+      inverse[from] = static_cast<int64_t>(to);
+    for (int64_t axis : inverse)
+      sizes.push_back(tensor::getMixedSize(b, loc, g, axis));
+    Value init = tensor::EmptyOp::create(b, loc, sizes,
+                                         getElementTypeOrSelf(g.getType()));
+    add(o.getInput(),
+        linalg::TransposeOp::create(b, loc, g, init, inverse).getResult()[0]);
+    return success();
+  }
+  if (auto o = dyn_cast<linalg::BroadcastOp>(op)) {
+    // Only a scalar spread over a whole tensor (the derivative of a full
+    // sum): its transpose is the full sum.
+    if (cast<ShapedType>(o.getInput().getType()).getRank() != 0)
+      return op->emitError() << "sezm-autodiff: only broadcasts of a scalar "
+                                "have a derivative rule";
+    add(o.getInput(), fullSum(g));
     return success();
   }
   if (isa<linalg::ReduceOp>(op)) {
@@ -421,26 +546,15 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
         o.getDimensions().size() != static_cast<size_t>(type.getRank()))
       return op->emitError() << "sezm-autodiff: only full sums to a scalar "
                                 "have a derivative rule";
-    Value empty = emptyLike(input);
-    MLIRContext *ctx = b.getContext();
-    auto spread = linalg::GenericOp::create(
-        b, loc, TypeRange{type}, ValueRange{g}, ValueRange{empty},
-        ArrayRef<AffineMap>{
-            AffineMap::get(type.getRank(), 0, {}, ctx),
-            AffineMap::getMultiDimIdentityMap(type.getRank(), ctx)},
-        SmallVector<utils::IteratorType>(type.getRank(),
-                                         utils::IteratorType::parallel),
-        [&](OpBuilder &nested, Location l, ValueRange args) {
-          linalg::YieldOp::create(nested, l, args[0]);
-        });
-    add(input, spread.getResult(0));
+    Value spread = linalg::BroadcastOp::create(
+                       b, loc, g, emptyLike(input),
+                       llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())))
+                       .getResult()[0];
+    add(input, spread);
     return success();
   }
-  if (isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp, tensor::DimOp>(
-          op))
-    return success();
-  return op->emitError() << "sezm-autodiff: no derivative rule for "
-                         << op->getName();
+  // linalg.fill, tensor.empty, arith.constant, tensor.dim: no derivative.
+  return success();
 }
 
 struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
@@ -459,8 +573,17 @@ struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
                          << " must return one scalar energy (a rank-0 tensor)";
       return signalPassFailure();
     }
+    // A declaration of the derived function (so that other functions can
+    // call it before it exists, e.g. a force loss) is replaced by it.
+    std::string derivedName = energy + "_forces";
+    auto declared = module.lookupSymbol<func::FuncOp>(derivedName);
+    if (declared && !declared.isDeclaration()) {
+      declared.emitError() << "sezm-autodiff: @" << derivedName
+                           << " exists already";
+      return signalPassFailure();
+    }
     func::FuncOp derived = source.clone();
-    derived.setSymName(energy + "_forces");
+    derived.setSymName(derivedName);
     module.push_back(derived);
 
     OpBuilder b(derived.getContext());
@@ -500,39 +623,13 @@ struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
       return signalPassFailure();
     }
     Value forces = arith::NegFOp::create(b, loc, gradient);
-    // virial[k][j] = -sum_e g[e][k] v[e][j].
     Type element = energyType.getElementType();
     auto virialType = RankedTensorType::get({3, 3}, element);
-    Value virial;
-    if (sweep.edgeGrad) {
-      MLIRContext *ctx = b.getContext();
-      AffineExpr k, j, e;
-      bindDims(ctx, k, j, e);
-      Value zero =
-          arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
-      Value empty = tensor::EmptyOp::create(b, loc, virialType, ValueRange());
-      Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
-      virial =
-          linalg::GenericOp::create(
-              b, loc, TypeRange{virialType},
-              ValueRange{sweep.edgeGrad, sweep.edgeVectors}, ValueRange{init},
-              ArrayRef<AffineMap>{AffineMap::get(3, 0, {e, k}, ctx),
-                                  AffineMap::get(3, 0, {e, j}, ctx),
-                                  AffineMap::get(3, 0, {k, j}, ctx)},
-              {utils::IteratorType::parallel, utils::IteratorType::parallel,
-               utils::IteratorType::reduction},
-              [&](OpBuilder &nested, Location l, ValueRange args) {
-                Value product =
-                    arith::MulFOp::create(nested, l, args[0], args[1]);
-                Value sum = arith::SubFOp::create(nested, l, args[2], product);
-                linalg::YieldOp::create(nested, l, sum);
-              })
-              .getResult(0);
-    } else {
+    Value virial = sweep.virial();
+    if (!virial)
       virial = arith::ConstantOp::create(
           b, loc,
           DenseElementsAttr::get(virialType, b.getFloatAttr(element, 0.0)));
-    }
     func::ReturnOp::create(b, loc, ValueRange{energyValue, forces, virial});
     returnOp.erase();
     derived.setType(
@@ -542,6 +639,30 @@ struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
     const char *names[] = {"energy", "forces", "virial"};
     for (int i = 0; i < 3; ++i)
       derived.setResultAttr(i, kNameAttr, b.getStringAttr(names[i]));
+
+    if (createGraph) {
+      // Everything after the forward ops is the backward: each op of it must
+      // be differentiable again.
+      for (Operation &op : llvm::make_range(
+               std::next(forward.back()->getIterator()),
+               derived.getBody().front().without_terminator().end()))
+        if (!hasDerivativeRule(&op)) {
+          op.emitError() << "sezm-autodiff: create-graph: the backward of @"
+                         << energy << " uses " << op.getName()
+                         << ", which has no derivative rule yet";
+          return signalPassFailure();
+        }
+      derived->setAttr(kCreateGraphAttr, b.getUnitAttr());
+    }
+    if (declared) {
+      if (declared.getFunctionType() != derived.getFunctionType()) {
+        declared.emitError() << "sezm-autodiff: @" << derivedName
+                             << " is declared as " << declared.getFunctionType()
+                             << ", but it is " << derived.getFunctionType();
+        return signalPassFailure();
+      }
+      declared.erase();
+    }
   }
 };
 } // namespace

@@ -28,12 +28,12 @@ struct SelectSchedulePass : sezm::impl::SelectScheduleBase<SelectSchedulePass> {
       }
       schedule = forced == kTraining ? kTraining : kInference;
       func.emitRemark() << schedule << " schedule: asked for by the pipeline";
-    } else if (func->hasAttr("sezm.training")) {
+    } else if (func->hasAttr(kTrainingAttr)) {
       schedule = kTraining;
       func.emitRemark() << "training schedule: @" << func.getSymName()
                         << " is marked sezm.training, so its gradients are "
                            "differentiated again";
-    } else if (func->hasAttr("sezm.create_graph")) {
+    } else if (func->hasAttr(kCreateGraphAttr)) {
       schedule = kTraining;
       func.emitRemark() << "training schedule: @" << func.getSymName()
                         << " was built with create-graph, so its backward "

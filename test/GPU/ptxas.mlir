@@ -7,7 +7,7 @@
 // RUN: for f in %t/*.ptx; do %ptxas -arch=sm_90 $f -o %t.cubin || exit 1; done
 // RUN: cat %t/*.ptx | FileCheck %s
 
-// COUNT: 70
+// COUNT: 74
 // CHECK: .version 8.0
 // CHECK: .target sm_90
 // CHECK: .entry
@@ -16,7 +16,7 @@ func.func @geometry(%pos: tensor<?x3xf32>, %src: tensor<?xi64>,
                     %dst: tensor<?xi64>, %shift: tensor<?x3xf32>,
                     %so: tensor<?xi64>, %sr: tensor<?xi64>,
                     %do: tensor<?xi64>, %dr: tensor<?xi64>)
-    -> (tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xf32>, tensor<?x3xf32>, tensor<?x16xf32>, tensor<?x3xf32>, tensor<?x16x16xf32>, tensor<?x3xf32>) {
+    -> (tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xf32>, tensor<?x3xf32>, tensor<?x16xf32>, tensor<?x3xf32>, tensor<?x16x16xf32>, tensor<?x3xf32>, tensor<?xf32>, tensor<?x3xf32>, tensor<?x16xf32>, tensor<?x3xf32>, tensor<?x16x16xf32>, tensor<?x3xf32>) {
   %v0 = sezm.edge_vectors %pos[%src, %dst]
       : (tensor<?x3xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf32>
   %v = sezm.edge_vectors %pos[%src, %dst] shift %shift
@@ -36,7 +36,16 @@ func.func @geometry(%pos: tensor<?x3xf32>, %src: tensor<?xi64>,
   %wd = sezm.wigner %v lmax = 3 : (tensor<?x3xf32>) -> tensor<?x16x16xf32>
   %gwv = sezm.wigner_grad %wd, %v lmax = 3
       : (tensor<?x16x16xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
-  return %v0, %v, %gpos, %env, %genv, %rbf, %grbf, %wd, %gwv : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xf32>, tensor<?x3xf32>, tensor<?x16xf32>, tensor<?x3xf32>, tensor<?x16x16xf32>, tensor<?x3xf32>
+  %genv2:2 = sezm.envelope_grad_grad %v, %env, %v rcut = 6.0 exponent = 5
+      : (tensor<?x3xf32>, tensor<?xf32>, tensor<?x3xf32>)
+      -> (tensor<?xf32>, tensor<?x3xf32>)
+  %grbf2:2 = sezm.radial_basis_grad_grad %v, %rbf, %v rcut = 6.0 exponent = 7
+      : (tensor<?x3xf32>, tensor<?x16xf32>, tensor<?x3xf32>)
+      -> (tensor<?x16xf32>, tensor<?x3xf32>)
+  %gwv2:2 = sezm.wigner_grad_grad %v, %wd, %v lmax = 3
+      : (tensor<?x3xf32>, tensor<?x16x16xf32>, tensor<?x3xf32>)
+      -> (tensor<?x16x16xf32>, tensor<?x3xf32>)
+  return %v0, %v, %gpos, %env, %genv, %rbf, %grbf, %wd, %gwv, %genv2#0, %genv2#1, %grbf2#0, %grbf2#1, %gwv2#0, %gwv2#1 : tensor<?x3xf32>, tensor<?x3xf32>, tensor<?x3xf32>, tensor<?xf32>, tensor<?x3xf32>, tensor<?x16xf32>, tensor<?x3xf32>, tensor<?x16x16xf32>, tensor<?x3xf32>, tensor<?xf32>, tensor<?x3xf32>, tensor<?x16xf32>, tensor<?x3xf32>, tensor<?x16x16xf32>, tensor<?x3xf32>
 }
 
 func.func @rotate_and_mix(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,

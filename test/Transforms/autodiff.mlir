@@ -16,7 +16,8 @@
 // CHECK: %{{.*}}, %[[GW2:.*]], %[[GKC:.*]] = sezm.rotate_mix_grad %[[GU]]
 // CHECK: %[[GW:.*]] = arith.addf %[[GW1]], %[[GW2]]
 // The kernel's cotangent flows back through the matmul to the radial basis.
-// CHECK: %[[GRBF:.*]] = linalg.generic {{.*}} ins(%[[GKC]], %arg8
+// CHECK: %[[WKT:.*]] = linalg.transpose ins(%arg8 : tensor<8x25xf64>) {{.*}} permutation = [1, 0]
+// CHECK: %[[GRBF:.*]] = linalg.matmul ins(%[[GKC]], %[[WKT]]
 // CHECK: %[[D1:.*]] = sezm.envelope_grad %[[GENV]], %[[V]]
 // CHECK: %[[D2:.*]] = sezm.radial_basis_grad %[[GRBF]], %[[V]]
 // CHECK: %[[D12:.*]] = arith.addf %[[D1]], %[[D2]]
@@ -24,9 +25,10 @@
 // CHECK: %[[GV:.*]] = arith.addf %[[D12]], %[[D3]]
 // CHECK: %[[GPOS:.*]] = sezm.edge_vectors_grad %[[GV]] src(%arg3, %arg4) dst(%arg5, %arg6)
 // CHECK: %[[F:.*]] = arith.negf %[[GPOS]]
-// CHECK: %[[W:.*]] = linalg.generic {{.*}} ins(%[[GV]], %[[V]] : {{.*}}) outs(%{{.*}} : tensor<3x3xf64>)
-// CHECK: arith.mulf
-// CHECK-NEXT: arith.subf
+// The virial, -(dE/dv)^T v, of ops that can be differentiated again.
+// CHECK: %[[GVT:.*]] = linalg.transpose ins(%[[GV]] : tensor<?x3xf64>) {{.*}} permutation = [1, 0]
+// CHECK: %[[VV:.*]] = linalg.matmul ins(%[[GVT]], %[[V]] : tensor<3x?xf64>, tensor<?x3xf64>) {{.*}} -> tensor<3x3xf64>
+// CHECK: %[[W:.*]] = arith.negf %[[VV]]
 // CHECK: return %[[E]], %[[F]], %[[W]]
 
 // MISSING: error: sezm-autodiff: no function @missing

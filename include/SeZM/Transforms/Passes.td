@@ -109,10 +109,36 @@ def Autodiff : Pass<"sezm-autodiff", "::mlir::ModuleOp"> {
     func.func @energy_forces(%pos: tensor<?x3xf64> {sezm.name = "positions"}, ...)
         -> (tensor<f64>, tensor<?x3xf64>, tensor<3x3xf64>)
     ```
+
+    With `create-graph`, the backward is checked to be made of ops that have
+    derivative rules themselves (the geometry gradients differentiate into
+    `envelope_grad_grad`, `radial_basis_grad_grad` and `wigner_grad_grad`,
+    `edge_vectors_grad` and `segment_reduce_grad` into their transposes), the
+    function is marked `sezm.create_graph` (so that `sezm-select-schedule`
+    gives it the training schedule and no fusion drops a rule), and a second
+    `sezm-autodiff` can differentiate a function of the forces: declare
+    `@<energy>_forces` (a body-less `func.func private`), call it, run
+    `inline`, then `sezm-autodiff{energy=<that function>}`. The declaration
+    is replaced by the derived function. Ops without a second-order rule yet
+    (the SO(2) and mixing-stack gradients) are an error under create-graph.
+
+    ```mlir
+    func.func private @energy_forces(...) -> (tensor<f64>, tensor<?x3xf64>,
+                                              tensor<3x3xf64>)
+    func.func @force_loss(%pos: tensor<?x3xf64> {sezm.name = "positions"}, ...)
+        -> tensor<f64> {
+      %e, %f, %w = func.call @energy_forces(%pos, ...) : ...
+      ...  // a scalar of %f
+    }
+    ```
   }];
   let options = [
     Option<"energy", "energy", "std::string", /*default=*/"\"energy\"",
            "The energy function to differentiate">,
+    Option<"createGraph", "create-graph", "bool", /*default=*/"false",
+           "Build a backward that can be differentiated again (training "
+           "with a force loss): every op of it must have a derivative rule, "
+           "and the function is marked sezm.create_graph">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

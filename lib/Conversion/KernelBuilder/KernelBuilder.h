@@ -125,6 +125,103 @@ Jet select(Value cond, Jet a, Jet b);
 Value operator<(Jet a, Jet b);
 Value operator<=(Jet a, Jet b);
 
+/// A value with its derivative along one direction, over Jet: Dual<Jet>
+/// carries the second derivatives d^2 f / (d dir d v_k) that a backward
+/// differentiated again needs (forward mode over forward mode). Constants
+/// carry no tangent, so that math on them emits nothing extra.
+template <typename T> struct Dual {
+  T value;
+  std::optional<T> tangent;
+  Dual(double constant) : value(constant) {}
+  Dual(Num constant) : value(constant) {}
+  Dual(T value, std::optional<T> tangent = std::nullopt)
+      : value(value), tangent(tangent) {}
+  /// The derivative along the direction (zero for constants).
+  T derivative() const { return tangent ? *tangent : T(0.0); }
+};
+
+namespace detail {
+/// The tangent of a result whose tangent is `fa` where only a has one, `fb`
+/// where only b has one, and `fa + fb` where both have.
+template <typename T, typename FA, typename FB>
+std::optional<T> sumTangents(const Dual<T> &a, const Dual<T> &b, FA fa, FB fb) {
+  if (a.tangent && b.tangent)
+    return fa() + fb();
+  if (a.tangent)
+    return fa();
+  if (b.tangent)
+    return fb();
+  return std::nullopt;
+}
+} // namespace detail
+
+template <typename T> Dual<T> operator+(Dual<T> a, Dual<T> b) {
+  return {a.value + b.value,
+          detail::sumTangents(
+              a, b, [&] { return *a.tangent; }, [&] { return *b.tangent; })};
+}
+template <typename T> Dual<T> operator-(Dual<T> a) {
+  return {-a.value, a.tangent ? std::optional<T>(-*a.tangent) : std::nullopt};
+}
+template <typename T> Dual<T> operator-(Dual<T> a, Dual<T> b) {
+  return {a.value - b.value,
+          detail::sumTangents(
+              a, b, [&] { return *a.tangent; }, [&] { return -*b.tangent; })};
+}
+template <typename T> Dual<T> operator*(Dual<T> a, Dual<T> b) {
+  return {a.value * b.value, detail::sumTangents(
+                                 a, b, [&] { return *a.tangent * b.value; },
+                                 [&] { return a.value * *b.tangent; })};
+}
+template <typename T> Dual<T> operator/(Dual<T> a, Dual<T> b) {
+  T quotient = a.value / b.value;
+  return {quotient, detail::sumTangents(
+                        a, b, [&] { return *a.tangent / b.value; },
+                        [&] { return -(quotient * *b.tangent / b.value); })};
+}
+namespace detail {
+/// f(a) with f'(a.value) given by `slope` (called only with a tangent).
+template <typename T, typename Slope>
+Dual<T> chainRule(const Dual<T> &a, T value, Slope slope) {
+  if (!a.tangent)
+    return Dual<T>(value);
+  return {value, *a.tangent * slope()};
+}
+} // namespace detail
+
+template <typename T> Dual<T> sqrt(Dual<T> a) {
+  T root = sqrt(a.value);
+  return detail::chainRule(a, root, [&] { return T(0.5) / root; });
+}
+template <typename T> Dual<T> exp(Dual<T> a) {
+  T e = exp(a.value);
+  return detail::chainRule(a, e, [&] { return e; });
+}
+template <typename T> Dual<T> log(Dual<T> a) {
+  return detail::chainRule(a, log(a.value), [&] { return T(1.0) / a.value; });
+}
+template <typename T> Dual<T> sin(Dual<T> a) {
+  return detail::chainRule(a, sin(a.value), [&] { return cos(a.value); });
+}
+template <typename T> Dual<T> cos(Dual<T> a) {
+  return detail::chainRule(a, cos(a.value), [&] { return -sin(a.value); });
+}
+template <typename T> Value operator<(Dual<T> a, Dual<T> b) {
+  return a.value < b.value;
+}
+template <typename T> Value operator<=(Dual<T> a, Dual<T> b) {
+  return a.value <= b.value;
+}
+template <typename T> Dual<T> select(Value cond, Dual<T> a, Dual<T> b) {
+  std::optional<T> tangent;
+  if (a.tangent || b.tangent)
+    tangent = select(cond, a.derivative(), b.derivative());
+  return {select(cond, a.value, b.value), tangent};
+}
+template <typename T> Dual<T> max(Dual<T> a, Dual<T> b) {
+  return select(b < a, a, b);
+}
+
 /// A complex number over Num or Jet.
 template <typename T> struct Complex { T re, im; };
 

@@ -184,3 +184,92 @@ void sezm::emitKernel(WignerGradOp op, KernelIO &io) {
       store(total[k], out, {e, k});
   });
 }
+
+//===----------------------------------------------------------------------===//
+// Second order (create-graph)
+//===----------------------------------------------------------------------===//
+
+namespace {
+using Second = Dual<Jet>;
+
+/// Edge e's vector as the Jet's three variables, moving along cot[e].
+std::array<Second, 3> edgeVectorAlong(Value edgeVec, Value cot, Idx e) {
+  std::array<Second, 3> v = {Second(0.0), Second(0.0), Second(0.0)};
+  for (int k = 0; k < 3; ++k)
+    v[k] =
+        Second(Jet::variable(load(edgeVec, {e, k}), k), Jet(load(cot, {e, k})));
+  return v;
+}
+
+/// Adds g * d(D_cot f)/dv to `total` and returns D_cot f, for one component
+/// f of an edge function and its first-order cotangent g.
+Num accumulateSecondOrder(const Second &f, Num g, std::array<Num, 3> &total) {
+  Jet along = f.derivative();
+  for (int j = 0; j < 3; ++j)
+    total[j] = total[j] + g * along.derivative(j);
+  return along.value;
+}
+
+void storeEdgeVector(const std::array<Num, 3> &v, Value out, Idx e) {
+  for (int j = 0; j < 3; ++j)
+    store(v[j], out, {e, j});
+}
+} // namespace
+
+void sezm::emitKernel(EnvelopeGradGradOp op, KernelIO &io) {
+  Value edgeVec = io.in(op.getEdgeVec()), grad = io.in(op.getGrad());
+  Value cot = io.in(op.getCot());
+  Idx edges = dim(edgeVec, 0);
+  Value gradCot = io.allocate(0, {edges});
+  Value edgeVecGrad = io.allocate(1, {edges, 3});
+  parallelRange(0, edges, [&](Idx e) {
+    Second env = edgeEnvelope(edgeVectorAlong(edgeVec, cot, e),
+                              op.getRcut().convertToDouble(), op.getExponent());
+    std::array<Num, 3> total = {Num(0.0), Num(0.0), Num(0.0)};
+    store(accumulateSecondOrder(env, load(grad, {e}), total), gradCot, {e});
+    storeEdgeVector(total, edgeVecGrad, e);
+  });
+}
+
+void sezm::emitKernel(RadialBasisGradGradOp op, KernelIO &io) {
+  Value edgeVec = io.in(op.getEdgeVec()), grad = io.in(op.getGrad());
+  Value cot = io.in(op.getCot());
+  int64_t count = staticDim(op.getGrad(), 1);
+  Idx edges = dim(edgeVec, 0);
+  Value gradCot = io.allocate(0, {edges, Idx(count)});
+  Value edgeVecGrad = io.allocate(1, {edges, 3});
+  parallelRange(0, edges, [&](Idx e) {
+    std::array<Num, 3> total = {Num(0.0), Num(0.0), Num(0.0)};
+    radialBasis<Second>(
+        edgeVectorAlong(edgeVec, cot, e), op.getRcut().convertToDouble(),
+        op.getExponent(), count, [&](int64_t k, Second value) {
+          store(accumulateSecondOrder(value, load(grad, {e, k}), total),
+                gradCot, {e, k});
+        });
+    storeEdgeVector(total, edgeVecGrad, e);
+  });
+}
+
+void sezm::emitKernel(WignerGradGradOp op, KernelIO &io) {
+  Value edgeVec = io.in(op.getEdgeVec()), grad = io.in(op.getGrad());
+  Value cot = io.in(op.getCot());
+  SO2Layout layout = layoutOf(op);
+  int64_t rows = layout.packedRows();
+  Idx edges = dim(edgeVec, 0);
+  Value gradCot = io.allocate(0, {edges, rows, rows});
+  Value edgeVecGrad = io.allocate(1, {edges, 3});
+  fillZero(gradCot);
+  parallelRange(0, edges, [&](Idx e) {
+    std::array<Second, 3> v = edgeVectorAlong(edgeVec, cot, e);
+    Quaternion<Second> q = edgeQuaternion(v[0], v[1], v[2]);
+    std::array<Num, 3> total = {Num(0.0), Num(0.0), Num(0.0)};
+    wignerBlocks<Second>(
+        q, layout.lmax, [&](int64_t l, int64_t mp, int64_t m, Second value) {
+          int64_t row = l * l + l + mp, column = l * l + l + m;
+          store(
+              accumulateSecondOrder(value, load(grad, {e, row, column}), total),
+              gradCot, {e, row, column});
+        });
+    storeEdgeVector(total, edgeVecGrad, e);
+  });
+}

@@ -41,20 +41,22 @@ struct ConvertSeZMToLoopsPass
         LowerToKernel<EnvelopeOp>, LowerToKernel<EnvelopeGradOp>,
         LowerToKernel<RadialBasisOp>, LowerToKernel<RadialBasisGradOp>,
         LowerToKernel<WignerOp>, LowerToKernel<WignerGradOp>,
-        LowerToKernel<RotateOp>, LowerToKernel<RotateGradOp>,
-        LowerToKernel<MixOp>, LowerToKernel<MixGradOp>,
-        LowerToKernel<RotateMixOp>, LowerToKernel<RotateMixGradOp>,
-        LowerToKernel<RotateMixGradReduceOp>, LowerToKernel<RotateBackOp>,
-        LowerToKernel<RotateBackGradOp>, LowerToKernel<SegmentReduceOp>,
-        LowerToKernel<SegmentReduceGradOp>, LowerToKernel<SO2LinearOp>,
-        LowerToKernel<SO2LinearGradOp>, LowerToKernel<GateOp>,
-        LowerToKernel<GateGradOp>, LowerToKernel<FocusCompeteOp>,
-        LowerToKernel<FocusCompeteGradOp>, LowerToKernel<FocusScaleOp>,
-        LowerToKernel<FocusScaleGradOp>, LowerToKernel<EnvelopeAggregateOp>,
+        LowerToKernel<EnvelopeGradGradOp>, LowerToKernel<RadialBasisGradGradOp>,
+        LowerToKernel<WignerGradGradOp>, LowerToKernel<RotateOp>,
+        LowerToKernel<RotateGradOp>, LowerToKernel<MixOp>,
+        LowerToKernel<MixGradOp>, LowerToKernel<RotateMixOp>,
+        LowerToKernel<RotateMixGradOp>, LowerToKernel<RotateMixGradReduceOp>,
+        LowerToKernel<RotateBackOp>, LowerToKernel<RotateBackGradOp>,
+        LowerToKernel<SegmentReduceOp>, LowerToKernel<SegmentReduceGradOp>,
+        LowerToKernel<SO2LinearOp>, LowerToKernel<SO2LinearGradOp>,
+        LowerToKernel<GateOp>, LowerToKernel<GateGradOp>,
+        LowerToKernel<FocusCompeteOp>, LowerToKernel<FocusCompeteGradOp>,
+        LowerToKernel<FocusScaleOp>, LowerToKernel<FocusScaleGradOp>,
+        LowerToKernel<EnvelopeAggregateOp>,
         LowerToKernel<EnvelopeAggregateGradOp>,
         LowerToKernel<AttentionAggregateOp>,
-        LowerToKernel<AttentionAggregateGradOp>,
-        LowerToKernel<DegreeLinearOp>>(&getContext());
+        LowerToKernel<AttentionAggregateGradOp>, LowerToKernel<DegreeLinearOp>>(
+        &getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
 
     WalkResult left = getOperation()->walk([](Operation *op) {

@@ -2,17 +2,30 @@
 
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
+#include "mlir/Transforms/InliningUtils.h"
 
 using namespace mlir;
 using namespace mlir::sezm;
 
 #include "SeZM/Dialect/SeZM/SeZMOpsDialect.cpp.inc"
 
+namespace {
+/// sezm ops compute values from their operands alone: a call to a function
+/// made of them (an energy's forces called by a force loss) can be inlined.
+struct SeZMInlinerInterface : DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
 void SeZMDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "SeZM/Dialect/SeZM/SeZMOps.cpp.inc"
       >();
+  addInterfaces<SeZMInlinerInterface>();
 }
 
 std::string sezm::argumentName(FunctionOpInterface func, unsigned index) {
@@ -101,7 +114,7 @@ LogicalResult SeZMDialect::verifyOperationAttribute(Operation *op,
              << "'sezm.schedule' must be \"inference\" or \"training\"";
     return success();
   }
-  if (name == "sezm.training" || name == "sezm.create_graph") {
+  if (name == kTrainingAttr || name == kCreateGraphAttr) {
     if (!isa<UnitAttr>(attribute.getValue()))
       return op->emitError() << "'" << name << "' takes no value";
     return success();

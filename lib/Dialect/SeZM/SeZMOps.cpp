@@ -220,6 +220,48 @@ LogicalResult WignerGradOp::verify() {
   return shapes.check("result", getResult(), kFloat, {kEdges, kXYZ});
 }
 
+namespace {
+/// The operands and results of a second-order edge op: cot and edge_vec
+/// (E, 3), grad of shape `gradDims`, grad_cot like grad, edge_vec_grad
+/// (E, 3).
+template <typename OpTy>
+LogicalResult verifySecondOrder(OpTy op, ShapeChecker &shapes,
+                                ArrayRef<Dim> gradDims) {
+  if (failed(shapes.check("cot", op.getCot(), kFloat, {kEdges, kXYZ})) ||
+      failed(shapes.check("grad", op.getGrad(), kFloat, gradDims)) ||
+      failed(
+          shapes.check("edge_vec", op.getEdgeVec(), kFloat, {kEdges, kXYZ})) ||
+      failed(checkSameShape(op, "grad_cot", op.getGradCot(), "grad",
+                            op.getGrad())))
+    return failure();
+  return shapes.check("edge_vec_grad", op.getEdgeVecGrad(), kFloat,
+                      {kEdges, kXYZ});
+}
+} // namespace
+
+LogicalResult EnvelopeGradGradOp::verify() {
+  if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
+    return failure();
+  ShapeChecker shapes(*this);
+  return verifySecondOrder(*this, shapes, {kEdges});
+}
+
+LogicalResult RadialBasisGradGradOp::verify() {
+  if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
+    return failure();
+  ShapeChecker shapes(*this);
+  return verifySecondOrder(*this, shapes, {kEdges, Dim::channel("K")});
+}
+
+LogicalResult WignerGradGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  Dim rows = Dim::fixed(layout.packedRows());
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  return verifySecondOrder(*this, shapes, {kEdges, rows, rows});
+}
+
 //===----------------------------------------------------------------------===//
 // Rotation and mixing
 //===----------------------------------------------------------------------===//

@@ -942,3 +942,25 @@ func.func @extents_syntax(%x: tensor<?xf32> {sezm.extents = ["N*2"]}) {
 func.func @extents_not_strings(%x: tensor<?xf32> {sezm.extents = [1]}) {
   return
 }
+
+// -----
+
+func.func @wigner_grad_grad_cot(%c: tensor<?x16x16xf32>, %g: tensor<?x16x16xf32>,
+                                %v: tensor<?x3xf32>) {
+  // expected-error @+1 {{'cot' must have shape (E, 3)}}
+  %0:2 = sezm.wigner_grad_grad %c, %g, %v lmax = 3
+      : (tensor<?x16x16xf32>, tensor<?x16x16xf32>, tensor<?x3xf32>)
+      -> (tensor<?x16x16xf32>, tensor<?x3xf32>)
+  return
+}
+
+// -----
+
+func.func @radial_basis_grad_grad_result(%c: tensor<?x3xf32>, %g: tensor<?x16xf32>,
+                                         %v: tensor<?x3xf32>) {
+  // expected-error @+1 {{'grad_cot' must have the type of 'grad'}}
+  %0:2 = sezm.radial_basis_grad_grad %c, %g, %v rcut = 6.0 exponent = 7
+      : (tensor<?x3xf32>, tensor<?x16xf32>, tensor<?x3xf32>)
+      -> (tensor<?x8xf32>, tensor<?x3xf32>)
+  return
+}

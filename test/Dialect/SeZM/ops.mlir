@@ -36,6 +36,18 @@ func.func @geometry(%pos: tensor<?x3xf32>, %src: tensor<?xi64>,
   // CHECK: sezm.wigner_grad %{{.*}}, %{{.*}} lmax = 3 : (tensor<?x16x16xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
   %gwv = sezm.wigner_grad %wd, %v lmax = 3
       : (tensor<?x16x16xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  // CHECK: sezm.envelope_grad_grad %{{.*}}, %{{.*}}, %{{.*}} rcut = 6.000000e+00 exponent = 5 : (tensor<?x3xf32>, tensor<?xf32>, tensor<?x3xf32>) -> (tensor<?xf32>, tensor<?x3xf32>)
+  %genv2:2 = sezm.envelope_grad_grad %v, %env, %v rcut = 6.0 exponent = 5
+      : (tensor<?x3xf32>, tensor<?xf32>, tensor<?x3xf32>)
+      -> (tensor<?xf32>, tensor<?x3xf32>)
+  // CHECK: sezm.radial_basis_grad_grad %{{.*}}, %{{.*}}, %{{.*}} rcut = 6.000000e+00 exponent = 7 : (tensor<?x3xf32>, tensor<?x16xf32>, tensor<?x3xf32>) -> (tensor<?x16xf32>, tensor<?x3xf32>)
+  %grbf2:2 = sezm.radial_basis_grad_grad %v, %rbf, %v rcut = 6.0 exponent = 7
+      : (tensor<?x3xf32>, tensor<?x16xf32>, tensor<?x3xf32>)
+      -> (tensor<?x16xf32>, tensor<?x3xf32>)
+  // CHECK: sezm.wigner_grad_grad %{{.*}}, %{{.*}}, %{{.*}} lmax = 3 : (tensor<?x3xf32>, tensor<?x16x16xf32>, tensor<?x3xf32>) -> (tensor<?x16x16xf32>, tensor<?x3xf32>)
+  %gwv2:2 = sezm.wigner_grad_grad %v, %wd, %v lmax = 3
+      : (tensor<?x3xf32>, tensor<?x16x16xf32>, tensor<?x3xf32>)
+      -> (tensor<?x16x16xf32>, tensor<?x3xf32>)
   return
 }
 

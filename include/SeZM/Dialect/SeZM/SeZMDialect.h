@@ -18,6 +18,12 @@ constexpr llvm::StringLiteral kNameAttr = "sezm.name";
 /// segmentation of the edges by the key argument it names.
 constexpr llvm::StringLiteral kCsrOfAttr = "sezm.csr_of";
 
+/// The function attributes of a function whose gradient is differentiated
+/// again: one being trained, and a backward built by sezm-autodiff with
+/// create-graph. sezm-select-schedule gives both the training schedule.
+constexpr llvm::StringLiteral kTrainingAttr = "sezm.training";
+constexpr llvm::StringLiteral kCreateGraphAttr = "sezm.create_graph";
+
 /// The argument attribute that names the extents of an argument, one string
 /// per dimension ("" for none): a symbol, optionally plus or minus a
 /// constant, e.g. ["E"] for edge indices or ["N+1"] for a rowptr.

@@ -234,6 +234,84 @@ def SeZM_WignerGradOp : SeZM_Op<"wigner_grad"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Second order of the edge functions (create-graph)
+//===----------------------------------------------------------------------===//
+
+// The derivative rule of a `<f>_grad` op, `result[e] = sum_i grad[e, i] *
+// d f_i / d v[e]`, for a backward that is differentiated again. Given the
+// cotangent `c` (E, 3) of that result it returns
+//   grad_cot[e, i] = sum_k c[e, k] d f_i / d v_k          (f's derivative along c)
+//   edge_vec_grad[e, j] = sum_i grad[e, i] sum_k c[e, k] d^2 f_i / d v_k d v_j
+// both per edge in one pass, by forward mode over forward mode.
+class SeZM_EdgeSecondOrderOp<string mnemonic, string function, string shapes,
+                             string example>
+    : SeZM_Op<mnemonic> {
+  let summary = "derivatives of sezm." # function # "_grad (for create-graph)";
+  let description = [{
+    The derivative rule of `sezm.}] # function # [{_grad`, which sezm-autodiff
+    emits when the backward is itself differentiated (`create-graph`). With
+    `c` the cotangent of the first-order result (E, 3):
+    `grad_cot[e, i] = sum_k c[e, k] d f_i / d v_k` (the derivative of the
+    edge function along `c`) and
+    `edge_vec_grad[e, j] = sum_i grad[e, i] sum_k c[e, k] d^2 f_i / (d v_k d v_j)`.
+
+    Shapes: }] # shapes # [{
+
+    Example:
+    ```mlir
+    }] # example # [{
+    ```
+  }];
+  let results = (outs SeZM_FloatTensor:$grad_cot,
+                      SeZM_FloatTensor:$edge_vec_grad);
+}
+
+def SeZM_EnvelopeGradGradOp
+    : SeZM_EdgeSecondOrderOp<"envelope_grad_grad", "envelope",
+        "cot (E, 3), grad (E), edge_vec (E, 3) -> (E), (E, 3).",
+        [{%gg, %gv = sezm.envelope_grad_grad %c, %g, %v rcut = 6.0 exponent = 5
+        : (tensor<?x3xf64>, tensor<?xf64>, tensor<?x3xf64>)
+        -> (tensor<?xf64>, tensor<?x3xf64>)}]> {
+  let arguments = (ins SeZM_FloatTensor:$cot, SeZM_FloatTensor:$grad,
+                       SeZM_FloatTensor:$edge_vec, F64Attr:$rcut,
+                       I64Attr:$exponent);
+  let assemblyFormat = [{
+    $cot `,` $grad `,` $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_RadialBasisGradGradOp
+    : SeZM_EdgeSecondOrderOp<"radial_basis_grad_grad", "radial_basis",
+        "cot (E, 3), grad (E, K), edge_vec (E, 3) -> (E, K), (E, 3).",
+        [{%gg, %gv = sezm.radial_basis_grad_grad %c, %g, %v rcut = 6.0 exponent = 7
+        : (tensor<?x3xf64>, tensor<?x16xf64>, tensor<?x3xf64>)
+        -> (tensor<?x16xf64>, tensor<?x3xf64>)}]> {
+  let arguments = (ins SeZM_FloatTensor:$cot, SeZM_FloatTensor:$grad,
+                       SeZM_FloatTensor:$edge_vec, F64Attr:$rcut,
+                       I64Attr:$exponent);
+  let assemblyFormat = [{
+    $cot `,` $grad `,` $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_WignerGradGradOp
+    : SeZM_EdgeSecondOrderOp<"wigner_grad_grad", "wigner",
+        "cot (E, 3), grad (E, D, D), edge_vec (E, 3) -> (E, D, D), (E, 3); "
+        "grad_cot is zero off the diagonal blocks.",
+        [{%gg, %gv = sezm.wigner_grad_grad %c, %gd, %v lmax = 3
+        : (tensor<?x3xf64>, tensor<?x16x16xf64>, tensor<?x3xf64>)
+        -> (tensor<?x16x16xf64>, tensor<?x3xf64>)}]> {
+  let arguments = (ins SeZM_FloatTensor:$cot, SeZM_FloatTensor:$grad,
+                       SeZM_FloatTensor:$edge_vec, I64Attr:$lmax);
+  let assemblyFormat = [{
+    $cot `,` $grad `,` $edge_vec `lmax` `=` $lmax attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Rotation and radial degree mixing [2.3, 3.3, 4.1]
 //===----------------------------------------------------------------------===//
 
