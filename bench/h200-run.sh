@@ -60,7 +60,7 @@ for step in "$@"; do
       sizes=${step#*:}
       compile=--no-compile
       [ "${step%%:*}" = bench-compile ] && compile=
-      bash "$root/bench/so2-bench.sh" "$root/gpu-run/so2_kernels.so" \
+      bash "$root/bench/so2-bench.sh" "$root/gpu-run/so2_kernels.sezm" \
         "$tools/bin" --deepmd "$root/gpu-run/deepmd" $compile ${sizes//,/ } \
         2>&1 | tee "$out/bench-${sizes//,/-}.log" || status=1
       ;;
@@ -79,7 +79,7 @@ for step in "$@"; do
         args=()
         for name in "${inputs[@]}"; do args+=(--input "$name=$work/$name.npy"); done
         "$ncu" --clock-control none --target-processes application-only --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:rotate_mix \
-          "$tools/bin/sezm-exec" "$root/gpu-run/so2_kernels.so" \
+          "$tools/bin/sezm-exec" "$root/gpu-run/so2_kernels.sezm" \
           --entry $entry "${args[@]}" > "$out/ncu-$entry.txt" 2>&1 || {
           status=1
           tail -5 "$out/ncu-$entry.txt"

@@ -4,7 +4,7 @@
 # fused and unfused backward and segment_reduce (bench/so2_kernels.mlir,
 # compiled by sezm-compile) beside eager PyTorch, torch.compile and, with
 # --deepmd, DeePMD-kit's Triton kernels, all on the same inputs.
-#   so2-bench.sh SO2_KERNELS.so BIN_DIR [--deepmd DIR] [--no-compile] [N ...]
+#   so2-bench.sh SO2_KERNELS.sezm BIN_DIR [--deepmd DIR] [--no-compile] [N ...]
 set -euo pipefail
 library=$1
 bin=$2

@@ -9,7 +9,7 @@ F 2 x Cf 32, rank 1), times with CUDA events (warm-up, median of --repeats):
   backward unfused + reduce   the per-edge node gradient, then a CSR reduction
   segment_reduce alone        the reduction of the (E,16,C) node gradient
 
-for sezm (the compiled library, run by sezm-exec, per-kernel medians), an
+for sezm (the compiled artifact, run by sezm-exec, per-kernel medians), an
 eager PyTorch implementation of sezm-ops.md 3.3 and 4.1 written here,
 torch.compile of it, and DeePMD-kit's Triton kernels when the deepmd-kit
 wheel is unpacked at --deepmd. Every comparator's results are checked

@@ -2,6 +2,7 @@
 
 #include "Targets.h"
 
+#include "SeZM/Support/Artifact.h"
 #include "SeZM/Support/Npy.h"
 #include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Structure.h"
@@ -32,6 +33,13 @@ void sezm::fuzz::extendedXyz(const uint8_t *data, size_t size) {
   buildNeighbourGraph(structure, 2.5, graph, error);
 }
 
+void sezm::fuzz::artifact(const uint8_t *data, size_t size) {
+  Artifact parsed;
+  std::string error;
+  parseArtifact(std::string(reinterpret_cast<const char *>(data), size), parsed,
+                error);
+}
+
 sezm::fuzz::Target sezm::fuzz::targetNamed(const std::string &name) {
   if (name == "safetensors")
     return safetensors;
@@ -39,5 +47,7 @@ sezm::fuzz::Target sezm::fuzz::targetNamed(const std::string &name) {
     return npy;
   if (name == "xyz")
     return extendedXyz;
+  if (name == "artifact")
+    return artifact;
   return nullptr;
 }

@@ -21,8 +21,12 @@ void safetensors(const uint8_t *data, size_t size);
 void npy(const uint8_t *data, size_t size);
 /// An extended XYZ file, and the neighbour graph of what parses.
 void extendedXyz(const uint8_t *data, size_t size);
+/// A compiled artifact (sezm-compile): its container and manifest, checked
+/// before the runtime loads any of its code.
+void artifact(const uint8_t *data, size_t size);
 
-/// The target of that name ("safetensors", "npy", "xyz"), or null.
+/// The target of that name ("safetensors", "npy", "xyz", "artifact"), or
+/// null.
 using Target = void (*)(const uint8_t *, size_t);
 Target targetNamed(const std::string &name);
 

@@ -4,6 +4,8 @@
 
 #include "SeZM/Conversion/Passes.h"
 #include "SeZM/Execution/EntrySignature.h"
+#include "SeZM/Support/Artifact.h"
+#include "SeZM/Support/Safetensors.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
@@ -108,6 +110,38 @@ void sezm::registerGpuCompilerInterfaces(DialectRegistry &registry) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
 }
 
+/// Checks that every weight names an input of some entry, with its type
+/// and shape (dynamic extents match any).
+static llvm::Error
+checkWeights(const std::string &bytes,
+             const std::vector<sezmrt::EntrySignature> &entries) {
+  std::map<std::string, sezmrt::HostTensor> weights;
+  std::string error;
+  if (!sezmrt::parseSafetensors(bytes, weights, error))
+    return llvm::createStringError(error);
+  for (const auto &[name, tensor] : weights) {
+    bool named = false;
+    for (const sezmrt::EntrySignature &entry : entries)
+      for (const sezmrt::TensorPort &port : entry.arguments) {
+        if (port.name != name)
+          continue;
+        named = true;
+        bool fits = port.type == tensor.type &&
+                    port.shape.size() == tensor.shape.size();
+        for (size_t axis = 0; fits && axis < port.shape.size(); ++axis)
+          fits = port.shape[axis] < 0 || port.shape[axis] == tensor.shape[axis];
+        if (!fits)
+          return llvm::createStringError(
+              "weight '" + name + "' is " + tensor.describe() + ", but @" +
+              entry.function + " takes " + port.describe());
+      }
+    if (!named)
+      return llvm::createStringError("weight '" + name +
+                                     "' is no input of any entry");
+  }
+  return llvm::Error::success();
+}
+
 llvm::Error sezm::compileForGpu(ModuleOp module,
                                 const GpuCompileOptions &options,
                                 llvm::StringRef outputPath) {
@@ -152,6 +186,32 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
     if (failed(pm.run(module)))
       return llvm::createStringError("lowering for the GPU failed:\n" +
                                      diagnostics);
+  }
+
+  bool artifact = options.emit == GpuCompileOptions::Emit::Artifact;
+  sezmrt::Artifact contents;
+  if (artifact) {
+    contents.sections[sezmrt::kManifestSection] =
+        sezmrt::writeManifest(entries);
+    for (auto binary : module.getOps<gpu::BinaryOp>())
+      for (Attribute object : binary.getObjects())
+        contents.sections["ptx/" + binary.getName().str()] =
+            cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+    // The memory plan's remarks, one line per function.
+    std::string plan;
+    for (llvm::StringRef line : llvm::split(diagnostics, '\n'))
+      if (line.contains("planned peak"))
+        plan += line.str() + "\n";
+    contents.sections["memory-plan"] = plan;
+    if (!options.weightsPath.empty()) {
+      std::string weights, error;
+      if (!sezmrt::readFileBytes(options.weightsPath, weights, error))
+        return llvm::createStringError(error);
+      if (llvm::Error weightsError = checkWeights(weights, entries))
+        return llvm::createStringError(options.weightsPath + ": " +
+                                       llvm::toString(std::move(weightsError)));
+      contents.sections["weights"] = std::move(weights);
+    }
   }
 
   std::string error;
@@ -205,7 +265,7 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
 
   std::string objectPath = outputPath.str();
   llvm::SmallString<128> temporary;
-  bool library = options.emit == GpuCompileOptions::Emit::Library;
+  bool library = options.emit == GpuCompileOptions::Emit::Library || artifact;
   if (library) {
     if (std::error_code ec =
             llvm::sys::fs::createTemporaryFile("sezm", "o", temporary))
@@ -235,6 +295,14 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
         "object and link it yourself)");
   }
   std::string output = outputPath.str();
+  llvm::SmallString<128> hostLibrary;
+  if (artifact) {
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("sezm", "so", hostLibrary))
+      return llvm::createStringError("cannot create a temporary file: " +
+                                     ec.message());
+    output = std::string(hostLibrary);
+  }
   llvm::SmallVector<llvm::StringRef> linkArgs = {linker, "-shared", "-o",
                                                  output, objectPath};
   std::string linkError;
@@ -245,5 +313,18 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
     return llvm::createStringError("linking " + output + " with " + linker +
                                    " failed" +
                                    (linkError.empty() ? "" : ": " + linkError));
+  if (!artifact)
+    return llvm::Error::success();
+  std::string host;
+  bool read = sezmrt::readFileBytes(output, host, error);
+  llvm::sys::fs::remove(output);
+  if (!read)
+    return llvm::createStringError(error);
+  contents.sections[sezmrt::kHostSection] = std::move(host);
+  auto out = openOutputFile(outputPath, &error);
+  if (!out)
+    return llvm::createStringError(error);
+  out->os() << sezmrt::writeArtifact(contents);
+  out->keep();
   return llvm::Error::success();
 }

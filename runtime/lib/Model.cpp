@@ -3,12 +3,15 @@
 #include "sezm_runtime.h"
 
 #include "RuntimeState.h"
+#include "SeZM/Support/Artifact.h"
 #include "SeZM/Support/MemRefABI.h"
 #include "SeZM/Support/Signature.h"
 
 #include <chrono>
 #include <dlfcn.h>
 #include <map>
+#include <sys/mman.h>
+#include <unistd.h>
 
 using namespace sezmrt;
 using namespace sezmrt::cuda;
@@ -99,28 +102,84 @@ int sezm_gpu_available(void) {
   return 1;
 }
 
+namespace {
+/// Loads an artifact's host library from memory (an anonymous file), so
+/// that nothing is written to disk; null with `error` set on failure.
+void *loadHostLibrary(const std::string &host, std::string &error) {
+  int fd = memfd_create("sezm-host.so", MFD_CLOEXEC);
+  if (fd < 0) {
+    error = "cannot create an in-memory file for the host library";
+    return nullptr;
+  }
+  size_t written = 0;
+  while (written < host.size()) {
+    ssize_t n = write(fd, host.data() + written, host.size() - written);
+    if (n <= 0) {
+      close(fd);
+      error = "cannot write the host library to memory";
+      return nullptr;
+    }
+    written += static_cast<size_t>(n);
+  }
+  std::string file = "/proc/self/fd/" + std::to_string(fd);
+  void *library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library)
+    error = std::string("cannot load its host library: ") + dlerror();
+  close(fd);
+  return library;
+}
+} // namespace
+
 sezm_model *sezm_model_open(const char *path) {
   if (!path)
     return failWith("sezm_model_open: no path", nullptr);
   exportRuntimeSymbols();
-  // A bare file name is a file here, not a library to search for.
-  std::string file = path;
-  if (file.find('/') == std::string::npos)
-    file = "./" + file;
-  void *library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library)
-    return failWith(std::string("cannot load ") + path + ": " + dlerror(),
+  std::string bytes, error;
+  if (!readFileBytes(path, bytes, error))
+    return failWith(error, nullptr);
+  void *library = nullptr;
+  std::string manifestText;
+  if (looksLikeArtifact(bytes)) {
+    // The versioned artifact of sezm-compile: checked whole before any of
+    // its code is loaded.
+    Artifact artifact;
+    if (!parseArtifact(bytes, artifact, error))
+      return failWith(std::string(path) + ": " + error, nullptr);
+    library = loadHostLibrary(artifact.sections[kHostSection], error);
+    if (!library)
+      return failWith(std::string(path) + ": " + error, nullptr);
+    manifestText = artifact.sections[kManifestSection];
+  } else if (bytes.compare(0, 4,
+                           "\x7f"
+                           "ELF") == 0) {
+    // A host library alone (sezm-compile --emit=lib). A bare file name is a
+    // file here, not a library to search for.
+    std::string file = path;
+    if (file.find('/') == std::string::npos)
+      file = "./" + file;
+    library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library)
+      return failWith(std::string("cannot load ") + path + ": " + dlerror(),
+                      nullptr);
+  } else {
+    return failWith(std::string(path) +
+                        " is not a sezm artifact (neither the SEZMART "
+                        "format of sezm-compile nor a shared library)",
                     nullptr);
+  }
   auto *manifest = static_cast<const char *>(dlsym(library, "sezm_manifest"));
-  if (!manifest) {
+  if (!manifest || (!manifestText.empty() && manifestText != manifest)) {
     dlclose(library);
     return failWith(std::string(path) +
-                        " is not a sezm artifact (no sezm_manifest)",
+                        (manifest ? ": the host library's manifest differs "
+                                    "from the artifact's"
+                                  : " is not a sezm artifact (no "
+                                    "sezm_manifest)"),
                     nullptr);
   }
   auto *model = new sezm_model();
   model->library = library;
-  std::string error = parseManifest(manifest, model->entries);
+  error = parseManifest(manifest, model->entries);
   if (error.empty()) {
     for (const EntrySignature &entry : model->entries) {
       auto fn = reinterpret_cast<PackedEntry>(

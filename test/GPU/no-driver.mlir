@@ -5,7 +5,11 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: %npytool write %t/v.npy f32 2,3 "1 2 3 4 5 6"
 // RUN: not sezm-run %s --device gpu --input v=%t/v.npy 2>&1 | FileCheck %s
-// RUN: sezm-compile %s -o %t/model.so
+// The artifact: its host library is loaded from memory, whose constructor
+// asks for the driver; and the host library alone.
+// RUN: sezm-compile %s -o %t/model.sezm
+// RUN: not sezm-exec %t/model.sezm --input v=%t/v.npy 2>&1 | FileCheck %s
+// RUN: sezm-compile %s --emit=lib -o %t/model.so
 // RUN: not sezm-exec %t/model.so --input v=%t/v.npy 2>&1 | FileCheck %s
 // CHECK: error: {{.*}}no CUDA driver: libcuda.so.1 cannot be loaded
 

@@ -1,11 +1,12 @@
 //===- sezm-compile.cpp - compile a sezm module for the GPU ---------------===//
 //
-// sezm-compile MODULE.mlir -o model.so [--chip sm_90]
+// sezm-compile MODULE.mlir -o model.sezm [--chip sm_90] [--weights W]
 //
-// The ahead-of-time step: every public function becomes an entry of a shared
-// library that libsezm_runtime (and sezm-exec) loads and runs without MLIR or
-// LLVM: kernels as PTX for the chip, JIT-compiled once per process by the
-// driver, host code, and a manifest of each entry's named inputs and outputs.
+// The ahead-of-time step: every public function becomes an entry of one
+// versioned artifact that libsezm_runtime (and sezm-exec) loads and runs
+// without MLIR or LLVM: kernels as PTX for the chip, JIT-compiled once per
+// process by the driver, host code, a manifest of each entry's named inputs
+// and outputs, the memory plan and the weights.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,16 +35,26 @@ static cl::opt<std::string>
          cl::desc("NVIDIA GPU to compile for (sm_80, sm_86, sm_89, "
                   "sm_90)"),
          cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(category));
-static cl::opt<Emit> emit(
-    "emit", cl::desc("What to write"), cl::init(Emit::Library),
-    cl::values(clEnumValN(Emit::Library, "lib",
-                          "a shared library for libsezm_runtime (default)"),
-               clEnumValN(Emit::Object, "obj", "the host object file"),
-               clEnumValN(Emit::LLVMIR, "llvm", "the host LLVM IR"),
-               clEnumValN(Emit::PTX, "ptx",
-                          "each kernel module's PTX, as <name>.ptx in the "
-                          "folder given by -o")),
-    cl::cat(category));
+static cl::opt<Emit>
+    emit("emit", cl::desc("What to write"), cl::init(Emit::Artifact),
+         cl::values(clEnumValN(Emit::Artifact, "artifact",
+                               "the versioned artifact for libsezm_runtime: "
+                               "manifest, host library, PTX, memory plan, "
+                               "weights (default)"),
+                    clEnumValN(Emit::Library, "lib",
+                               "the host shared library alone"),
+                    clEnumValN(Emit::Object, "obj", "the host object file"),
+                    clEnumValN(Emit::LLVMIR, "llvm", "the host LLVM IR"),
+                    clEnumValN(Emit::PTX, "ptx",
+                               "each kernel module's PTX, as <name>.ptx in the "
+                               "folder given by -o")),
+         cl::cat(category));
+
+static cl::opt<std::string>
+    weights("weights",
+            cl::desc("Carry these weights in the artifact (each tensor "
+                     "names an input of an entry)"),
+            cl::value_desc("file.safetensors"), cl::cat(category));
 
 static cl::opt<std::string> forcesOf(
     "forces-of",
@@ -62,10 +73,11 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "sezm-compile: compile a sezm module ahead of time for NVIDIA GPUs\n\n"
-      "Every public function becomes an entry of a shared library that\n"
-      "libsezm_runtime (and sezm-exec) loads and runs without MLIR or LLVM:\n"
-      "kernels as PTX for --chip, JIT-compiled once per process by the\n"
-      "driver, and a manifest of each entry's named inputs and outputs.\n"
+      "Every public function becomes an entry of one versioned artifact\n"
+      "(docs/artifact.md) that libsezm_runtime (and sezm-exec) loads and\n"
+      "runs without MLIR or LLVM: kernels as PTX for --chip, JIT-compiled\n"
+      "once per process by the driver, host code, a manifest of each\n"
+      "entry's named inputs and outputs, the memory plan and --weights.\n"
       "Linking uses the C++ compiler on PATH (or $CXX).\n");
   if (llvm::Error error = mlir::sezm::checkChip(chip))
     return fail(llvm::toString(std::move(error)));
@@ -87,6 +99,9 @@ int main(int argc, char **argv) {
   mlir::sezm::GpuCompileOptions options;
   options.chip = chip;
   options.emit = emit;
+  if (!weights.empty() && emit != Emit::Artifact)
+    return fail("--weights goes with --emit=artifact");
+  options.weightsPath = weights;
   if (llvm::Error compileError =
           mlir::sezm::compileForGpu(*module, options, outputPath))
     return fail(modulePath + ": " + llvm::toString(std::move(compileError)));

@@ -20,10 +20,14 @@ namespace mlir::sezm {
 struct GpuCompileOptions {
   /// The NVIDIA GPU: sm_80, sm_86, sm_89 or sm_90.
   std::string chip = "sm_90";
-  enum class Emit { Library, Object, LLVMIR, PTX };
-  /// What to write: a shared library, the host object, the host LLVM IR, or
-  /// (into a folder) each kernel module's PTX.
-  Emit emit = Emit::Library;
+  enum class Emit { Artifact, Library, Object, LLVMIR, PTX };
+  /// What to write: the versioned artifact (SeZM/Support/Artifact.h), a
+  /// shared library, the host object, the host LLVM IR, or (into a folder)
+  /// each kernel module's PTX.
+  Emit emit = Emit::Artifact;
+  /// With Emit::Artifact: a safetensors file of weights to carry along (each
+  /// tensor must name an input of an entry, with its type and shape).
+  std::string weightsPath;
 };
 
 /// The chips sezm compiles for, and the PTX ISA each gets.

@@ -9,8 +9,9 @@
 // RUN: not sezm-compile %t/absent.mlir -o %t/model.so 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: error: cannot open input file '{{.*}}absent.mlir'
 
-// The library carries a packed entry and the manifest of its signature.
-// RUN: sezm-compile %s -o %t/model.so
+// The host library (the artifact's host.so section) carries a packed entry
+// and the manifest of its signature.
+// RUN: sezm-compile %s --emit=lib -o %t/model.so
 // RUN: nm -D %t/model.so | FileCheck %s --check-prefix=SYMBOLS
 // SYMBOLS-DAG: T _sezm_packed_main
 // SYMBOLS-DAG: R sezm_manifest
