@@ -108,6 +108,41 @@ HostTensor f64Tensor(std::vector<int64_t> shape, std::mt19937_64 &gen,
   return t;
 }
 
+/// `atoms` atoms in a 3 A cube with every ordered pair as an edge (all
+/// inside the 6 A cutoff, so every edge carries a gradient): the positions,
+/// src, dst and both CSRs, the first seven inputs of the test energies.
+std::vector<HostTensor> allPairsGraph(int64_t atoms, std::mt19937_64 &gen) {
+  std::vector<int64_t> src, dst;
+  for (int64_t i = 0; i < atoms; ++i)
+    for (int64_t j = 0; j < atoms; ++j)
+      if (i != j) {
+        src.push_back(i);
+        dst.push_back(j);
+      }
+  ref::Csr bySrc = ref::Csr::build(src, atoms);
+  ref::Csr byDst = ref::Csr::build(dst, atoms);
+  using ::sezm::testing::int64Tensor;
+  return {f64Tensor({atoms, 3}, gen, 0, 3),
+          int64Tensor(src),
+          int64Tensor(dst),
+          int64Tensor(bySrc.order),
+          int64Tensor(bySrc.rowptr),
+          int64Tensor(byDst.order),
+          int64Tensor(byDst.rowptr)};
+}
+
+/// The scalar that `entry` returns first, at `positions` (input 0).
+double scalarAt(mlir::sezm::CpuProgram &program, const char *entry,
+                std::vector<HostTensor> inputs, const HostTensor &positions) {
+  inputs[0] = positions;
+  auto out = program.run(entry, inputs);
+  if (!out) {
+    ADD_FAILURE() << llvm::toString(out.takeError());
+    return NAN;
+  }
+  return out->front().at(0);
+}
+
 /// Checks every force component against a central difference (h = 1e-5)
 /// of the energy at the positions; returns the largest difference quotient.
 double expectForcesMatchCentralDifferences(
@@ -133,45 +168,21 @@ protected:
     program = ::sezm::testing::compileWithForces(context, energyModule);
     ASSERT_TRUE(program);
 
-    // Atoms in a 3 A cube, all ordered pairs as edges: every pair is inside
-    // the 6 A cutoff, so every edge carries a gradient.
     std::mt19937_64 gen(41);
     const int64_t atoms = 7;
-    std::vector<int64_t> src, dst;
-    for (int64_t i = 0; i < atoms; ++i)
-      for (int64_t j = 0; j < atoms; ++j)
-        if (i != j) {
-          src.push_back(i);
-          dst.push_back(j);
-        }
-    ref::Csr bySrc = ref::Csr::build(src, atoms);
-    ref::Csr byDst = ref::Csr::build(dst, atoms);
-    inputs = {f64Tensor({atoms, 3}, gen, 0, 3),
-              ::sezm::testing::int64Tensor(src),
-              ::sezm::testing::int64Tensor(dst),
-              ::sezm::testing::int64Tensor(bySrc.order),
-              ::sezm::testing::int64Tensor(bySrc.rowptr),
-              ::sezm::testing::int64Tensor(byDst.order),
-              ::sezm::testing::int64Tensor(byDst.rowptr),
-              f64Tensor({atoms, 16, 8}, gen, -1, 1),
-              f64Tensor({8, 25}, gen, -1, 1),
-              f64Tensor({1, 8}, gen, -1, 1),
-              f64Tensor({atoms}, gen, 0.2, 0.5),
-              f64Tensor({1, 32, 32}, gen, -0.3, 0.3),
-              f64Tensor({1, 24, 24}, gen, -0.3, 0.3),
-              f64Tensor({1, 24, 24}, gen, -0.3, 0.3),
-              f64Tensor({1, 8, 24}, gen, -0.5, 0.5)};
+    inputs = allPairsGraph(atoms, gen);
+    inputs.insert(inputs.end(), {f64Tensor({atoms, 16, 8}, gen, -1, 1),
+                                 f64Tensor({8, 25}, gen, -1, 1),
+                                 f64Tensor({1, 8}, gen, -1, 1),
+                                 f64Tensor({atoms}, gen, 0.2, 0.5),
+                                 f64Tensor({1, 32, 32}, gen, -0.3, 0.3),
+                                 f64Tensor({1, 24, 24}, gen, -0.3, 0.3),
+                                 f64Tensor({1, 24, 24}, gen, -0.3, 0.3),
+                                 f64Tensor({1, 8, 24}, gen, -0.5, 0.5)});
   }
 
   double energyAt(const HostTensor &positions) {
-    std::vector<HostTensor> moved = inputs;
-    moved[0] = positions;
-    auto out = program->run("energy", moved);
-    if (!out) {
-      ADD_FAILURE() << llvm::toString(out.takeError());
-      return NAN;
-    }
-    return out->front().at(0);
+    return scalarAt(*program, "energy", inputs, positions);
   }
 
   MLIRContext context;
@@ -334,39 +345,15 @@ TEST(AutodiffUnfused, ForcesMatchFiniteDifferences) {
   ASSERT_TRUE(program);
   std::mt19937_64 gen(43);
   const int64_t atoms = 6;
-  std::vector<int64_t> src, dst;
-  for (int64_t i = 0; i < atoms; ++i)
-    for (int64_t j = 0; j < atoms; ++j)
-      if (i != j) {
-        src.push_back(i);
-        dst.push_back(j);
-      }
-  ref::Csr bySrc = ref::Csr::build(src, atoms);
-  ref::Csr byDst = ref::Csr::build(dst, atoms);
-  using ::sezm::testing::int64Tensor;
-  std::vector<HostTensor> inputs = {
-      f64Tensor({atoms, 3}, gen, 0, 3),
-      int64Tensor(src),
-      int64Tensor(dst),
-      int64Tensor(bySrc.order),
-      int64Tensor(bySrc.rowptr),
-      int64Tensor(byDst.order),
-      int64Tensor(byDst.rowptr),
-      f64Tensor({atoms, 16, 8}, gen, -1, 1),
-      f64Tensor({8, 25}, gen, -1, 1),
-      f64Tensor({1, 8}, gen, -1, 1),
-      f64Tensor({atoms}, gen, 0.2, 0.5),
-      f64Tensor({4, 2}, gen, -1, 1),
-      f64Tensor({2, int64_t(src.size()), 40}, gen, -1, 1)};
+  std::vector<HostTensor> inputs = allPairsGraph(atoms, gen);
+  int64_t edges = inputs[1].numElements();
+  inputs.insert(
+      inputs.end(),
+      {f64Tensor({atoms, 16, 8}, gen, -1, 1), f64Tensor({8, 25}, gen, -1, 1),
+       f64Tensor({1, 8}, gen, -1, 1), f64Tensor({atoms}, gen, 0.2, 0.5),
+       f64Tensor({4, 2}, gen, -1, 1), f64Tensor({2, edges, 40}, gen, -1, 1)});
   auto energyAt = [&](const HostTensor &positions) {
-    std::vector<HostTensor> moved = inputs;
-    moved[0] = positions;
-    auto out = program->run("energy", moved);
-    if (!out) {
-      ADD_FAILURE() << llvm::toString(out.takeError());
-      return double(NAN);
-    }
-    return out->front().at(0);
+    return scalarAt(*program, "energy", inputs, positions);
   };
   auto out = program->run("energy_forces", inputs);
   ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
@@ -410,38 +397,15 @@ TEST(AutodiffCreateGraph, SecondDerivativeMatchesFiniteDifferencesOfForces) {
 
   std::mt19937_64 gen(47);
   const int64_t atoms = 6;
-  std::vector<int64_t> src, dst;
-  for (int64_t i = 0; i < atoms; ++i)
-    for (int64_t j = 0; j < atoms; ++j)
-      if (i != j) {
-        src.push_back(i);
-        dst.push_back(j);
-      }
-  ref::Csr bySrc = ref::Csr::build(src, atoms);
-  ref::Csr byDst = ref::Csr::build(dst, atoms);
-  using ::sezm::testing::int64Tensor;
-  std::vector<HostTensor> inputs = {
-      f64Tensor({atoms, 3}, gen, 0, 3),
-      int64Tensor(src),
-      int64Tensor(dst),
-      int64Tensor(bySrc.order),
-      int64Tensor(bySrc.rowptr),
-      int64Tensor(byDst.order),
-      int64Tensor(byDst.rowptr),
-      f64Tensor({8, 81}, gen, -0.5, 0.5),
-      f64Tensor({int64_t(src.size()), 81}, gen, -0.5, 0.5),
-      f64Tensor({atoms, 3}, gen, -1, 1)};
+  std::vector<HostTensor> inputs = allPairsGraph(atoms, gen);
+  int64_t edges = inputs[1].numElements();
+  inputs.insert(inputs.end(), {f64Tensor({8, 81}, gen, -0.5, 0.5),
+                               f64Tensor({edges, 81}, gen, -0.5, 0.5),
+                               f64Tensor({atoms, 3}, gen, -1, 1)});
   // The loss is the forces along the direction: its finite differences
   // are those of the forces.
   auto lossAt = [&](const HostTensor &positions) {
-    std::vector<HostTensor> moved = inputs;
-    moved[0] = positions;
-    auto out = program->run("loss", moved);
-    if (!out) {
-      ADD_FAILURE() << llvm::toString(out.takeError());
-      return double(NAN);
-    }
-    return out->front().at(0);
+    return scalarAt(*program, "loss", inputs, positions);
   };
   auto out = program->run("loss_forces", inputs);
   ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());

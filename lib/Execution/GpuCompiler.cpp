@@ -263,16 +263,22 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
 
-  std::string objectPath = outputPath.str();
-  llvm::SmallString<128> temporary;
-  bool library = options.emit == GpuCompileOptions::Emit::Library || artifact;
-  if (library) {
+  // A file in the temporary folder, for what the output is made of.
+  auto temporaryFile = [](llvm::StringRef suffix,
+                          std::string &path) -> llvm::Error {
+    llvm::SmallString<128> temporary;
     if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("sezm", "o", temporary))
+            llvm::sys::fs::createTemporaryFile("sezm", suffix, temporary))
       return llvm::createStringError("cannot create a temporary file: " +
                                      ec.message());
-    objectPath = std::string(temporary);
-  }
+    path = std::string(temporary);
+    return llvm::Error::success();
+  };
+  std::string objectPath = outputPath.str();
+  bool library = options.emit == GpuCompileOptions::Emit::Library || artifact;
+  if (library)
+    if (llvm::Error error = temporaryFile("o", objectPath))
+      return error;
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
@@ -295,14 +301,11 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
         "object and link it yourself)");
   }
   std::string output = outputPath.str();
-  llvm::SmallString<128> hostLibrary;
-  if (artifact) {
-    if (std::error_code ec =
-            llvm::sys::fs::createTemporaryFile("sezm", "so", hostLibrary))
-      return llvm::createStringError("cannot create a temporary file: " +
-                                     ec.message());
-    output = std::string(hostLibrary);
-  }
+  if (artifact)
+    if (llvm::Error error = temporaryFile("so", output)) {
+      llvm::sys::fs::remove(objectPath);
+      return error;
+    }
   llvm::SmallVector<llvm::StringRef> linkArgs = {linker, "-shared", "-o",
                                                  output, objectPath};
   std::string linkError;

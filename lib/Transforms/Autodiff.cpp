@@ -160,6 +160,20 @@ private:
   func::FuncOp func;
   OpBuilder &b;
   Location loc;
+  /// The rule of an edge function's first-order gradient op
+  /// (`<f>_grad %grad, %edge_vec {attrs}`): its second-order op, with the
+  /// same attributes, gives the cotangents of both operands.
+  template <typename SecondOrderOp>
+  LogicalResult addSecondOrder(Operation *op, Value g) {
+    Value grad = op->getOperand(0), edgeVec = op->getOperand(1);
+    auto second = SecondOrderOp::create(
+        b, loc, TypeRange{grad.getType(), edgeVec.getType()},
+        ValueRange{g, grad, edgeVec}, op->getAttrs());
+    add(grad, second.getGradCot());
+    add(edgeVec, second.getEdgeVecGrad());
+    return success();
+  }
+
   /// The edge-vector gradient and edge vectors, for the virial.
   Value edgeGrad, edgeVectors;
   llvm::DenseSet<Value> active;
@@ -299,30 +313,12 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
                                            *src, *dst, /*shift=*/Value()));
     return success();
   }
-  if (auto o = dyn_cast<EnvelopeGradOp>(op)) {
-    auto second = EnvelopeGradGradOp::create(
-        b, loc, o.getGrad().getType(), o.getEdgeVec().getType(), g, o.getGrad(),
-        o.getEdgeVec(), o.getRcutAttr(), o.getExponentAttr());
-    add(o.getGrad(), second.getGradCot());
-    add(o.getEdgeVec(), second.getEdgeVecGrad());
-    return success();
-  }
-  if (auto o = dyn_cast<RadialBasisGradOp>(op)) {
-    auto second = RadialBasisGradGradOp::create(
-        b, loc, o.getGrad().getType(), o.getEdgeVec().getType(), g, o.getGrad(),
-        o.getEdgeVec(), o.getRcutAttr(), o.getExponentAttr());
-    add(o.getGrad(), second.getGradCot());
-    add(o.getEdgeVec(), second.getEdgeVecGrad());
-    return success();
-  }
-  if (auto o = dyn_cast<WignerGradOp>(op)) {
-    auto second = WignerGradGradOp::create(
-        b, loc, o.getGrad().getType(), o.getEdgeVec().getType(), g, o.getGrad(),
-        o.getEdgeVec(), o.getLmaxAttr());
-    add(o.getGrad(), second.getGradCot());
-    add(o.getEdgeVec(), second.getEdgeVecGrad());
-    return success();
-  }
+  if (isa<EnvelopeGradOp>(op))
+    return addSecondOrder<EnvelopeGradGradOp>(op, g);
+  if (isa<RadialBasisGradOp>(op))
+    return addSecondOrder<RadialBasisGradGradOp>(op, g);
+  if (isa<WignerGradOp>(op))
+    return addSecondOrder<WignerGradGradOp>(op, g);
   if (auto o = dyn_cast<SegmentReduceGradOp>(op)) {
     // Spreads each segment's row to its edges: the transpose is the sum.
     add(o.getGrad(), SegmentReduceOp::create(b, loc, o.getGrad().getType(), g,
