@@ -1,7 +1,8 @@
 /*===- sezm_runtime.h - run sezm artifacts on NVIDIA GPUs ----------*- C -*-===*
  *
- * Loads a library written by `sezm-compile`, binds host or device arrays to
- * its named inputs, runs an entry and hands back its outputs. Uses only the
+ * Loads an artifact written by `sezm-compile`, binds host or device arrays
+ * to its named inputs (or takes the weights it carries), runs an entry and
+ * hands back its outputs. Uses only the
  * CUDA driver API, loaded with dlopen: a machine without a driver gets an
  * error, not a loader failure. No errors cross the API as exceptions or
  * aborts: calls return 0 on success (or NULL) and sezm_last_error() says why.
@@ -56,11 +57,19 @@ const char *sezm_model_input_name(const sezm_model *model, const char *entry,
 const char *sezm_model_output_name(const sezm_model *model, const char *entry,
                                    int index);
 
-/* Runs `entry` on inputs in argument order (checked against the manifest:
- * types, shapes, graph sizes, index ranges; host inputs only for the index
- * checks). Outputs are written to `outputs` (one per result): host arrays
- * owned by the model until the next run or close, or device arrays when
- * `outputs_on_device` is 1 (freed by sezm_model_release_outputs). */
+/* 1 when the artifact carries input `index` of `entry` (its weights, from
+ * sezm-compile --weights); 0 otherwise. */
+int sezm_model_input_carried(const sezm_model *model, const char *entry,
+                             int index);
+
+/* Runs `entry` on inputs in argument order: all of them, or only those the
+ * artifact does not carry (the carried ones are then taken from it, copied
+ * to the device once per model). Inputs are checked against the manifest
+ * (types, shapes, graph sizes, index ranges; the index checks when every
+ * index input is on the host). Outputs are written to `outputs` (one per
+ * result): host arrays owned by the model until the next run or close, or
+ * device arrays when `outputs_on_device` is 1 (freed by
+ * sezm_model_release_outputs). */
 int sezm_model_run(sezm_model *model, const char *entry,
                    const sezm_tensor *inputs, int input_count,
                    sezm_tensor *outputs, int output_count,

@@ -5,6 +5,7 @@
 #include "RuntimeState.h"
 #include "SeZM/Support/Artifact.h"
 #include "SeZM/Support/MemRefABI.h"
+#include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Signature.h"
 
 #include <chrono>
@@ -21,6 +22,10 @@ using PackedEntry = void (*)(void **);
 struct sezm_model {
   void *library = nullptr;
   std::vector<EntrySignature> entries;
+  /// The inputs the artifact carries (its weights), by name, and their
+  /// device copies, made on first use and kept until close.
+  std::map<std::string, HostTensor> carried;
+  std::map<std::string, sezm_tensor> carriedOnDevice;
   std::map<std::string, PackedEntry> packed;
   std::vector<HostTensor> hostOutputs;
   std::vector<CUdeviceptr> deviceOutputs;
@@ -139,12 +144,17 @@ sezm_model *sezm_model_open(const char *path) {
     return failWith(error, nullptr);
   void *library = nullptr;
   std::string manifestText;
+  std::map<std::string, HostTensor> carried;
   if (looksLikeArtifact(bytes)) {
     // The versioned artifact of sezm-compile: checked whole before any of
     // its code is loaded.
     Artifact artifact;
     if (!parseArtifact(bytes, artifact, error))
       return failWith(std::string(path) + ": " + error, nullptr);
+    auto weights = artifact.sections.find("weights");
+    if (weights != artifact.sections.end() &&
+        !parseSafetensors(weights->second, carried, error))
+      return failWith(std::string(path) + ": its weights: " + error, nullptr);
     library = loadHostLibrary(artifact.sections[kHostSection], error);
     if (!library)
       return failWith(std::string(path) + ": " + error, nullptr);
@@ -179,6 +189,7 @@ sezm_model *sezm_model_open(const char *path) {
   }
   auto *model = new sezm_model();
   model->library = library;
+  model->carried = std::move(carried);
   error = parseManifest(manifest, model->entries);
   if (error.empty()) {
     for (const EntrySignature &entry : model->entries) {
@@ -206,6 +217,8 @@ void sezm_model_close(sezm_model *model) {
   if (!model)
     return;
   sezm_model_release_outputs(model);
+  for (auto &entry : model->carriedOnDevice)
+    sezm_tensor_free(&entry.second);
   if (model->library)
     dlclose(model->library);
   delete model;
@@ -224,6 +237,14 @@ const char *sezm_model_entry_name(const sezm_model *model, int entry) {
 int sezm_model_input_count(const sezm_model *model, const char *entry) {
   const EntrySignature *e = findEntry(model, entry);
   return e ? static_cast<int>(e->arguments.size()) : -1;
+}
+
+int sezm_model_input_carried(const sezm_model *model, const char *entry,
+                             int index) {
+  const EntrySignature *e = findEntry(model, entry);
+  if (!e || index < 0 || index >= static_cast<int>(e->arguments.size()))
+    return 0;
+  return model->carried.count(e->arguments[index].name) ? 1 : 0;
 }
 
 int sezm_model_output_count(const sezm_model *model, const char *entry) {
@@ -262,11 +283,18 @@ int sezm_model_run(sezm_model *model, const char *entry,
   const EntrySignature *signature = findEntry(model, entry);
   if (!signature)
     return failWith(std::string("no entry '") + (entry ? entry : "") + "'", 1);
-  if (inputCount != static_cast<int>(signature->arguments.size()) ||
+  int all = static_cast<int>(signature->arguments.size()), uncarried = 0;
+  for (const TensorPort &port : signature->arguments)
+    uncarried += model->carried.count(port.name) ? 0 : 1;
+  if ((inputCount != all && inputCount != uncarried) ||
       outputCount != static_cast<int>(signature->results.size()))
     return failWith("@" + signature->function + " takes " +
-                        std::to_string(signature->arguments.size()) +
-                        " inputs and returns " +
+                        std::to_string(all) + " inputs" +
+                        (uncarried != all
+                             ? " (or the " + std::to_string(uncarried) +
+                                   " the artifact does not carry)"
+                             : std::string()) +
+                        " and returns " +
                         std::to_string(signature->results.size()) + " outputs",
                     1);
   CudaDriver &d = driver();
@@ -274,8 +302,42 @@ int sezm_model_run(sezm_model *model, const char *entry,
     return failWith(d.error(), 1);
   sezm_model_release_outputs(model);
 
+  // The carried inputs the caller left out: the artifact's, on the device.
+  std::vector<sezm_tensor> complete;
+  if (inputCount != all) {
+    const sezm_tensor *given = inputs;
+    for (const TensorPort &port : signature->arguments) {
+      auto weight = model->carried.find(port.name);
+      if (weight == model->carried.end()) {
+        complete.push_back(*given++);
+        continue;
+      }
+      auto [cached, fresh] =
+          model->carriedOnDevice.try_emplace(port.name, sezm_tensor{});
+      if (fresh) {
+        const HostTensor &host = weight->second;
+        sezm_tensor view{};
+        view.dtype = toDtype(host.type);
+        view.rank = static_cast<int>(host.shape.size());
+        for (int a = 0; a < view.rank && a < 8; ++a)
+          view.shape[a] = host.shape[a];
+        view.data = const_cast<unsigned char *>(
+            reinterpret_cast<const unsigned char *>(host.bytes.data()));
+        if (view.rank > 8 || sezm_tensor_to_device(&view, &cached->second)) {
+          model->carriedOnDevice.erase(cached);
+          return failWith("the carried input '" + port.name +
+                              "' cannot be copied to the device: " + lastError,
+                          1);
+        }
+      }
+      complete.push_back(cached->second);
+    }
+    inputs = complete.data();
+    inputCount = all;
+  }
+
   // Host copies for the checks (index arrays are read only from the host).
-  bool allOnHost = true;
+  bool indicesOnHost = true;
   std::vector<HostTensor> views;
   for (int i = 0; i < inputCount; ++i) {
     const sezm_tensor &in = inputs[i];
@@ -289,7 +351,8 @@ int sezm_model_run(sezm_model *model, const char *entry,
     if (in.on_device) {
       // Only its type and shape are checked: no host bytes (gigabytes at
       // N = 16384, once per timed run).
-      allOnHost = false;
+      if (view.type == ElementType::I32 || view.type == ElementType::I64)
+        indicesOnHost = false;
     } else {
       auto *bytes = static_cast<const unsigned char *>(in.data);
       view.bytes.assign(bytes,
@@ -297,7 +360,7 @@ int sezm_model_run(sezm_model *model, const char *entry,
     }
     views.push_back(std::move(view));
   }
-  std::string error = signature->checkInputs(views, allOnHost);
+  std::string error = signature->checkInputs(views, indicesOnHost);
   if (!error.empty())
     return failWith(error, 1);
 

@@ -142,10 +142,25 @@ int main(int argc, char **argv) {
   for (auto &[name, path] : bindings)
     if (!bound.emplace(name, path).second)
       return fail("input '" + name + "' is bound twice");
+  // The inputs the artifact carries are taken from it unless every one of
+  // them is given.
+  bool carriedGiven = true;
+  for (int i = 0; i < inputCount; ++i)
+    if (sezm_model_input_carried(model, entry.c_str(), i))
+      carriedGiven &=
+          bound.count(sezm_model_input_name(model, entry.c_str(), i)) != 0;
   std::vector<HostTensor> hostInputs(inputCount);
   std::vector<sezm_tensor> inputs;
   for (int i = 0; i < inputCount; ++i) {
     std::string name = sezm_model_input_name(model, entry.c_str(), i);
+    bool carried = sezm_model_input_carried(model, entry.c_str(), i);
+    if (carried && !carriedGiven) {
+      if (bound.count(name))
+        return fail("input '" + name +
+                    "' is given, but not every input the "
+                    "artifact carries: give all of them or none");
+      continue;
+    }
     auto it = bound.find(name);
     if (it == bound.end())
       return fail("missing --input for '" + name + "' of @" + entry);
@@ -160,8 +175,9 @@ int main(int argc, char **argv) {
 
   sezm_set_profiling(profile ? 1 : 0);
   std::vector<sezm_tensor> outputs(outputCount);
-  if (sezm_model_run(model, entry.c_str(), inputs.data(), inputCount,
-                     outputs.data(), outputCount, 0))
+  int given = static_cast<int>(inputs.size());
+  if (sezm_model_run(model, entry.c_str(), inputs.data(), given, outputs.data(),
+                     outputCount, 0))
     return fail(sezm_last_error());
   std::printf(
       "@%s ran on the GPU in %.3f ms, peak %zu bytes of device memory\n",
@@ -216,8 +232,8 @@ int main(int argc, char **argv) {
   if (bench > 0) {
     // Timed runs take their inputs from device memory and leave their
     // outputs there: the times are the GPU's, not the host link's.
-    std::vector<sezm_tensor> deviceInputs(inputCount);
-    for (int i = 0; i < inputCount; ++i)
+    std::vector<sezm_tensor> deviceInputs(given);
+    for (int i = 0; i < given; ++i)
       if (sezm_tensor_to_device(&inputs[i], &deviceInputs[i]))
         return fail(sezm_last_error());
     size_t resident = sezm_device_bytes_in_use();
@@ -225,7 +241,7 @@ int main(int argc, char **argv) {
     std::vector<double> times;
     std::map<std::string, std::vector<double>> perKernel;
     for (int r = 0; r < bench; ++r) {
-      if (sezm_model_run(model, entry.c_str(), deviceInputs.data(), inputCount,
+      if (sezm_model_run(model, entry.c_str(), deviceInputs.data(), given,
                          outputs.data(), outputCount, 1))
         return fail(sezm_last_error());
       times.push_back(sezm_model_last_run_ms(model));

@@ -10,6 +10,14 @@
 // CHECK: @main: GPU against CPU
 // CHECK-NEXT: u: max abs error {{.*}} ok
 // CHECK: @main ran on the GPU
+// An artifact that carries cb as a weight runs without it, and agrees with
+// the CPU.
+// RUN: sezm-run %s --input x=%t/x.npy --input src=%t/src.npy --input wigner=%t/w.npy --input kc=%t/kc.npy --input cb=%t/cb.npy --output-dir %t/cpu
+// RUN: %python -c "import json, struct, numpy; a = numpy.load('%t/cb.npy').astype('<f4'); h = json.dumps({'cb': {'dtype': 'F32', 'shape': list(a.shape), 'data_offsets': [0, a.nbytes]}}).encode(); open('%t/w.safetensors', 'wb').write(struct.pack('<Q', len(h)) + h + a.tobytes())"
+// RUN: sezm-compile %s --weights %t/w.safetensors -o %t/model.sezm
+// RUN: sezm-exec %t/model.sezm --input x=%t/x.npy --input src=%t/src.npy --input wigner=%t/w.npy --input kc=%t/kc.npy --expect %t/cpu | FileCheck %s --check-prefix=CARRIED
+// CARRIED: u: float32 (6, 10, 32)
+// CARRIED-NEXT: max abs error {{.*}} ok
 
 func.func @main(%x: tensor<?x16x32xf32> {sezm.name = "x"},
                 %src: tensor<?xi64> {sezm.name = "src"},
