@@ -365,9 +365,11 @@ TEST(AutodiffUnfused, ForcesMatchFiniteDifferences) {
 
 /// create-graph: the gradient of a force loss, sum_i F_i . d_i, with respect
 /// to the positions (a second derivative of the energy) against central
-/// differences of the forces along d. test/Transforms/Inputs/force-loss.mlir
-/// has the energy (Wigner-D, radial basis and envelope of the edge vectors,
-/// a radial matmul, a destination reduction, tanh) and the loss.
+/// differences of the forces along d, and with respect to the weights (what
+/// training on forces needs) against central differences of the loss.
+/// test/Transforms/Inputs/force-loss.mlir has the energy (Wigner-D, radial
+/// basis and envelope of the edge vectors, a radial matmul, a destination
+/// reduction, tanh) and the loss.
 TEST(AutodiffCreateGraph, SecondDerivativeMatchesFiniteDifferencesOfForces) {
   MLIRContext context;
   DialectRegistry registry;
@@ -388,6 +390,8 @@ TEST(AutodiffCreateGraph, SecondDerivativeMatchesFiniteDifferencesOfForces) {
   pm.addPass(mlir::createInlinerPass());
   mlir::sezm::AutodiffOptions second;
   second.energy = "loss";
+  // The gradient a training step on this loss needs, too.
+  second.weights = {"radial_weight", "wigner_weight"};
   pm.addPass(mlir::sezm::createAutodiff(second));
   ASSERT_TRUE(succeeded(pm.run(*module)));
   auto compiled = mlir::sezm::CpuProgram::compile(std::move(module));
@@ -412,6 +416,29 @@ TEST(AutodiffCreateGraph, SecondDerivativeMatchesFiniteDifferencesOfForces) {
   double largest =
       expectForcesMatchCentralDifferences((*out)[1], inputs[0], lossAt);
   EXPECT_GT(largest, 1e-3);
+
+  // d loss / d weight, a mixed second derivative of the energy, against
+  // central differences of the loss in every 7th entry of each weight.
+  ASSERT_EQ(out->size(), 5u);
+  for (int w = 0; w < 2; ++w) {
+    const HostTensor &grad = (*out)[3 + w];
+    size_t input = 7 + w;
+    ASSERT_EQ(grad.shape, inputs[input].shape);
+    double largestWeightGrad = 0;
+    for (int64_t i = 0; i < grad.numElements(); i += 7) {
+      const double h = 1e-5;
+      std::vector<HostTensor> plus = inputs, minus = inputs;
+      plus[input].data<double>()[i] += h;
+      minus[input].data<double>()[i] -= h;
+      double numeric = (scalarAt(*program, "loss", plus, inputs[0]) -
+                        scalarAt(*program, "loss", minus, inputs[0])) /
+                       (2 * h);
+      largestWeightGrad = std::max(largestWeightGrad, std::abs(numeric));
+      EXPECT_NEAR(grad.at(i), numeric, 1e-6 * std::abs(numeric) + 1e-7)
+          << "weight " << w << " entry " << i;
+    }
+    EXPECT_GT(largestWeightGrad, 1e-3) << "weight " << w;
+  }
 }
 
 } // namespace

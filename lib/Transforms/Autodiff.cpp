@@ -97,8 +97,8 @@ public:
                               "its edge index argument";
   }
 
-  void markActive(Value positions) {
-    active.insert(positions);
+  void markActive(ArrayRef<Value> seeds) {
+    active.insert(seeds.begin(), seeds.end());
     for (Operation &op : func.getBody().front())
       if (llvm::any_of(op.getOperands(),
                        [&](Value v) { return active.contains(v); }))
@@ -329,14 +329,17 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     if (o.getFocusMajor())
       g = edgeFrameOf(
           g, SO2Layout{static_cast<int64_t>(o.getLmax())}.reducedRows());
+    Type cbGrad = isActive(o.getCb()) ? o.getCb().getType() : Type();
     auto grad = RotateMixGradOp::create(
         b, loc, o.getX().getType(), o.getWigner().getType(),
-        o.getKc().getType(), /*cbGrad=*/Type(), g, o.getX(), o.getSrc(),
-        o.getWigner(), o.getKc(), o.getCb(), o.getLmaxAttr(), o.getRankAttr());
+        o.getKc().getType(), cbGrad, g, o.getX(), o.getSrc(), o.getWigner(),
+        o.getKc(), o.getCb(), o.getLmaxAttr(), o.getRankAttr());
     if (failed(addGathered(op, o.getX(), o.getSrc(), grad.getNodeGrad())))
       return failure();
     add(o.getWigner(), grad.getWignerGrad());
     add(o.getKc(), grad.getKcGrad());
+    if (cbGrad)
+      add(o.getCb(), grad.getCbGrad());
     return success();
   }
   if (auto o = dyn_cast<RotateOp>(op)) {
@@ -349,11 +352,14 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     return success();
   }
   if (auto o = dyn_cast<MixOp>(op)) {
+    Type cbGrad = isActive(o.getCb()) ? o.getCb().getType() : Type();
     auto grad = MixGradOp::create(
-        b, loc, o.getXl().getType(), o.getKc().getType(), /*cbGrad=*/Type(), g,
-        o.getXl(), o.getKc(), o.getCb(), o.getLmaxAttr(), o.getRankAttr());
+        b, loc, o.getXl().getType(), o.getKc().getType(), cbGrad, g, o.getXl(),
+        o.getKc(), o.getCb(), o.getLmaxAttr(), o.getRankAttr());
     add(o.getXl(), grad.getXlGrad());
     add(o.getKc(), grad.getKcGrad());
+    if (cbGrad)
+      add(o.getCb(), grad.getCbGrad());
     return success();
   }
   if (auto o = dyn_cast<RotateBackOp>(op)) {
@@ -590,7 +596,19 @@ struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
                          << " has no argument named \"positions\"";
       return signalPassFailure();
     }
-    sweep.markActive(positions);
+    // The arguments whose gradients are returned too (training).
+    SmallVector<Value> seeds = {positions};
+    for (const std::string &name : weights) {
+      Value weight = sweep.argument(name);
+      if (!weight || weight == positions) {
+        source.emitError() << "sezm-autodiff: @" << energy
+                           << " has no weight argument named \"" << name
+                           << "\"";
+        return signalPassFailure();
+      }
+      seeds.push_back(weight);
+    }
+    sweep.markActive(seeds);
 
     auto returnOp =
         cast<func::ReturnOp>(derived.getBody().front().getTerminator());
@@ -626,15 +644,27 @@ struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
       virial = arith::ConstantOp::create(
           b, loc,
           DenseElementsAttr::get(virialType, b.getFloatAttr(element, 0.0)));
-    func::ReturnOp::create(b, loc, ValueRange{energyValue, forces, virial});
+    SmallVector<Value> results = {energyValue, forces, virial};
+    SmallVector<std::string> names = {"energy", "forces", "virial"};
+    for (auto [name, weight] :
+         llvm::zip(weights, ArrayRef(seeds).drop_front())) {
+      Value weightGrad = sweep.cotangentOf(weight);
+      if (!weightGrad) {
+        source.emitError() << "sezm-autodiff: the energy of @" << energy
+                           << " does not depend on \"" << name << "\"";
+        return signalPassFailure();
+      }
+      results.push_back(weightGrad);
+      names.push_back(name + "_grad");
+    }
+    func::ReturnOp::create(b, loc, results);
     returnOp.erase();
-    derived.setType(
-        FunctionType::get(derived.getContext(), derived.getArgumentTypes(),
-                          {energyType, forces.getType(), virialType}));
+    derived.setType(FunctionType::get(derived.getContext(),
+                                      derived.getArgumentTypes(),
+                                      ValueRange(results).getTypes()));
     derived.setAllResultAttrs(ArrayRef<DictionaryAttr>{});
-    const char *names[] = {"energy", "forces", "virial"};
-    for (int i = 0; i < 3; ++i)
-      derived.setResultAttr(i, kNameAttr, b.getStringAttr(names[i]));
+    for (auto [i, name] : llvm::enumerate(names))
+      derived.setResultAttr(i, kNameAttr, b.getStringAttr(name));
 
     if (createGraph) {
       // Everything after the forward ops is the backward: each op of it must

@@ -7,6 +7,16 @@
 // Without create-graph the forces are marked nothing.
 // RUN: sezm-opt %S/Inputs/force-loss.mlir --sezm-autodiff | FileCheck %s --check-prefix=PLAIN
 // RUN: sezm-opt %s --split-input-file --verify-diagnostics --sezm-autodiff="create-graph"
+// Gradients with respect to weights too: a training step on the force loss.
+// RUN: sezm-opt %S/Inputs/force-loss.mlir --sezm-autodiff="create-graph" --inline --sezm-autodiff="energy=loss weights=radial_weight,wigner_weight" | FileCheck %s --check-prefix=WEIGHTS
+// RUN: not sezm-opt %S/Inputs/force-loss.mlir --sezm-autodiff="create-graph" --inline --sezm-autodiff="energy=loss weights=radial_wieght" 2>&1 | FileCheck %s --check-prefix=NOWEIGHT
+
+// WEIGHTS-LABEL: func.func @loss_forces(
+// WEIGHTS-SAME: -> (tensor<f64> {sezm.name = "energy"}, tensor<?x3xf64> {sezm.name = "forces"}, tensor<3x3xf64> {sezm.name = "virial"}, tensor<8x81xf64> {sezm.name = "radial_weight_grad"}, tensor<?x81xf64> {sezm.name = "wigner_weight_grad"})
+// The radial weight's gradient through the forward matmul: rbf^T g.
+// WEIGHTS: %[[RBFT:.*]] = linalg.transpose ins(%{{.*}} : tensor<?x8xf64>)
+// WEIGHTS: linalg.matmul ins(%[[RBFT]], %{{.*}} : tensor<8x?xf64>, tensor<?x81xf64>)
+// NOWEIGHT: error: sezm-autodiff: @loss has no weight argument named "radial_wieght"
 
 // The declaration is replaced by the definition, marked for the schedule.
 // CHECK-NOT: func.func private @energy_forces

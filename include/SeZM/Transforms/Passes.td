@@ -110,6 +110,10 @@ def Autodiff : Pass<"sezm-autodiff", "::mlir::ModuleOp"> {
         -> (tensor<f64>, tensor<?x3xf64>, tensor<3x3xf64>)
     ```
 
+    With `weights=a,b`, the derived function also returns `a_grad` and
+    `b_grad`, the gradients of the energy with respect to those arguments
+    (for a loss, the gradient a training step needs).
+
     With `create-graph`, the backward is checked to be made of ops that have
     derivative rules themselves (the geometry gradients differentiate into
     `envelope_grad_grad`, `radial_basis_grad_grad` and `wigner_grad_grad`,
@@ -135,6 +139,9 @@ def Autodiff : Pass<"sezm-autodiff", "::mlir::ModuleOp"> {
   let options = [
     Option<"energy", "energy", "std::string", /*default=*/"\"energy\"",
            "The energy function to differentiate">,
+    ListOption<"weights", "weights", "std::string",
+               "Arguments (by sezm.name) whose gradients dE/d<name> the "
+               "derived function also returns, as <name>_grad (training)">,
     Option<"createGraph", "create-graph", "bool", /*default=*/"false",
            "Build a backward that can be differentiated again (training "
            "with a force loss): every op of it must have a derivative rule, "
