@@ -866,6 +866,22 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
        {t.edgeFrame(), t.edgeFrame(), t.t({-1, c.focus})},
        "sezm.focus_scale_grad %a0, %a1 by %a2",
        {t.edgeFrame(), t.t({-1, c.focus})}},
+      {"degree_linear",
+       {t.x(), t.t({c.lmax + 1, c.channels, c.channels + 8})},
+       "sezm.degree_linear %a0 weight %a1" + t.lmax(),
+       {t.t({-1, c.packed(), c.channels + 8})}},
+      {"degree_linear_weight_grad",
+       {t.t({-1, c.packed(), c.channels + 8}), t.x()},
+       "sezm.degree_linear_weight_grad %a0, %a1" + t.lmax(),
+       {t.t({c.lmax + 1, c.channels, c.channels + 8})}},
+      {"degree_linear_transposed",
+       {t.x(), t.t({c.lmax + 1, c.channels + 8, c.channels})},
+       "sezm.degree_linear %a0 weight %a1" + t.lmax() + " transposed",
+       {t.t({-1, c.packed(), c.channels + 8})}},
+      {"degree_linear_transposed_weight_grad",
+       {t.t({-1, c.packed(), c.channels + 8}), t.x()},
+       "sezm.degree_linear_weight_grad %a0, %a1" + t.lmax() + " transposed",
+       {t.t({c.lmax + 1, c.channels + 8, c.channels})}},
       {"envelope_aggregate",
        aggregateIn,
        "sezm.envelope_aggregate %a0 by %a1 env %a2 norm %a3 over(%a4, %a5)" +
@@ -968,6 +984,23 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
                  {f64(in.xl), f64(in.alpha)},
                  {T{0, 0}, T{1, 1}}},
                 rng);
+  // The weight gradient of degree_linear, in both weight layouts.
+  for (bool transposed : {false, true}) {
+    std::string op = transposed ? "degree_linear_transposed" : "degree_linear";
+    ref::Array w =
+        transposed ? randomArray(rng, {c.lmax + 1, c.channels + 8, c.channels})
+                   : in.degreeWeight;
+    HostTensor x = f64(in.x);
+    checkGradient(*program,
+                  {op,
+                   op + "_weight_grad",
+                   {x, f64(w)},
+                   {T{1, 0}},
+                   [&](const HostTensor &grad) {
+                     return std::vector<HostTensor>{grad, x};
+                   }},
+                  rng);
+  }
   // The envelope stays positive here: the attention takes its logarithm.
   std::vector<HostTensor> aggregateInputs = {
       f64(in.xl),         f64(in.wigner), f64(in.positiveEnv),

@@ -21,9 +21,11 @@
 namespace sezm::testing {
 
 /// Compiles `source` (with @energy) and the @energy_forces that sezm-autodiff
-/// adds; records a test failure and returns null when any step fails.
+/// adds (returning also the gradients of the arguments named in `weights`);
+/// records a test failure and returns null when any step fails.
 inline std::unique_ptr<mlir::sezm::CpuProgram>
-compileWithForces(mlir::MLIRContext &context, const char *source) {
+compileWithForces(mlir::MLIRContext &context, const char *source,
+                  const std::vector<std::string> &weights = {}) {
   mlir::DialectRegistry registry;
   mlir::sezm::registerToolDialects(registry);
   context.appendDialectRegistry(registry);
@@ -35,7 +37,9 @@ compileWithForces(mlir::MLIRContext &context, const char *source) {
     return nullptr;
   }
   mlir::PassManager pm(&context);
-  pm.addPass(mlir::sezm::createAutodiff());
+  mlir::sezm::AutodiffOptions options;
+  options.weights.assign(weights.begin(), weights.end());
+  pm.addPass(mlir::sezm::createAutodiff(options));
   if (mlir::failed(pm.run(*module)) || !module->lookupSymbol("energy_forces")) {
     ADD_FAILURE() << "sezm-autodiff did not add @energy_forces";
     return nullptr;

@@ -116,6 +116,9 @@ struct Model {
   std::unique_ptr<mlir::sezm::CpuProgram> program;
   /// Inputs by argument name that do not depend on the structure.
   std::map<std::string, HostTensor> weights;
+  /// The weights whose gradients @energy_forces returns after the virial
+  /// (one of each kind of op that has a weight).
+  std::vector<std::string> trained;
   double embedding[2][8];
 };
 
@@ -164,7 +167,9 @@ Model &model(const std::string &name) {
   std::uniform_real_distribution<double> weight(-1, 1);
   if (name == "toy") {
     m.cutoff = 4.0;
-    m.program = ::sezm::testing::compileWithForces(context, energyModule);
+    m.trained = {"radial_to_kernel", "channel_basis"};
+    m.program =
+        ::sezm::testing::compileWithForces(context, energyModule, m.trained);
     HostTensor radialToKernel(ElementType::F64, {8, 25});
     for (int64_t i = 0; i < radialToKernel.numElements(); ++i)
       radialToKernel.data<double>()[i] = weight(gen);
@@ -179,8 +184,15 @@ Model &model(const std::string &name) {
     return m;
   }
   m.cutoff = 6.0;
+  // degree_linear, the radial matmul, rotate_mix's channel basis,
+  // so2_linear, gate, the readout.
+  m.trained = {
+      "block0.pre_mix",   "block0.radial_to_kernel", "block0.channel_basis",
+      "block1.layer0.w0", "block1.layer1.gate",      "block1.post_mix",
+      "readout.w2"};
   std::string source = sezmMinAsF64();
-  m.program = ::sezm::testing::compileWithForces(context, source.c_str());
+  m.program =
+      ::sezm::testing::compileWithForces(context, source.c_str(), m.trained);
   std::map<std::string, HostTensor> stored;
   std::string error;
   EXPECT_TRUE(sezmrt::readSafetensors(SEZM_MIN_WEIGHTS, stored, error))
@@ -219,10 +231,12 @@ protected:
     }
   }
 
-  /// Energy and forces of a structure, the graph built by sezm's neighbour
-  /// list; the inputs bound by argument name.
-  std::pair<double, std::vector<Vec3>> run(const Structure &s,
-                                           bool forces = true) {
+  /// The outputs of `entry` on a structure, the graph built by sezm's
+  /// neighbour list; the inputs bound by argument name, the weights from
+  /// `weights`.
+  std::vector<HostTensor>
+  outputs(const Structure &s, const std::string &entry,
+          const std::map<std::string, HostTensor> &weights) {
     Model &m = model(GetParam());
     NeighbourGraph graph;
     std::string error;
@@ -254,29 +268,39 @@ protected:
           ElementType::F64, {atoms}, std::vector<double>(atoms, 0.2));
     }
 
-    std::string entry = forces ? "energy_forces" : "energy";
     std::vector<HostTensor> inputs;
     for (const auto &port : m.program->signature(entry)->arguments) {
       const std::map<std::string, HostTensor> &from =
-          named.count(port.name) ? named : m.weights;
+          named.count(port.name) ? named : weights;
       auto given = from.find(port.name);
       if (given == from.end()) {
         ADD_FAILURE() << "no input for argument '" << port.name << "'";
-        return {NAN, {}};
+        return {};
       }
       inputs.push_back(given->second);
     }
     auto out = m.program->run(entry, inputs);
     if (!out) {
       ADD_FAILURE() << llvm::toString(out.takeError());
-      return {NAN, {}};
+      return {};
     }
+    return std::move(*out);
+  }
+
+  /// Energy and forces of a structure.
+  std::pair<double, std::vector<Vec3>> run(const Structure &s,
+                                           bool forces = true) {
+    Model &m = model(GetParam());
+    std::vector<HostTensor> out =
+        outputs(s, forces ? "energy_forces" : "energy", m.weights);
+    if (out.empty())
+      return {NAN, {}};
     std::vector<Vec3> f;
     if (forces)
-      for (int64_t a = 0; a < atoms; ++a)
-        f.push_back({(*out)[1].at(3 * a), (*out)[1].at(3 * a + 1),
-                     (*out)[1].at(3 * a + 2)});
-    return {(*out)[0].at(0), f};
+      for (size_t a = 0; a < s.positions.size(); ++a)
+        f.push_back(
+            {out[1].at(3 * a), out[1].at(3 * a + 1), out[1].at(3 * a + 2)});
+    return {out[0].at(0), f};
   }
 
   static double largest(const std::vector<Vec3> &forces) {
@@ -374,6 +398,33 @@ TEST_P(Physics, ForcesMatchFiniteDifferencesWithTheGraphRebuilt) {
       EXPECT_NEAR(forces[a][d], numeric, 1e-6 * std::abs(numeric) + 1e-7)
           << "atom " << a << ", component " << d;
     }
+}
+
+TEST_P(Physics, WeightGradientsMatchFiniteDifferences) {
+  Model &m = model(GetParam());
+  std::vector<HostTensor> out = outputs(structure, "energy_forces", m.weights);
+  ASSERT_EQ(out.size(), 3 + m.trained.size());
+  const double h = 1e-5;
+  for (auto [k, name] : llvm::enumerate(m.trained)) {
+    const HostTensor &grad = out[3 + k];
+    ASSERT_EQ(grad.shape, m.weights[name].shape) << name;
+    // Five entries spread over the weight.
+    int64_t count = grad.numElements(),
+            stride = std::max<int64_t>(1, count / 5);
+    double largestGrad = 0;
+    for (int64_t i = stride / 2; i < count; i += stride) {
+      std::map<std::string, HostTensor> plus = m.weights, minus = m.weights;
+      plus[name].data<double>()[i] += h;
+      minus[name].data<double>()[i] -= h;
+      double numeric = (outputs(structure, "energy", plus)[0].at(0) -
+                        outputs(structure, "energy", minus)[0].at(0)) /
+                       (2 * h);
+      largestGrad = std::max(largestGrad, std::abs(numeric));
+      EXPECT_NEAR(grad.at(i), numeric, 1e-6 * std::abs(numeric) + 1e-7)
+          << name << " entry " << i;
+    }
+    EXPECT_GT(largestGrad, 1e-6) << name << ": a flat weight proves nothing";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Physics, ::testing::Values("toy", "sezm_min"),

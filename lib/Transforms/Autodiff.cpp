@@ -97,14 +97,33 @@ public:
                               "its edge index argument";
   }
 
-  void markActive(ArrayRef<Value> seeds) {
+  /// Marks what depends on the seeds. A value that does, read inside an
+  /// op's body rather than as its operand, is an error: no rule would see
+  /// that dependence, and the derivative would silently miss it.
+  LogicalResult markActive(ArrayRef<Value> seeds) {
     active.insert(seeds.begin(), seeds.end());
-    for (Operation &op : func.getBody().front())
+    for (Operation &op : func.getBody().front()) {
+      WalkResult captured = op.walk([&](Operation *nested) {
+        if (nested == &op)
+          return WalkResult::advance();
+        for (Value v : nested->getOperands())
+          if (active.contains(v)) {
+            op.emitError() << "sezm-autodiff: reads a value that depends on "
+                              "what is differentiated inside its body "
+                              "(pass it as an operand instead)";
+            return WalkResult::interrupt();
+          }
+        return WalkResult::advance();
+      });
+      if (captured.wasInterrupted())
+        return failure();
       if (llvm::any_of(op.getOperands(),
                        [&](Value v) { return active.contains(v); }))
         for (Value result : op.getResults())
           if (isa<FloatType>(getElementTypeOrSelf(result.getType())))
             active.insert(result);
+    }
+    return success();
   }
 
   void seed(Value value, Value cotangent) { cotangents[value] = cotangent; }
@@ -424,8 +443,9 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
   if (auto o = dyn_cast<DegreeLinearOp>(op)) {
     // The map is linear in x: its gradient is the transposed map.
     if (isActive(o.getW()))
-      return op->emitError() << "sezm-autodiff: no derivative rule for the "
-                                "weight of sezm.degree_linear yet";
+      add(o.getW(), DegreeLinearWeightGradOp::create(
+                        b, loc, o.getW().getType(), g, o.getX(),
+                        o.getLmaxAttr(), o.getTransposedAttr()));
     add(o.getX(), DegreeLinearOp::create(
                       b, loc, o.getX().getType(), g, o.getW(), o.getLmaxAttr(),
                       o.getTransposed() ? UnitAttr() : b.getUnitAttr()));
@@ -608,7 +628,8 @@ struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
       }
       seeds.push_back(weight);
     }
-    sweep.markActive(seeds);
+    if (failed(sweep.markActive(seeds)))
+      return signalPassFailure();
 
     auto returnOp =
         cast<func::ReturnOp>(derived.getBody().front().getTerminator());

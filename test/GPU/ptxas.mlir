@@ -7,7 +7,7 @@
 // RUN: for f in %t/*.ptx; do %ptxas -arch=sm_90 $f -o %t.cubin || exit 1; done
 // RUN: cat %t/*.ptx | FileCheck %s
 
-// COUNT: 74
+// COUNT: 84
 // CHECK: .version 8.0
 // CHECK: .target sm_90
 // CHECK: .entry
@@ -190,4 +190,19 @@ func.func @sizes(%x0: tensor<5x1x8xf64>, %x6: tensor<?x49x8xf32>,
       : (tensor<?x49x8xf32>, tensor<?xi64>, tensor<?x49x49xf32>)
       -> tensor<?x19x8xf32>
   return %a, %b : tensor<7x1x8xf64>, tensor<?x19x8xf32>
+}
+
+func.func @degree_linear(%x: tensor<?x16x32xf32>, %w: tensor<4x32x64xf32>)
+    -> (tensor<?x16x64xf32>, tensor<?x16x32xf32>, tensor<4x32x64xf32>,
+        tensor<4x64x32xf32>) {
+  %xw = sezm.degree_linear %x weight %w lmax = 3
+      : (tensor<?x16x32xf32>, tensor<4x32x64xf32>) -> tensor<?x16x64xf32>
+  %back = sezm.degree_linear %xw weight %w lmax = 3 transposed
+      : (tensor<?x16x64xf32>, tensor<4x32x64xf32>) -> tensor<?x16x32xf32>
+  %gw = sezm.degree_linear_weight_grad %xw, %x lmax = 3
+      : (tensor<?x16x64xf32>, tensor<?x16x32xf32>) -> tensor<4x32x64xf32>
+  %gwt = sezm.degree_linear_weight_grad %xw, %x lmax = 3 transposed
+      : (tensor<?x16x64xf32>, tensor<?x16x32xf32>) -> tensor<4x64x32xf32>
+  return %xw, %back, %gw, %gwt : tensor<?x16x64xf32>, tensor<?x16x32xf32>,
+      tensor<4x32x64xf32>, tensor<4x64x32xf32>
 }

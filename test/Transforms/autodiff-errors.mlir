@@ -57,3 +57,31 @@ func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"}, %c: tensor<f6
   // expected-error @above {{sezm-autodiff: the energy of @energy does not depend on the positions}}
   return %c : tensor<f64>
 }
+
+// -----
+
+// A value that depends on the positions, read inside a body instead of as
+// an operand, would be invisible to every derivative rule.
+func.func @energy(%pos: tensor<3x3xf64> {sezm.name = "positions"})
+    -> tensor<f64> {
+  %zero = arith.constant 0.0 : f64
+  %scalar = tensor.empty() : tensor<f64>
+  %acc = linalg.fill ins(%zero : f64) outs(%scalar : tensor<f64>) -> tensor<f64>
+  %empty = tensor.empty() : tensor<3xf64>
+  // expected-error @below {{sezm-autodiff: reads a value that depends on what is differentiated inside its body (pass it as an operand instead)}}
+  %diag = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>],
+                          iterator_types = ["parallel"]}
+      outs(%empty : tensor<3xf64>) {
+    ^bb0(%out: f64):
+      %i = linalg.index 0 : index
+      %value = tensor.extract %pos[%i, %i] : tensor<3x3xf64>
+      linalg.yield %value : f64
+  } -> tensor<3xf64>
+  %e = linalg.reduce ins(%diag : tensor<3xf64>) outs(%acc : tensor<f64>)
+      dimensions = [0]
+    (%in: f64, %out: f64) {
+      %s = arith.addf %in, %out : f64
+      linalg.yield %s : f64
+    }
+  return %e : tensor<f64>
+}

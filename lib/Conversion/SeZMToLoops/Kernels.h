@@ -61,6 +61,7 @@ SEZM_KERNEL(EnvelopeAggregateGradOp)
 SEZM_KERNEL(AttentionAggregateOp)
 SEZM_KERNEL(AttentionAggregateGradOp)
 SEZM_KERNEL(DegreeLinearOp)
+SEZM_KERNEL(DegreeLinearWeightGradOp)
 #undef SEZM_KERNEL
 
 } // namespace mlir::sezm

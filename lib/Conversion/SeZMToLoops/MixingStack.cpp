@@ -451,3 +451,32 @@ void sezm::emitKernel(DegreeLinearOp op, KernelIO &io) {
     }
   });
 }
+
+void sezm::emitKernel(DegreeLinearWeightGradOp op, KernelIO &io) {
+  Value grad = io.in(op.getGrad()), x = io.in(op.getX());
+  SO2Layout layout = layoutOf(op);
+  int64_t in = staticDim(op.getX(), 2), out = staticDim(op.getGrad(), 2);
+  int64_t degrees = layout.lmax + 1;
+  bool transposed = op.getTransposed();
+  Idx nodes = dim(x, 0);
+  Value result = transposed ? io.allocate(0, {Idx(degrees), Idx(out), Idx(in)})
+                            : io.allocate(0, {Idx(degrees), Idx(in), Idx(out)});
+  // One entry per iteration, its sum over nodes (and the rows of its
+  // degree) in order.
+  for (int64_t l = 0; l < degrees; ++l)
+    parallelRange(0, Idx(in * out), [&](Idx i) {
+      Idx ci = i / Idx(out), co = i % Idx(out);
+      Num sum = sumRange(0, nodes, [&](Idx n) {
+        std::optional<Num> rows;
+        for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d) {
+          Num term = load(x, {n, Idx(d), ci}) * load(grad, {n, Idx(d), co});
+          rows = rows ? *rows + term : term;
+        }
+        return *rows;
+      });
+      if (transposed)
+        store(sum, result, {Idx(l), co, ci});
+      else
+        store(sum, result, {Idx(l), ci, co});
+    });
+}

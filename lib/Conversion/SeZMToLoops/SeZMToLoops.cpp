@@ -55,8 +55,8 @@ struct ConvertSeZMToLoopsPass
         LowerToKernel<EnvelopeAggregateOp>,
         LowerToKernel<EnvelopeAggregateGradOp>,
         LowerToKernel<AttentionAggregateOp>,
-        LowerToKernel<AttentionAggregateGradOp>, LowerToKernel<DegreeLinearOp>>(
-        &getContext());
+        LowerToKernel<AttentionAggregateGradOp>, LowerToKernel<DegreeLinearOp>,
+        LowerToKernel<DegreeLinearWeightGradOp>>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
 
     WalkResult left = getOperation()->walk([](Operation *op) {

@@ -683,6 +683,23 @@ LogicalResult DegreeLinearOp::verify() {
                       {kNodes, packedRows(layout), out});
 }
 
+LogicalResult DegreeLinearWeightGradOp::verify() {
+  if (failed(verifyLmax(*this, getLmax())))
+    return failure();
+  SO2Layout layout{static_cast<int64_t>(getLmax())};
+  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  Dim in = Dim::channel("Cin"), out = Dim::channel("Cout");
+  Dim degrees = Dim::fixed(layout.lmax + 1);
+  if (failed(shapes.check("grad", getGrad(), kFloat,
+                          {kNodes, packedRows(layout), out})) ||
+      failed(
+          shapes.check("x", getX(), kFloat, {kNodes, packedRows(layout), in})))
+    return failure();
+  return shapes.check("result", getResult(), kFloat,
+                      getTransposed() ? ArrayRef<Dim>{degrees, out, in}
+                                      : ArrayRef<Dim>{degrees, in, out});
+}
+
 //===----------------------------------------------------------------------===//
 // Aggregation
 //===----------------------------------------------------------------------===//

@@ -964,3 +964,13 @@ func.func @radial_basis_grad_grad_result(%c: tensor<?x3xf32>, %g: tensor<?x16xf3
       -> (tensor<?x8xf32>, tensor<?x3xf32>)
   return
 }
+
+// -----
+
+func.func @degree_linear_weight_grad_result(%g: tensor<?x16x64xf32>,
+                                            %x: tensor<?x16x32xf32>) {
+  // expected-error @+1 {{dimension 1 of 'result' is 64, but 'x' has Cin = 32}}
+  %0 = sezm.degree_linear_weight_grad %g, %x lmax = 3
+      : (tensor<?x16x64xf32>, tensor<?x16x32xf32>) -> tensor<4x64x32xf32>
+  return
+}

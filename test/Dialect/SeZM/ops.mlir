@@ -186,6 +186,12 @@ func.func @degree_linear(%x: tensor<?x16x32xf32>, %w: tensor<4x32x64xf32>) {
   // CHECK: sezm.degree_linear %{{.*}} weight %{{.*}} lmax = 3 transposed : (tensor<?x16x64xf32>, tensor<4x32x64xf32>) -> tensor<?x16x32xf32>
   %back = sezm.degree_linear %xw weight %w lmax = 3 transposed
       : (tensor<?x16x64xf32>, tensor<4x32x64xf32>) -> tensor<?x16x32xf32>
+  // CHECK: sezm.degree_linear_weight_grad %{{.*}}, %{{.*}} lmax = 3 : (tensor<?x16x64xf32>, tensor<?x16x32xf32>) -> tensor<4x32x64xf32>
+  %gw = sezm.degree_linear_weight_grad %xw, %x lmax = 3
+      : (tensor<?x16x64xf32>, tensor<?x16x32xf32>) -> tensor<4x32x64xf32>
+  // CHECK: sezm.degree_linear_weight_grad %{{.*}}, %{{.*}} lmax = 3 transposed : (tensor<?x16x64xf32>, tensor<?x16x32xf32>) -> tensor<4x64x32xf32>
+  %gwt = sezm.degree_linear_weight_grad %xw, %x lmax = 3 transposed
+      : (tensor<?x16x64xf32>, tensor<?x16x32xf32>) -> tensor<4x64x32xf32>
   return
 }
 

@@ -905,6 +905,32 @@ def SeZM_DegreeLinearOp : SeZM_Op<"degree_linear"> {
   }];
 }
 
+def SeZM_DegreeLinearWeightGradOp : SeZM_Op<"degree_linear_weight_grad"> {
+  let summary = "weight gradient of sezm.degree_linear";
+  let description = [{
+    `result[l, ci, co] = sum_n sum_{d : l(d) = l} x[n, d, ci] * grad[n, d, co]`,
+    summed over nodes in order: the gradient of `degree_linear`'s weight
+    for the cotangent `grad` of its result. With `transposed` (the weight of
+    a transposed `degree_linear`) the result is `[l, co, ci]`.
+
+    Shapes: grad (N, D, Cout), x (N, D, Cin) -> (lmax+1, Cin, Cout) (or
+    (lmax+1, Cout, Cin) when transposed).
+
+    Example:
+    ```mlir
+    %gw = sezm.degree_linear_weight_grad %g, %x lmax = 3
+        : (tensor<?x16x64xf32>, tensor<?x16x32xf32>) -> tensor<4x32x64xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$x,
+                       I64Attr:$lmax, UnitAttr:$transposed);
+  let results = (outs SeZM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $x `lmax` `=` $lmax (`transposed` $transposed^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Aggregation into destination atoms [3.6, 4.5]
 //===----------------------------------------------------------------------===//
