@@ -9,6 +9,7 @@
 // asks for the driver; and the host library alone.
 // RUN: sezm-compile %s -o %t/model.sezm
 // RUN: not sezm-exec %t/model.sezm --input v=%t/v.npy 2>&1 | FileCheck %s
+// RUN: not sezm-run %t/model.sezm --input v=%t/v.npy 2>&1 | FileCheck %s
 // RUN: sezm-compile %s --emit=lib -o %t/model.so
 // RUN: not sezm-exec %t/model.so --input v=%t/v.npy 2>&1 | FileCheck %s
 // CHECK: error: {{.*}}no CUDA driver: libcuda.so.1 cannot be loaded

@@ -18,6 +18,10 @@
 // RUN: sezm-exec %t/model.sezm --input x=%t/x.npy --input src=%t/src.npy --input wigner=%t/w.npy --input kc=%t/kc.npy --expect %t/cpu | FileCheck %s --check-prefix=CARRIED
 // CARRIED: u: float32 (6, 10, 32)
 // CARRIED-NEXT: max abs error {{.*}} ok
+// sezm-run runs the artifact too, the carried cb bound by itself.
+// RUN: sezm-run %t/model.sezm --input x=%t/x.npy --input src=%t/src.npy --input wigner=%t/w.npy --input kc=%t/kc.npy | FileCheck %s --check-prefix=RUNART
+// RUNART: @main ran on the GPU
+// RUNART-NEXT: u: float32 (6, 10, 32)
 
 func.func @main(%x: tensor<?x16x32xf32> {sezm.name = "x"},
                 %src: tensor<?xi64> {sezm.name = "src"},

@@ -11,6 +11,7 @@
 #include "SeZM/Execution/CpuRunner.h"
 #include "SeZM/Execution/GpuCompiler.h"
 #include "SeZM/Execution/ModuleFile.h"
+#include "SeZM/Support/Artifact.h"
 #include "SeZM/Support/Npy.h"
 #include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Structure.h"
@@ -38,6 +39,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <map>
 
@@ -47,7 +49,7 @@ namespace cl = llvm::cl;
 static cl::OptionCategory category("sezm-run options");
 
 static cl::opt<std::string> modulePath(cl::Positional, cl::Optional,
-                                       cl::desc("<module.mlir>"),
+                                       cl::desc("<module.mlir | model.sezm>"),
                                        cl::cat(category));
 static cl::opt<std::string>
     entry("entry",
@@ -238,21 +240,11 @@ static void printSummary(const sezmrt::EntrySignature &signature,
 #ifdef SEZM_HAVE_GPU_RUNTIME
 /// Compiles the module for the GPU into a temporary library and runs the
 /// entry through libsezm_runtime.
+/// Runs an entry of a compiled artifact through libsezm_runtime.
 static llvm::Expected<std::vector<sezmrt::HostTensor>>
-runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
-         const std::vector<sezmrt::HostTensor> &inputs) {
-  llvm::SmallString<128> library;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("sezm-run", "so", library))
-    return llvm::createStringError("cannot create a temporary file: " +
-                                   ec.message());
-  llvm::FileRemover remover(library);
-  OwningOpRef<ModuleOp> copy(module.clone());
-  mlir::sezm::GpuCompileOptions options;
-  options.chip = chip;
-  if (llvm::Error error = mlir::sezm::compileForGpu(*copy, options, library))
-    return std::move(error);
-  sezm_model *model = sezm_model_open(library.c_str());
+runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
+            const std::vector<sezmrt::HostTensor> &inputs) {
+  sezm_model *model = sezm_model_open(artifact.str().c_str());
   if (!model)
     return llvm::createStringError(sezm_last_error());
   llvm::scope_exit close([&] { sezm_model_close(model); });
@@ -311,7 +303,58 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
   }
   return outputs;
 }
+
+/// Compiles the module into a temporary artifact and runs it.
+static llvm::Expected<std::vector<sezmrt::HostTensor>>
+runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
+         const std::vector<sezmrt::HostTensor> &inputs) {
+  llvm::SmallString<128> artifact;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("sezm-run", "sezm", artifact))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  llvm::FileRemover remover(artifact);
+  OwningOpRef<ModuleOp> copy(module.clone());
+  mlir::sezm::GpuCompileOptions options;
+  options.chip = chip;
+  if (llvm::Error error = mlir::sezm::compileForGpu(*copy, options, artifact))
+    return std::move(error);
+  return runArtifact(artifact, signature, inputs);
+}
 #endif
+
+/// A compiled artifact given in place of a module: its entries and the
+/// weights it carries, read without loading its code.
+struct ArtifactFile {
+  std::vector<sezmrt::EntrySignature> entries;
+  std::map<std::string, sezmrt::HostTensor> carried;
+};
+
+static llvm::Expected<std::optional<ArtifactFile>>
+readArtifactFile(const std::string &path) {
+  // Anything else (a module, or a file that cannot be read, which the
+  // module reader then reports) is not an artifact.
+  std::string magic(8, '\0');
+  std::ifstream sniff(path, std::ios::binary);
+  if (!sniff || !sniff.read(magic.data(), magic.size()) ||
+      !sezmrt::looksLikeArtifact(magic))
+    return std::optional<ArtifactFile>();
+  std::string bytes, error;
+  if (!sezmrt::readFileBytes(path, bytes, error))
+    return llvm::createStringError(error);
+  sezmrt::Artifact artifact;
+  if (!sezmrt::parseArtifact(bytes, artifact, error))
+    return llvm::createStringError(path + ": " + error);
+  ArtifactFile file;
+  error = sezmrt::parseManifest(artifact.sections[sezmrt::kManifestSection],
+                                file.entries);
+  auto weights = artifact.sections.find("weights");
+  if (error.empty() && weights != artifact.sections.end())
+    sezmrt::parseSafetensors(weights->second, file.carried, error);
+  if (!error.empty())
+    return llvm::createStringError(path + ": " + error);
+  return std::optional<ArtifactFile>(std::move(file));
+}
 
 /// With no arguments: SeZM-min's energy, forces and virial on the bundled
 /// water box, on the GPU when one can be used, else on the CPU.
@@ -353,7 +396,9 @@ int main(int argc, char **argv) {
       argc, argv,
       "sezm-run: compile and run a function of a sezm module\n\n"
       "  sezm-run model.mlir --entry energy --input positions=pos.npy ...\n"
-      "      --output-dir out/\n\n"
+      "      --output-dir out/\n"
+      "  sezm-run model.sezm ...   (an artifact of sezm-compile: on the GPU,\n"
+      "      its carried weights bound to their arguments)\n\n"
       "Arguments and results are named by their `sezm.name` attribute\n"
       "(arg<i> / result<i> where unnamed). Every argument needs an --input;\n"
       "each result is written to <output-dir>/<name>.npy and summarized on\n"
@@ -367,6 +412,21 @@ int main(int argc, char **argv) {
                   "the bundled demo)");
     if (llvm::Error error = useBundledDemo())
       return fail(std::move(error));
+  }
+  // A compiled artifact runs on the GPU alone: it has no CPU code.
+  auto artifactFile = readArtifactFile(modulePath);
+  if (!artifactFile)
+    return fail(artifactFile.takeError());
+  bool isArtifact = artifactFile->has_value();
+  if (isArtifact) {
+    if (verifyOnBoth || device.getNumOccurrences())
+      return fail(modulePath + " is a compiled artifact: it runs on the GPU "
+                               "only (no --device or --verify; give the "
+                               "module to compare with the CPU)");
+    if (!forcesOf.empty())
+      return fail(modulePath + " is a compiled artifact: its functions are "
+                               "fixed (name one with --entry)");
+    device = "gpu";
   }
   if (device != "cpu" && device != "gpu")
     return fail("--device " + device + ": expected cpu or gpu");
@@ -385,24 +445,41 @@ int main(int argc, char **argv) {
   mlir::sezm::registerToolDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  mlir::sezm::ModuleFile file(modulePath, context);
-  if (!file.openError().empty())
-    return fail(file.openError());
-  OwningOpRef<ModuleOp> &module = file.module();
-  if (!module)
-    return 1;
+  std::optional<mlir::sezm::ModuleFile> file;
   std::string error;
-
   std::string entryName = entry;
-  if (!forcesOf.empty()) {
-    if (failed(mlir::sezm::addForces(*module, forcesOf)))
+  std::optional<sezmrt::EntrySignature> signature;
+  if (isArtifact) {
+    const std::vector<sezmrt::EntrySignature> &entries =
+        (*artifactFile)->entries;
+    std::string names;
+    for (const sezmrt::EntrySignature &e : entries) {
+      names += (names.empty() ? "" : ", ") + e.function;
+      if (e.function == entryName || (entryName.empty() && entries.size() == 1))
+        signature = e;
+    }
+    if (!signature)
+      return fail(modulePath + ": " +
+                  (entryName.empty() ? "name the entry to run with --entry"
+                                     : "no entry '" + entryName + "'") +
+                  " (its entries: " + names + ")");
+  } else {
+    file.emplace(modulePath, context);
+    if (!file->openError().empty())
+      return fail(file->openError());
+    if (!file->module())
       return 1;
-    if (entryName.empty())
-      entryName = forcesOf + "_forces";
+    if (!forcesOf.empty()) {
+      if (failed(mlir::sezm::addForces(*file->module(), forcesOf)))
+        return 1;
+      if (entryName.empty())
+        entryName = forcesOf + "_forces";
+    }
+    auto found = mlir::sezm::getEntrySignature(*file->module(), entryName);
+    if (!found)
+      return fail(found.takeError());
+    signature = std::move(*found);
   }
-  auto signature = mlir::sezm::getEntrySignature(*module, entryName);
-  if (!signature)
-    return fail(signature.takeError());
 
   // Bind inputs by argument name.
   std::map<std::string, std::string> bound;
@@ -457,6 +534,11 @@ int main(int argc, char **argv) {
                     (bound.count(name) ? "--input" : "--structure"));
     }
   }
+  // An artifact's carried weights bind what nothing else binds.
+  if (isArtifact)
+    for (auto &[name, tensor] : (*artifactFile)->carried)
+      if (!bound.count(name) && !fromStructure.count(name))
+        weights.emplace(name, std::move(tensor));
   std::vector<sezmrt::HostTensor> tensors;
   for (const auto &port : signature->arguments) {
     auto given = fromStructure.find(port.name);
@@ -488,7 +570,7 @@ int main(int argc, char **argv) {
   std::vector<sezmrt::HostTensor> cpuOutputs, gpuOutputs;
   if (useCpu) {
     auto program = mlir::sezm::CpuProgram::compile(
-        OwningOpRef<ModuleOp>(module->clone()), {signature->function});
+        OwningOpRef<ModuleOp>(file->module()->clone()), {signature->function});
     if (!program)
       return fail(program.takeError());
     auto outputs = (*program)->run(signature->function, tensors);
@@ -513,7 +595,8 @@ int main(int argc, char **argv) {
   }
 #ifdef SEZM_HAVE_GPU_RUNTIME
   if (useGpu) {
-    auto gpu = runOnGpu(*module, *signature, tensors);
+    auto gpu = isArtifact ? runArtifact(modulePath, *signature, tensors)
+                          : runOnGpu(*file->module(), *signature, tensors);
     if (!gpu)
       return fail(gpu.takeError());
     gpuOutputs = std::move(*gpu);
