@@ -279,6 +279,25 @@ void kernel::parallelRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
       });
 }
 
+Idx kernel::segmentOf(Value rowptr, Idx nodes, Idx t) {
+  // rowptr[lo] <= t < rowptr[hi] throughout; 64 halvings reach hi = lo + 1
+  // for any index range, and further ones keep it.
+  auto loop = scf::ForOp::create(
+      b(), loc(), Idx(0).value, Idx(64).value, Idx(1).value,
+      ValueRange{Idx(0).value, nodes.value},
+      [&](OpBuilder &nested, Location, Value, ValueRange bounds) {
+        OpBuilder::InsertionGuard guard(b());
+        b().setInsertionPointToEnd(nested.getInsertionBlock());
+        Idx lo(bounds[0]), hi(bounds[1]);
+        Idx mid = (lo + hi) / Idx(2);
+        Value below = t < loadIndex(rowptr, {mid});
+        Value nextLo = arith::SelectOp::create(b(), loc(), below, lo, mid);
+        Value nextHi = arith::SelectOp::create(b(), loc(), below, mid, hi);
+        scf::YieldOp::create(b(), loc(), ValueRange{nextLo, nextHi});
+      });
+  return Idx(loop.getResult(0));
+}
+
 SmallVector<Num>
 kernel::sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
                  llvm::function_ref<SmallVector<Num>(Idx)> body) {

@@ -264,6 +264,11 @@ void forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
 /// writes only its own outputs): the loop a GPU maps to threads.
 void parallelRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
 
+/// The segment of a CSR that holds position t (0 <= t < rowptr[nodes]): the
+/// largest n with rowptr[n] <= t, by bisection, so that a loop over edge
+/// positions finds each edge's node without a node index array.
+Idx segmentOf(Value rowptr, Idx nodes, Idx t);
+
 /// Sums body(i) over lb <= i < ub, in order, for several sums at once:
 /// returns the sums, each starting from `init`.
 SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,

@@ -80,22 +80,24 @@ void sezm::emitKernel(EnvelopeAggregateOp op, KernelIO &io) {
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
   Idx nodes = dim(rowptr, 0) - 1;
   Value out = io.allocate(0, {nodes, rows, channels});
-  fillZero(out);
-  parallelRange(0, nodes, [&](Idx n) {
-    forEachSegmentEdge(order, rowptr, n, [&](Idx, Idx e) {
-      EdgeRotation rotation(layout, wigner, e);
-      Num weight = load(env, {e});
-      forRange(0, channels, [&](Idx c) {
-        for (auto [d, value] :
-             llvm::enumerate(message(rotation, xl, layout, e, c)))
-          addTo(weight * value, out, {n, Idx(static_cast<int64_t>(d)), c});
-      });
-    });
+  // One iteration per (node, channel), its rows summed in registers over
+  // the node's segment in CSR order: N*C threads on a GPU, not N.
+  parallelRange(0, nodes * Idx(channels), [&](Idx i) {
+    Idx n = i / Idx(channels), c = i % Idx(channels);
+    SmallVector<Num> init(rows, Num(0.0));
+    SmallVector<Num> sums = sumRange(
+        loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), init, [&](Idx t) {
+          Idx e = loadIndex(order, {t});
+          EdgeRotation rotation(layout, wigner, e);
+          Num weight = load(env, {e});
+          SmallVector<Num> terms;
+          for (Num value : message(rotation, xl, layout, e, c))
+            terms.push_back(weight * value);
+          return terms;
+        });
     Num scale = load(norm, {n});
-    forRange(0, channels, [&](Idx c) {
-      for (int64_t d = 0; d < rows; ++d)
-        store(scale * load(out, {n, d, c}), out, {n, d, c});
-    });
+    for (int64_t d = 0; d < rows; ++d)
+      store(scale * sums[d], out, {n, Idx(d), c});
   });
 }
 
@@ -115,38 +117,48 @@ void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
   fillZero(xlGrad);
   fillZero(wignerGrad);
   fillZero(envGrad);
+  // One iteration per edge (its position t in the CSR, its node found by
+  // bisection): E threads on a GPU, not N. Each stores its term of its
+  // node's norm gradient, which a second loop sums in CSR order.
+  Value normTerms = io.scratch({ShapedType::kDynamic}, {edges});
+  // The bound is the edge count known on the host (on a GPU rowptr lives in
+  // device memory); rowptr[N] = E by the CSR contract, and a position past
+  // rowptr[N] does nothing.
+  parallelRange(0, edges, [&](Idx t) {
+    ifThen(t < loadIndex(rowptr, {nodes}), [&] {
+      Idx n = segmentOf(rowptr, nodes, t), e = loadIndex(order, {t});
+      Num scale = load(norm, {n});
+      EdgeRotation rotation(layout, wigner, e);
+      Num weight = load(env, {e});
+      // g_e = inv_sqrt_deg[n] * env[e] * grad[n]; the extra sum is
+      // <grad[n], message_e>.
+      SmallVector<Num> sums = rotateBackGradient(
+          rotation, layout, xl, xlGrad, e, channels, /*numExtra=*/1,
+          [&](Idx c) {
+            std::vector<Num> g = loadRows(grad, n, rows, c);
+            for (Num &value : g)
+              value = scale * weight * value;
+            return g;
+          },
+          [&](Idx c) {
+            std::vector<Num> msg = message(rotation, xl, layout, e, c);
+            std::vector<Num> g = loadRows(grad, n, rows, c);
+            SmallVector<Num> products;
+            for (int64_t d = 0; d < rows; ++d)
+              products.push_back(g[d] * msg[d]);
+            return SmallVector<Num>{total(products)};
+          });
+      rotation.storeGradient(ArrayRef<Num>(sums).drop_back(), wignerGrad, e);
+      Num dot = sums.back();
+      store(scale * dot, envGrad, {e});
+      store(weight * dot, normTerms, {e});
+    });
+  });
   parallelRange(0, nodes, [&](Idx n) {
-    Num scale = load(norm, {n});
-    Num normSum = sumRange(
-        loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), [&](Idx t) {
-          Idx e = loadIndex(order, {t});
-          EdgeRotation rotation(layout, wigner, e);
-          Num weight = load(env, {e});
-          // g_e = inv_sqrt_deg[n] * env[e] * grad[n]; the extra sum is
-          // <grad[n], message_e>.
-          SmallVector<Num> sums = rotateBackGradient(
-              rotation, layout, xl, xlGrad, e, channels, /*numExtra=*/1,
-              [&](Idx c) {
-                std::vector<Num> g = loadRows(grad, n, rows, c);
-                for (Num &value : g)
-                  value = scale * weight * value;
-                return g;
-              },
-              [&](Idx c) {
-                std::vector<Num> msg = message(rotation, xl, layout, e, c);
-                std::vector<Num> g = loadRows(grad, n, rows, c);
-                SmallVector<Num> products;
-                for (int64_t d = 0; d < rows; ++d)
-                  products.push_back(g[d] * msg[d]);
-                return SmallVector<Num>{total(products)};
-              });
-          rotation.storeGradient(ArrayRef<Num>(sums).drop_back(), wignerGrad,
-                                 e);
-          Num dot = sums.back();
-          store(scale * dot, envGrad, {e});
-          return weight * dot;
-        });
-    store(normSum, normGrad, {n});
+    store(sumRange(
+              loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}),
+              [&](Idx t) { return load(normTerms, {loadIndex(order, {t})}); }),
+          normGrad, {n});
   });
 }
 
