@@ -126,11 +126,7 @@ checkWeights(const std::string &bytes,
         if (port.name != name)
           continue;
         named = true;
-        bool fits = port.type == tensor.type &&
-                    port.shape.size() == tensor.shape.size();
-        for (size_t axis = 0; fits && axis < port.shape.size(); ++axis)
-          fits = port.shape[axis] < 0 || port.shape[axis] == tensor.shape[axis];
-        if (!fits)
+        if (!port.accepts(tensor))
           return llvm::createStringError(
               "weight '" + name + "' is " + tensor.describe() + ", but @" +
               entry.function + " takes " + port.describe());

@@ -170,14 +170,10 @@ bool sezmrt::parseNpy(const std::string &bytes, HostTensor &tensor,
 
 bool sezmrt::readNpy(const std::string &path, HostTensor &tensor,
                      std::string &error) {
-  std::string bytes;
-  if (!readFileBytes(path, bytes, error))
-    return false;
-  if (!parseNpy(bytes, tensor, error)) {
-    error = path + ": " + error;
-    return false;
-  }
-  return true;
+  return readAndParse(path, error,
+                      [&](const std::string &bytes, std::string &why) {
+                        return parseNpy(bytes, tensor, why);
+                      });
 }
 
 std::string sezmrt::serializeNpy(const HostTensor &tensor) {

@@ -290,12 +290,8 @@ bool sezmrt::parseSafetensors(const std::string &bytes,
 bool sezmrt::readSafetensors(const std::string &path,
                              std::map<std::string, HostTensor> &tensors,
                              std::string &error) {
-  std::string bytes;
-  if (!readFileBytes(path, bytes, error))
-    return false;
-  if (!parseSafetensors(bytes, tensors, error)) {
-    error = path + ": " + error;
-    return false;
-  }
-  return true;
+  return readAndParse(path, error,
+                      [&](const std::string &bytes, std::string &why) {
+                        return parseSafetensors(bytes, tensors, why);
+                      });
 }

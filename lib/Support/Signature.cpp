@@ -22,22 +22,25 @@ std::string TensorPort::describe() const {
   return os.str();
 }
 
+bool TensorPort::accepts(const HostTensor &tensor) const {
+  if (tensor.type != type || tensor.shape.size() != shape.size())
+    return false;
+  for (size_t axis = 0; axis < shape.size(); ++axis)
+    if (shape[axis] >= 0 && shape[axis] != tensor.shape[axis])
+      return false;
+  return true;
+}
+
 std::string EntrySignature::checkInputs(const std::vector<HostTensor> &inputs,
                                         bool readIndices) const {
   if (inputs.size() != arguments.size())
     return std::string("@" + function + " takes " +
                        std::to_string(arguments.size()) + " inputs, but " +
                        std::to_string(inputs.size()) + " were given");
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const TensorPort &port = arguments[i];
-    const HostTensor &input = inputs[i];
-    bool shapeOk = input.shape.size() == port.shape.size();
-    for (size_t axis = 0; shapeOk && axis < port.shape.size(); ++axis)
-      shapeOk = port.shape[axis] < 0 || port.shape[axis] == input.shape[axis];
-    if (input.type != port.type || !shapeOk)
-      return std::string("input " + port.describe() + " was given " +
-                         input.describe());
-  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!arguments[i].accepts(inputs[i]))
+      return std::string("input " + arguments[i].describe() + " was given " +
+                         inputs[i].describe());
 
   for (const OpContract &contract : contracts) {
     std::map<std::string, int64_t> sizes;

@@ -575,8 +575,11 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
     add(input, spread);
     return success();
   }
-  // linalg.fill, tensor.empty, arith.constant, tensor.dim: no derivative.
-  return success();
+  if (isa<linalg::FillOp, tensor::EmptyOp, arith::ConstantOp, tensor::DimOp>(
+          op))
+    return success();
+  return op->emitError() << "sezm-autodiff: internal error: " << op->getName()
+                         << " is listed as differentiable but has no rule";
 }
 
 struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {

@@ -23,9 +23,22 @@ size_t elementSize(ElementType type);
 const char *elementTypeName(ElementType type);
 
 /// Reads a whole file; on failure returns false and sets `error` to
-/// "<path>: cannot open the file".
+/// "<path>: cannot open the file" (or why else it cannot be read).
 bool readFileBytes(const std::string &path, std::string &bytes,
                    std::string &error);
+
+/// Reads a file and hands its bytes to `parse(bytes, error)`, whose error is
+/// then prefixed with the path: the shape of every reader of a format.
+template <typename Parse>
+bool readAndParse(const std::string &path, std::string &error, Parse parse) {
+  std::string bytes;
+  if (!readFileBytes(path, bytes, error))
+    return false;
+  if (parse(bytes, error))
+    return true;
+  error = path + ": " + error;
+  return false;
+}
 
 /// A C-ordered dense array.
 struct HostTensor {

@@ -25,6 +25,9 @@ struct TensorPort {
   std::vector<int64_t> shape; // -1: dynamic
   /// "'x' (float32 (?, 16, 64))".
   std::string describe() const;
+  /// Whether `tensor` has this port's type and shape (a dynamic extent
+  /// takes any size).
+  bool accepts(const HostTensor &tensor) const;
 };
 
 /// One dimension that an op's verifier names as a graph size: the size is

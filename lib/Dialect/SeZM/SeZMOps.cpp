@@ -666,21 +666,36 @@ LogicalResult FocusScaleGradOp::verify() {
 // Per-degree channel mixing
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// The features (N, D, channels) and the per-degree weight (lmax+1, Cin,
+/// Cout) of degree_linear, or (lmax+1, Cout, Cin) when transposed.
+struct DegreeLinearShapes {
+  Dim in = Dim::channel("Cin"), out = Dim::channel("Cout"), degrees, rows;
+  bool transposed;
+  DegreeLinearShapes(SO2Layout layout, bool transposed)
+      : degrees(Dim::fixed(layout.lmax + 1)), rows(packedRows(layout)),
+        transposed(transposed) {}
+  SmallVector<Dim> features(Dim channels) const {
+    return {kNodes, rows, channels};
+  }
+  SmallVector<Dim> weight() const {
+    if (transposed)
+      return {degrees, out, in};
+    return {degrees, in, out};
+  }
+};
+} // namespace
+
 LogicalResult DegreeLinearOp::verify() {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
-  Dim in = Dim::channel("Cin"), out = Dim::channel("Cout");
-  Dim degrees = Dim::fixed(layout.lmax + 1);
-  if (failed(shapes.check("x", getX(), kFloat,
-                          {kNodes, packedRows(layout), in})) ||
-      failed(shapes.check("w", getW(), kFloat,
-                          getTransposed() ? ArrayRef<Dim>{degrees, out, in}
-                                          : ArrayRef<Dim>{degrees, in, out})))
+  DegreeLinearShapes dims(layout, getTransposed());
+  if (failed(shapes.check("x", getX(), kFloat, dims.features(dims.in))) ||
+      failed(shapes.check("w", getW(), kFloat, dims.weight())))
     return failure();
-  return shapes.check("result", getResult(), kFloat,
-                      {kNodes, packedRows(layout), out});
+  return shapes.check("result", getResult(), kFloat, dims.features(dims.out));
 }
 
 LogicalResult DegreeLinearWeightGradOp::verify() {
@@ -688,16 +703,12 @@ LogicalResult DegreeLinearWeightGradOp::verify() {
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
-  Dim in = Dim::channel("Cin"), out = Dim::channel("Cout");
-  Dim degrees = Dim::fixed(layout.lmax + 1);
-  if (failed(shapes.check("grad", getGrad(), kFloat,
-                          {kNodes, packedRows(layout), out})) ||
-      failed(
-          shapes.check("x", getX(), kFloat, {kNodes, packedRows(layout), in})))
+  DegreeLinearShapes dims(layout, getTransposed());
+  if (failed(
+          shapes.check("grad", getGrad(), kFloat, dims.features(dims.out))) ||
+      failed(shapes.check("x", getX(), kFloat, dims.features(dims.in))))
     return failure();
-  return shapes.check("result", getResult(), kFloat,
-                      getTransposed() ? ArrayRef<Dim>{degrees, out, in}
-                                      : ArrayRef<Dim>{degrees, in, out});
+  return shapes.check("result", getResult(), kFloat, dims.weight());
 }
 
 //===----------------------------------------------------------------------===//
