@@ -11,6 +11,11 @@
 #   bench:N,..  bench/so2-bench.sh at those atom counts (--no-compile unless
 #               bench-compile:N,..)
 #   ncu:N       an Nsight Compute profile of sezm's SO(2) kernels at N atoms
+#   artifact    SeZM-min's artifact (gpu-run/sezm-min.sezm, sezm-compile
+#               --forces-of energy --weights) through sezm-run on the GPU,
+#               against the module on the CPU
+#   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
+#               structure (bench/sezm-min-bench.sh)
 # Logs go to $OUT (or /tmp/h200-out).
 #   h200-run.sh STEP...
 set -uo pipefail
@@ -63,6 +68,24 @@ for step in "$@"; do
       bash "$root/bench/so2-bench.sh" "$root/gpu-run/so2_kernels.sezm" \
         "$tools/bin" --deepmd "$root/gpu-run/deepmd" $compile ${sizes//,/ } \
         2>&1 | tee "$out/bench-${sizes//,/-}.log" || status=1
+      ;;
+    artifact)
+      python3 "$root/examples/sezm-min/make_weights.py" /tmp/sezm-min.safetensors
+      water=(--structure "$root/examples/water/water-box.xyz" --cutoff 6 --species H,O)
+      "$tools/bin/sezm-run" "$root/examples/sezm-min/model.mlir" \
+        --weights /tmp/sezm-min.safetensors --forces-of energy "${water[@]}" \
+        --output-dir /tmp/artifact-cpu > "$out/artifact-cpu.log" 2>&1 || status=1
+      "$tools/bin/sezm-run" "$root/gpu-run/sezm-min.sezm" --entry energy_forces \
+        "${water[@]}" --output-dir /tmp/artifact-gpu --bench 20 2>&1 |
+        tee "$out/artifact.log" || status=1
+      python3 "$root/bench/compare-npy.py" /tmp/artifact-cpu /tmp/artifact-gpu \
+        2>&1 | tee -a "$out/artifact.log" || status=1
+      ;;
+    model:*)
+      for atoms in $(echo "${step#model:}" | tr , ' '); do
+        bash "$root/bench/sezm-min-bench.sh" "$root/gpu-run/sezm-min.sezm" \
+          "$tools/bin" "$atoms" 2>&1 | tee "$out/model-$atoms.log" || status=1
+      done
       ;;
     ncu:*)
       atoms=${step#ncu:}

@@ -1,6 +1,6 @@
 //===- make_so2_workload.cpp - the N-atom SO(2) kernel workload -----------===//
 //
-// make-so2-workload N OUT_DIR [SEED]
+// make-so2-workload N OUT_DIR [SEED] [--structure-only]
 //
 // Writes the inputs of bench/so2_kernels.mlir for the workload of
 // performance.md: N atoms at seeded random positions in a periodic cube of
@@ -8,7 +8,9 @@
 // cell, every ordered pair within the cutoff (minimum image) an edge, edges
 // sorted by destination; (lmax, Cf, F, rank) = (3, 32, 2, 1), so C = 64.
 // Features, Wigner-D blocks, kernels and gradients are seeded Gaussians; the
-// graph is sezm's neighbour list (SeZM/Support/Structure.h).
+// graph is sezm's neighbour list (SeZM/Support/Structure.h). The atoms are
+// also written as structure.xyz (species O, H, H, O, ... in turn), the input
+// of the whole-model benchmark.
 // Plain C++: it runs on the GPU machine, where the inputs are too large to
 // carry.
 //
@@ -79,17 +81,46 @@ HostTensor gaussian(uint64_t seed, uint64_t tensor, std::vector<int64_t> shape,
 HostTensor indices(const std::vector<int64_t> &v) {
   return tensorFrom(ElementType::I64, {static_cast<int64_t>(v.size())}, v);
 }
+void writeStructure(const std::string &path, const Structure &structure,
+                    double box) {
+  FILE *file = std::fopen(path.c_str(), "w");
+  if (!file) {
+    std::fprintf(stderr, "make-so2-workload: cannot write %s\n", path.c_str());
+    std::exit(1);
+  }
+  std::fprintf(file,
+               "%zu\nLattice=\"%.17g 0 0 0 %.17g 0 0 0 %.17g\" "
+               "Properties=species:S:1:pos:R:3 pbc=\"T T T\"\n",
+               structure.positions.size(), box, box, box);
+  for (size_t i = 0; i < structure.positions.size(); ++i) {
+    const auto &p = structure.positions[i];
+    std::fprintf(file, "%s %.17g %.17g %.17g\n", structure.species[i].c_str(),
+                 p[0], p[1], p[2]);
+  }
+  std::fclose(file);
+}
 } // namespace
 
 int main(int argc, char **argv) {
-  if (argc < 3) {
-    std::fprintf(stderr, "usage: make-so2-workload N OUT_DIR [SEED]\n");
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto flag = std::find(args.begin(), args.end(), "--structure-only");
+  bool structureOnly = flag != args.end();
+  if (structureOnly)
+    args.erase(flag);
+  if (args.size() < 2 || args.size() > 3) {
+    std::fprintf(
+        stderr,
+        "usage: make-so2-workload N OUT_DIR [SEED] [--structure-only]\n");
     return 1;
   }
-  int64_t atoms = std::atoll(argv[1]);
-  std::string out = argv[2];
+  int64_t atoms = std::atoll(args[0].c_str());
+  if (atoms < 1) {
+    std::fprintf(stderr, "make-so2-workload: N must be a positive count\n");
+    return 1;
+  }
+  std::string out = args[1];
   std::filesystem::create_directories(out);
-  uint64_t seed = argc > 3 ? std::atoll(argv[3]) : 4096;
+  uint64_t seed = args.size() > 2 ? std::atoll(args[2].c_str()) : 4096;
   std::mt19937_64 rng(seed);
   double density = kNeighbours / (4.0 / 3.0 * M_PI * std::pow(kCutoff, 3));
   double box = std::cbrt(atoms / density);
@@ -118,7 +149,8 @@ int main(int argc, char **argv) {
   // by destination, with the source CSR: sezm's own neighbour list.
   Structure structure;
   structure.positions = positions;
-  structure.species.assign(atoms, "X");
+  for (int64_t i = 0; i < atoms; ++i)
+    structure.species.push_back(i % 3 == 0 ? "O" : "H");
   structure.hasCell = true;
   structure.pbc = {true, true, true};
   structure.cell = {Vec3{box, 0, 0}, Vec3{0, box, 0}, Vec3{0, 0, box}};
@@ -129,6 +161,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   int64_t edges = graph.src.size();
+  writeStructure(out + "/structure.xyz", structure, box);
+  if (structureOnly) {
+    std::printf("%lld atoms in a %.2f A box, %lld edges (%.1f per atom)\n",
+                static_cast<long long>(atoms), box,
+                static_cast<long long>(edges),
+                static_cast<double>(edges) / atoms);
+    return 0;
+  }
 
   write(out, "x", gaussian(seed, 0, {atoms, kRows, kChannels}, 1.0));
   write(out, "src", indices(graph.src));
