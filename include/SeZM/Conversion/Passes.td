@@ -155,4 +155,33 @@ def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def MarkKernelOrigins : Pass<"sezm-mark-kernel-origins", "::mlir::ModuleOp"> {
+  let summary = "Record in each op's location which op it is, for kernel names";
+  let description = [{
+    Lowering turns one op into loops and then into a `gpu.launch` whose
+    location is still the op's. This pass wraps every location inside a
+    function in a name location holding the op's name (without the dialect),
+    so that `sezm-name-kernels` can name the kernel after the op it came
+    from and a profile says `so2_linear_grad` or `matmul` instead of one
+    name for every generic kernel. Locations that already have a name are
+    left alone.
+
+    Before: `%z = sezm.gate %u weight %g ... loc("model.mlir":12:3)`
+    After: `%z = sezm.gate %u weight %g ... loc("gate"("model.mlir":12:3))`
+  }];
+}
+
+def NameKernels : Pass<"sezm-name-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Name each unnamed gpu.launch after the op it was lowered from";
+  let description = [{
+    Sets the `function` of every `gpu.launch` that has none to the name
+    found in its location (see `sezm-mark-kernel-origins`), so that kernel
+    outlining names the kernel, and the runtime's per-kernel times, after
+    that op. Launches without a name in their location keep the default.
+
+    Before: `gpu.launch blocks(...) threads(...) { ... } loc("gate"(...))`
+    After: `gpu.launch blocks(...) threads(...) function(@gate) { ... }`
+  }];
+}
+
 #endif // SEZM_CONVERSION_PASSES_TD

@@ -30,6 +30,9 @@ using namespace mlir::sezm;
 static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
                                   ArrayRef<std::string> memoryAt) {
   using namespace sezm;
+  // Kernels are named after the op they come from (sezm-name-kernels).
+  if (forGpu)
+    pm.addPass(createMarkKernelOrigins());
   // Elementwise arith on tensors (residual adds, scaling) becomes linalg so
   // that it bufferizes.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
@@ -88,6 +91,7 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
       {options.threadsPerBlock}, /*noMinMaxBounds=*/true));
   pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
+  pm.addNestedPass<func::FuncOp>(sezm::createNameKernels());
   pm.addNestedPass<func::FuncOp>(sezm::createBuffersOnDevice());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLowerAffinePass());
