@@ -8,8 +8,8 @@
 // MARK-DAG: #[[GATE]] = loc("gate"(
 // MARK-DAG: #[[ADD]] = loc("addf"(
 
-// NAMES-DAG: gpu.launch_func @gate::@gate
-// NAMES-DAG: gpu.launch_func @addf::@addf
+// NAMES-DAG: gpu.launch_func <{{.*}}> @gate::@gate
+// NAMES-DAG: gpu.launch_func <{{.*}}> @addf::@addf
 func.func @main(%u: tensor<?x10x64xf32> {sezm.name = "u"},
                 %g: tensor<2x32x96xf32> {sezm.name = "gate"})
     -> (tensor<?x10x64xf32> {sezm.name = "y"}) {
