@@ -15,7 +15,8 @@
 #               --forces-of energy --weights) through sezm-run on the GPU,
 #               against the module on the CPU
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
-#               structure (bench/sezm-min-bench.sh)
+#               structure against PyTorch eager and torch.compile of the same
+#               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
 # Logs go to $OUT (or /tmp/h200-out).
 #   h200-run.sh STEP...
 set -uo pipefail
@@ -82,9 +83,12 @@ for step in "$@"; do
         2>&1 | tee -a "$out/artifact.log" || status=1
       ;;
     model:*)
-      for atoms in $(echo "${step#model:}" | tr , ' '); do
+      for size in $(echo "${step#model:}" | tr , ' '); do
+        atoms=${size%/*}
+        runs=20
+        [ "$size" != "$atoms" ] && runs=${size#*/}
         bash "$root/bench/sezm-min-bench.sh" "$root/gpu-run/sezm-min.sezm" \
-          "$tools/bin" "$atoms" 2>&1 | tee "$out/model-$atoms.log" || status=1
+          "$tools/bin" "$atoms" "$runs" 2>&1 | tee "$out/model-$atoms.log" || status=1
       done
       ;;
     ncu:*)

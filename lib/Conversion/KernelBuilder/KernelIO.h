@@ -30,6 +30,12 @@ public:
   /// every dimension (only those of dynamic dimensions are used).
   Value allocate(unsigned index, ArrayRef<kernel::Idx> extents);
 
+  /// Whether anything uses result `index`: a kernel leaves an unused result
+  /// (a weight gradient that only training needs, reduced over all edges)
+  /// unallocated and uncomputed.
+  bool needed(unsigned index) const {
+    return !op->getResult(index).use_empty();
+  }
   /// A scratch buffer for the kernel alone; buffer deallocation frees it
   /// after its last use.
   Value scratch(ArrayRef<int64_t> shape, ArrayRef<kernel::Idx> extents);

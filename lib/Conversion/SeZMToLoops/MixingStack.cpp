@@ -98,9 +98,6 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
   Value uGrad =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
   int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
-  Value w0Grad = io.allocate(1, {focus, m0, m0});
-  Value wuGrad = io.allocate(2, {focus, m1, m1});
-  Value wvGrad = io.allocate(3, {focus, m1, m1});
   parallelRange(0, edges, [&](Idx e) {
     for (int64_t f = 0; f < focus; ++f) {
       Stream s(layout, width, f);
@@ -123,6 +120,13 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
       });
     }
   });
+  // The weight gradients (sums over all edges) only when training uses
+  // them; the three come from the same sums, so all or none.
+  if (!io.needed(1) && !io.needed(2) && !io.needed(3))
+    return;
+  Value w0Grad = io.allocate(1, {focus, m0, m0});
+  Value wuGrad = io.allocate(2, {focus, m1, m1});
+  Value wvGrad = io.allocate(3, {focus, m1, m1});
   for (int64_t f = 0; f < focus; ++f) {
     Stream s(layout, width, f);
     parallelRange(0, m0, [&](Idx i) {
@@ -197,7 +201,6 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
   Idx edges = dim(z, 0);
   Value zGrad =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
-  Value gwGrad = io.allocate(1, {focus, width, gates});
   // d logit of every gate, needed by the l = 0 row and by gw_grad.
   Value logitGrad =
       io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
@@ -232,6 +235,9 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
       });
     }
   });
+  if (!io.needed(1))
+    return;
+  Value gwGrad = io.allocate(1, {focus, width, gates});
   for (int64_t f = 0; f < focus; ++f) {
     Stream s(layout, width, f);
     parallelRange(0, width, [&](Idx i) {
@@ -323,8 +329,6 @@ void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
   Idx edges = dim(u, 0);
   Value uGrad =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
-  Value wfcGrad = io.allocate(1, {width, focus});
-  Value normGrad = normScale ? io.allocate(2, {focus, width}) : Value();
   fillZero(uGrad);
   // Per edge and stream: d logit, and 1 / rms when normalized.
   Value logitGrad = io.scratch({ShapedType::kDynamic, focus}, {edges, focus});
@@ -364,6 +368,10 @@ void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
       });
     }
   });
+  if (!io.needed(1) && !(normScale && io.needed(2)))
+    return;
+  Value wfcGrad = io.allocate(1, {width, focus});
+  Value normGrad = normScale ? io.allocate(2, {focus, width}) : Value();
   for (int64_t f = 0; f < focus; ++f) {
     Idx base(f * width);
     parallelRange(0, width, [&](Idx i) {

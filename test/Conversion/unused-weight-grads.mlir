@@ -1,0 +1,40 @@
+// RUN: sezm-opt %s --convert-sezm-to-loops | FileCheck %s
+
+// The gradient ops of the mixing stack also return weight gradients, sums
+// over every edge. Forces need none of them: an unused weight gradient is
+// neither allocated nor computed, so only the per-edge loop is left (on the
+// GPU the sums ran on one thread per weight, seconds at 650k edges).
+
+// CHECK-LABEL: func.func @input_grads_only
+// CHECK-COUNT-2: scf.parallel
+// CHECK-NOT: scf.parallel
+// CHECK: return
+func.func @input_grads_only(%g: tensor<?x10x64xf32>, %u: tensor<?x10x64xf32>,
+                            %w0: tensor<2x128x128xf32>, %wu: tensor<2x96x96xf32>,
+                            %wv: tensor<2x96x96xf32>, %gw: tensor<2x32x96xf32>)
+    -> (tensor<?x10x64xf32>, tensor<?x10x64xf32>) {
+  %gu, %gw0, %gwu, %gwv = sezm.so2_linear_grad %g, %u weights(%w0, %wu, %wv)
+      lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x128x128xf32>,
+         tensor<2x96x96xf32>, tensor<2x96x96xf32>)
+      -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+          tensor<2x96x96xf32>)
+  %gz, %ggw = sezm.gate_grad %g, %u weight %gw lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x32x96xf32>)
+      -> (tensor<?x10x64xf32>, tensor<2x32x96xf32>)
+  return %gu, %gz : tensor<?x10x64xf32>, tensor<?x10x64xf32>
+}
+
+// A used weight gradient is computed: its loops over the weights (one per
+// focus stream) follow the edge loop.
+// CHECK-LABEL: func.func @weight_grad_used
+// CHECK-COUNT-3: scf.parallel
+// CHECK: return
+func.func @weight_grad_used(%g: tensor<?x10x64xf32>, %u: tensor<?x10x64xf32>,
+                            %gw: tensor<2x32x96xf32>)
+    -> (tensor<?x10x64xf32>, tensor<2x32x96xf32>) {
+  %gz, %ggw = sezm.gate_grad %g, %u weight %gw lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x32x96xf32>)
+      -> (tensor<?x10x64xf32>, tensor<2x32x96xf32>)
+  return %gz, %ggw : tensor<?x10x64xf32>, tensor<2x32x96xf32>
+}
