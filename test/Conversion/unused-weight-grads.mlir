@@ -2,11 +2,11 @@
 
 // The gradient ops of the mixing stack also return weight gradients, sums
 // over every edge. Forces need none of them: an unused weight gradient is
-// neither allocated nor computed, so only the per-edge loop is left (on the
-// GPU the sums ran on one thread per weight, seconds at 650k edges).
+// neither allocated nor computed, so only the per-edge loops are left (two
+// per op; on the GPU the sums ran on one thread per weight).
 
 // CHECK-LABEL: func.func @input_grads_only
-// CHECK-COUNT-2: scf.parallel
+// CHECK-COUNT-4: scf.parallel
 // CHECK-NOT: scf.parallel
 // CHECK: return
 func.func @input_grads_only(%g: tensor<?x10x64xf32>, %u: tensor<?x10x64xf32>,
@@ -26,9 +26,10 @@ func.func @input_grads_only(%g: tensor<?x10x64xf32>, %u: tensor<?x10x64xf32>,
 }
 
 // A used weight gradient is computed: its loops over the weights (one per
-// focus stream) follow the edge loop.
+// focus stream) follow the two edge loops.
 // CHECK-LABEL: func.func @weight_grad_used
-// CHECK-COUNT-3: scf.parallel
+// CHECK-COUNT-2: scf.parallel ({{.*}}) = ({{.*}}) to (%{{[0-9]+}})
+// CHECK-COUNT-2: scf.parallel ({{.*}}) = ({{.*}}) to (%c32
 // CHECK: return
 func.func @weight_grad_used(%g: tensor<?x10x64xf32>, %u: tensor<?x10x64xf32>,
                             %gw: tensor<2x32x96xf32>)

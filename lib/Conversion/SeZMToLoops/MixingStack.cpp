@@ -2,6 +2,11 @@
 //
 // Per edge and focus stream the SO(2) linear is three small matrix-vector
 // products over flattened rows; weight gradients sum over edges in order.
+// The per-edge kernels run one thread per (edge, stream, output) or (edge,
+// channel): a warp shares its edge's inputs and reads or writes consecutive
+// channels and weights (one thread per edge left the GPU waiting on
+// uncoalesced loads: SeZM-min spent 2.2 s of 3.3 s at N = 4096 there). Each
+// output's sum runs in the same order as before, on every backend.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +22,7 @@ namespace {
 /// values each (sezm-ops.md 3.5).
 class Stream {
 public:
-  Stream(SO2Layout layout, int64_t width, int64_t focus)
+  Stream(SO2Layout layout, int64_t width, Idx focus)
       : lmax(layout.lmax), width(width), focus(focus) {}
 
   enum Block { MZero, MNeg, MPos };
@@ -32,7 +37,7 @@ public:
     return (block == MZero ? lmax + 1 : lmax) * width;
   }
   /// The hidden channel of stream-local channel cf.
-  Idx channelOf(Idx cf) const { return Idx(focus * width) + cf; }
+  Idx channelOf(Idx cf) const { return focus * Idx(width) + cf; }
 
 private:
   Idx row(Block block, Idx i) const {
@@ -42,8 +47,18 @@ private:
   }
   Idx channel(Idx i) const { return channelOf(i % Idx(width)); }
 
-  int64_t lmax, width, focus;
+  int64_t lmax, width;
+  Idx focus;
 };
+
+/// A flat parallel index over (edge, stream, k < perStream).
+struct EdgeStreamIndex {
+  Idx e, f, k;
+};
+EdgeStreamIndex splitEdgeStream(Idx flat, int64_t focus, int64_t perStream) {
+  return {flat / Idx(focus * perStream), (flat / Idx(perStream)) % Idx(focus),
+          flat % Idx(perStream)};
+}
 
 Num sigmoid(Num x) { return Num(1.0) / (Num(1.0) + exp(-x)); }
 
@@ -65,27 +80,26 @@ void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
   Idx edges = dim(u, 0);
   Value out =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
-  parallelRange(0, edges, [&](Idx e) {
-    for (int64_t f = 0; f < focus; ++f) {
-      Stream s(layout, width, f);
-      forRange(0, s.size(Stream::MZero), [&](Idx o) {
-        Num z = sumRange(0, s.size(Stream::MZero), [&](Idx i) {
-          return s.load(u, e, Stream::MZero, i) * load(w0, {f, i, o});
-        });
-        s.store(z, out, e, Stream::MZero, o);
-      });
-      forRange(0, s.size(Stream::MNeg), [&](Idx o) {
-        SmallVector<Num> z =
-            sumRange(0, s.size(Stream::MNeg), {Num(0.0), Num(0.0)}, [&](Idx i) {
-              Num neg = s.load(u, e, Stream::MNeg, i);
-              Num pos = s.load(u, e, Stream::MPos, i);
-              Num a = load(wu, {f, i, o}), b = load(wv, {f, i, o});
-              return SmallVector<Num>{neg * a - pos * b, neg * b + pos * a};
-            });
-        s.store(z[0], out, e, Stream::MNeg, o);
-        s.store(z[1], out, e, Stream::MPos, o);
-      });
-    }
+  int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
+  parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
+    auto [e, f, o] = splitEdgeStream(flat, focus, m0);
+    Stream s(layout, width, f);
+    Num z = sumRange(0, m0, [&](Idx i) {
+      return s.load(u, e, Stream::MZero, i) * load(w0, {f, i, o});
+    });
+    s.store(z, out, e, Stream::MZero, o);
+  });
+  parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
+    auto [e, f, o] = splitEdgeStream(flat, focus, m1);
+    Stream s(layout, width, f);
+    SmallVector<Num> z = sumRange(0, m1, {Num(0.0), Num(0.0)}, [&](Idx i) {
+      Num neg = s.load(u, e, Stream::MNeg, i);
+      Num pos = s.load(u, e, Stream::MPos, i);
+      Num a = load(wu, {f, i, o}), b = load(wv, {f, i, o});
+      return SmallVector<Num>{neg * a - pos * b, neg * b + pos * a};
+    });
+    s.store(z[0], out, e, Stream::MNeg, o);
+    s.store(z[1], out, e, Stream::MPos, o);
   });
 }
 
@@ -98,27 +112,25 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
   Value uGrad =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
   int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
-  parallelRange(0, edges, [&](Idx e) {
-    for (int64_t f = 0; f < focus; ++f) {
-      Stream s(layout, width, f);
-      forRange(0, m0, [&](Idx i) {
-        Num sum = sumRange(0, m0, [&](Idx o) {
-          return s.load(g, e, Stream::MZero, o) * load(w0, {f, i, o});
-        });
-        s.store(sum, uGrad, e, Stream::MZero, i);
-      });
-      forRange(0, m1, [&](Idx i) {
-        SmallVector<Num> sums =
-            sumRange(0, m1, {Num(0.0), Num(0.0)}, [&](Idx o) {
-              Num gNeg = s.load(g, e, Stream::MNeg, o);
-              Num gPos = s.load(g, e, Stream::MPos, o);
-              Num a = load(wu, {f, i, o}), b = load(wv, {f, i, o});
-              return SmallVector<Num>{a * gNeg + b * gPos, a * gPos - b * gNeg};
-            });
-        s.store(sums[0], uGrad, e, Stream::MNeg, i);
-        s.store(sums[1], uGrad, e, Stream::MPos, i);
-      });
-    }
+  parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
+    auto [e, f, i] = splitEdgeStream(flat, focus, m0);
+    Stream s(layout, width, f);
+    Num sum = sumRange(0, m0, [&](Idx o) {
+      return s.load(g, e, Stream::MZero, o) * load(w0, {f, i, o});
+    });
+    s.store(sum, uGrad, e, Stream::MZero, i);
+  });
+  parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
+    auto [e, f, i] = splitEdgeStream(flat, focus, m1);
+    Stream s(layout, width, f);
+    SmallVector<Num> sums = sumRange(0, m1, {Num(0.0), Num(0.0)}, [&](Idx o) {
+      Num gNeg = s.load(g, e, Stream::MNeg, o);
+      Num gPos = s.load(g, e, Stream::MPos, o);
+      Num a = load(wu, {f, i, o}), b = load(wv, {f, i, o});
+      return SmallVector<Num>{a * gNeg + b * gPos, a * gPos - b * gNeg};
+    });
+    s.store(sums[0], uGrad, e, Stream::MNeg, i);
+    s.store(sums[1], uGrad, e, Stream::MPos, i);
   });
   // The weight gradients (sums over all edges) only when training uses
   // them; the three come from the same sums, so all or none.
@@ -158,8 +170,8 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
 
 namespace {
 /// sigmoid(zs @ gw[f])[(l-1)*Cf + cf] for edge e and stream f.
-Num gateOf(Value z, Value gw, Stream s, int64_t f, int64_t width, Idx e,
-           int64_t l, Idx cf) {
+Num gateOf(Value z, Value gw, Stream s, Idx f, int64_t width, Idx e, int64_t l,
+           Idx cf) {
   Num logit = sumRange(0, width, [&](Idx i) {
     return load(z, {e, 0, s.channelOf(i)}) *
            load(gw, {f, i, Idx((l - 1) * width) + cf});
@@ -175,19 +187,16 @@ void sezm::emitKernel(GateOp op, KernelIO &io) {
   Idx edges = dim(z, 0);
   Value out =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
-  parallelRange(0, edges, [&](Idx e) {
-    for (int64_t f = 0; f < focus; ++f) {
-      Stream s(layout, width, f);
-      forRange(0, width, [&](Idx cf) {
-        Idx c = s.channelOf(cf);
-        Num zs = load(z, {e, 0, c});
-        store(zs * sigmoid(zs), out, {e, 0, c});
-        for (int64_t l = 1; l <= layout.lmax; ++l) {
-          Num gate = gateOf(z, gw, s, f, width, e, l, cf);
-          for (int64_t row : rowsOfDegree(layout, l))
-            store(load(z, {e, row, c}) * gate, out, {e, row, c});
-        }
-      });
+  parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
+    auto [e, f, cf] = splitEdgeStream(flat, focus, width);
+    Stream s(layout, width, f);
+    Idx c = s.channelOf(cf);
+    Num zs = load(z, {e, 0, c});
+    store(zs * sigmoid(zs), out, {e, 0, c});
+    for (int64_t l = 1; l <= layout.lmax; ++l) {
+      Num gate = gateOf(z, gw, s, f, width, e, l, cf);
+      for (int64_t row : rowsOfDegree(layout, l))
+        store(load(z, {e, row, c}) * gate, out, {e, row, c});
     }
   });
 }
@@ -204,36 +213,35 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
   // d logit of every gate, needed by the l = 0 row and by gw_grad.
   Value logitGrad =
       io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
-  parallelRange(0, edges, [&](Idx e) {
-    for (int64_t f = 0; f < focus; ++f) {
-      Stream s(layout, width, f);
-      forRange(0, width, [&](Idx cf) {
-        Idx c = s.channelOf(cf);
-        for (int64_t l = 1; l <= layout.lmax; ++l) {
-          Num gate = gateOf(z, gw, s, f, width, e, l, cf);
-          std::optional<Num> gateGrad;
-          for (int64_t row : rowsOfDegree(layout, l)) {
-            Num g = load(grad, {e, row, c});
-            store(g * gate, zGrad, {e, row, c});
-            Num term = g * load(z, {e, row, c});
-            gateGrad = gateGrad ? *gateGrad + term : term;
-          }
-          store(*gateGrad * gate * (Num(1.0) - gate), logitGrad,
-                {e, f, Idx((l - 1) * width) + cf});
-        }
-      });
-      forRange(0, width, [&](Idx i) {
-        Idx c = s.channelOf(i);
-        Num zs = load(z, {e, 0, c});
-        Num sig = sigmoid(zs);
-        Num silu =
-            load(grad, {e, 0, c}) * sig * (Num(1.0) + zs * (Num(1.0) - sig));
-        Num gatePath = sumRange(0, gates, [&](Idx k) {
-          return load(logitGrad, {e, f, k}) * load(gw, {f, i, k});
-        });
-        store(silu + gatePath, zGrad, {e, 0, c});
-      });
+  parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
+    auto [e, f, cf] = splitEdgeStream(flat, focus, width);
+    Stream s(layout, width, f);
+    Idx c = s.channelOf(cf);
+    for (int64_t l = 1; l <= layout.lmax; ++l) {
+      Num gate = gateOf(z, gw, s, f, width, e, l, cf);
+      std::optional<Num> gateGrad;
+      for (int64_t row : rowsOfDegree(layout, l)) {
+        Num g = load(grad, {e, row, c});
+        store(g * gate, zGrad, {e, row, c});
+        Num term = g * load(z, {e, row, c});
+        gateGrad = gateGrad ? *gateGrad + term : term;
+      }
+      store(*gateGrad * gate * (Num(1.0) - gate), logitGrad,
+            {e, f, Idx((l - 1) * width) + cf});
     }
+  });
+  // The l = 0 row needs every gate's d logit of its edge and stream.
+  parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
+    auto [e, f, i] = splitEdgeStream(flat, focus, width);
+    Stream s(layout, width, f);
+    Idx c = s.channelOf(i);
+    Num zs = load(z, {e, 0, c});
+    Num sig = sigmoid(zs);
+    Num silu = load(grad, {e, 0, c}) * sig * (Num(1.0) + zs * (Num(1.0) - sig));
+    Num gatePath = sumRange(0, gates, [&](Idx k) {
+      return load(logitGrad, {e, f, k}) * load(gw, {f, i, k});
+    });
+    store(silu + gatePath, zGrad, {e, 0, c});
   });
   if (!io.needed(1))
     return;
@@ -398,15 +406,11 @@ void sezm::emitKernel(FocusScaleOp op, KernelIO &io) {
   int64_t focus = staticDim(op.getAlpha(), 1), width = channels / focus;
   Idx edges = dim(y, 0);
   Value out = io.allocate(0, {edges, rows, channels});
-  parallelRange(0, edges, [&](Idx e) {
-    for (int64_t f = 0; f < focus; ++f) {
-      Num a = load(alpha, {e, f});
-      forRange(0, width, [&](Idx cf) {
-        Idx c = Idx(f * width) + cf;
-        for (int64_t j = 0; j < rows; ++j)
-          store(a * load(y, {e, j, c}), out, {e, j, c});
-      });
-    }
+  parallelRange(0, edges * Idx(rows * channels), [&](Idx flat) {
+    Idx e = flat / Idx(rows * channels), j = flat / Idx(channels) % Idx(rows);
+    Idx c = flat % Idx(channels);
+    store(load(alpha, {e, c / Idx(width)}) * load(y, {e, j, c}), out,
+          {e, j, c});
   });
 }
 
@@ -418,22 +422,24 @@ void sezm::emitKernel(FocusScaleGradOp op, KernelIO &io) {
   Idx edges = dim(y, 0);
   Value yGrad = io.allocate(0, {edges, rows, channels});
   Value alphaGrad = io.allocate(1, {edges, focus});
-  parallelRange(0, edges, [&](Idx e) {
-    for (int64_t f = 0; f < focus; ++f) {
-      Num a = load(alpha, {e, f});
-      Num sum = sumRange(0, width, [&](Idx cf) {
-        Idx c = Idx(f * width) + cf;
-        std::optional<Num> rowSum;
-        for (int64_t j = 0; j < rows; ++j) {
-          Num g = load(grad, {e, j, c});
-          store(a * g, yGrad, {e, j, c});
-          Num term = g * load(y, {e, j, c});
-          rowSum = rowSum ? *rowSum + term : term;
-        }
-        return rowSum ? *rowSum : Num(0.0);
-      });
-      store(sum, alphaGrad, {e, f});
-    }
+  parallelRange(0, edges * Idx(rows * channels), [&](Idx flat) {
+    Idx e = flat / Idx(rows * channels), j = flat / Idx(channels) % Idx(rows);
+    Idx c = flat % Idx(channels);
+    store(load(alpha, {e, c / Idx(width)}) * load(grad, {e, j, c}), yGrad,
+          {e, j, c});
+  });
+  parallelRange(0, edges * Idx(focus), [&](Idx flat) {
+    Idx e = flat / Idx(focus), f = flat % Idx(focus);
+    Num sum = sumRange(0, width, [&](Idx cf) {
+      Idx c = f * Idx(width) + cf;
+      std::optional<Num> rowSum;
+      for (int64_t j = 0; j < rows; ++j) {
+        Num term = load(grad, {e, Idx(j), c}) * load(y, {e, Idx(j), c});
+        rowSum = rowSum ? *rowSum + term : term;
+      }
+      return rowSum ? *rowSum : Num(0.0);
+    });
+    store(sum, alphaGrad, {e, f});
   });
 }
 
