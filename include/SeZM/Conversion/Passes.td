@@ -73,6 +73,12 @@ def ConvertSeZMToGPUKernels
       one lane. When C is not a multiple of 32: one block per node, the
       per-edge sums through workgroup memory, or the loop kernel when they
       do not fit in 48 KiB.
+    - `linalg.reduce` of every dimension with an `addf` body (the energy):
+      one block of 1024 threads, each summing a strided share in order,
+      then a fixed tree through workgroup memory.
+    - `linalg.matmul` with at most 64 static outputs and a dynamic
+      reduction (the virial, `g^T v` over edges): the same, one block per
+      output element.
 
     Before:
     ```mlir

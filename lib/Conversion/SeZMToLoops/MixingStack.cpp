@@ -67,6 +67,22 @@ std::array<int64_t, 3> rowsOfDegree(SO2Layout layout, int64_t l) {
   return {l, layout.lmax + l, 2 * layout.lmax + l};
 }
 
+/// A scratch copy of per-stream weights (F, I, O) as (F, O, I), so that
+/// threads over consecutive inputs i read consecutive weights in a sum over
+/// outputs (a gradient's access) instead of one cache line each.
+Value transposedWeights(KernelIO &io, Value w) {
+  auto type = cast<MemRefType>(w.getType());
+  int64_t focus = type.getDimSize(0), in = type.getDimSize(1),
+          out = type.getDimSize(2);
+  Value t = io.scratch({focus, out, in}, {Idx(focus), Idx(out), Idx(in)});
+  parallelRange(0, Idx(focus * in * out), [&](Idx flat) {
+    Idx f = flat / Idx(in * out), i = flat / Idx(out) % Idx(in);
+    Idx o = flat % Idx(out);
+    store(load(w, {f, i, o}), t, {f, o, i});
+  });
+  return t;
+}
+
 int64_t streamWidth(Value tensor, int64_t focus) {
   return staticDim(tensor, 2) / focus;
 }
@@ -112,11 +128,13 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
   Value uGrad =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
   int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
+  Value w0t = transposedWeights(io, w0), wut = transposedWeights(io, wu);
+  Value wvt = transposedWeights(io, wv);
   parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
     auto [e, f, i] = splitEdgeStream(flat, focus, m0);
     Stream s(layout, width, f);
     Num sum = sumRange(0, m0, [&](Idx o) {
-      return s.load(g, e, Stream::MZero, o) * load(w0, {f, i, o});
+      return s.load(g, e, Stream::MZero, o) * load(w0t, {f, o, i});
     });
     s.store(sum, uGrad, e, Stream::MZero, i);
   });
@@ -126,7 +144,7 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
     SmallVector<Num> sums = sumRange(0, m1, {Num(0.0), Num(0.0)}, [&](Idx o) {
       Num gNeg = s.load(g, e, Stream::MNeg, o);
       Num gPos = s.load(g, e, Stream::MPos, o);
-      Num a = load(wu, {f, i, o}), b = load(wv, {f, i, o});
+      Num a = load(wut, {f, o, i}), b = load(wvt, {f, o, i});
       return SmallVector<Num>{a * gNeg + b * gPos, a * gPos - b * gNeg};
     });
     s.store(sums[0], uGrad, e, Stream::MNeg, i);
@@ -231,6 +249,7 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
     }
   });
   // The l = 0 row needs every gate's d logit of its edge and stream.
+  Value gwt = transposedWeights(io, gw);
   parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
     auto [e, f, i] = splitEdgeStream(flat, focus, width);
     Stream s(layout, width, f);
@@ -239,7 +258,7 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
     Num sig = sigmoid(zs);
     Num silu = load(grad, {e, 0, c}) * sig * (Num(1.0) + zs * (Num(1.0) - sig));
     Num gatePath = sumRange(0, gates, [&](Idx k) {
-      return load(logitGrad, {e, f, k}) * load(gw, {f, i, k});
+      return load(logitGrad, {e, f, k}) * load(gwt, {f, k, i});
     });
     store(silu + gatePath, zGrad, {e, 0, c});
   });

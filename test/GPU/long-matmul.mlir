@@ -1,0 +1,31 @@
+// RUN: sezm-opt %s --convert-sezm-to-gpu-kernels | FileCheck %s
+
+// The virial's matmul (3 x E) (E x 3): nine outputs, each a sum over every
+// edge, becomes one block of 1024 threads per output (a strided share per
+// thread, then a tree), not nine threads with a serial loop over E.
+// CHECK-LABEL: func.func @virial
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %c9, {{.*}}) threads({{.*}}) in ({{.*}} = %c1024, {{.*}}) function(@long_matmul) workgroup({{.*}} : memref<1024xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.barrier
+// CHECK-NOT: linalg.matmul
+func.func @virial(%gt: tensor<3x?xf32>, %v: tensor<?x3xf32>) -> tensor<3x3xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<3x3xf32>) -> tensor<3x3xf32>
+  %w = linalg.matmul ins(%gt, %v : tensor<3x?xf32>, tensor<?x3xf32>)
+      outs(%init : tensor<3x3xf32>) -> tensor<3x3xf32>
+  return %w : tensor<3x3xf32>
+}
+
+// A matmul over a static or short reduction stays a loop kernel.
+// CHECK-LABEL: func.func @edge_features
+// CHECK: linalg.matmul
+func.func @edge_features(%a: tensor<?x16xf32>, %b: tensor<16x32xf32>) -> tensor<?x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<?x16xf32>, tensor<16x32xf32>)
+      outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
+  return %y : tensor<?x32xf32>
+}
