@@ -20,8 +20,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 config.substitutions.append(("%sezm_src_root", config.sezm_src_root))
 config.substitutions.append(("%sezm_obj_root", config.sezm_obj_root))
 llvm_config.add_tool_substitutions(
-    ["sezm-opt", "sezm-run", "sezm-compile", "sezm-exec", "sezm-reference",
-     "sezm-graph"],
+    ["sezm-opt", "sezm-run", "sezm-compile", "sezm-exec", "sezm-md-example",
+     "sezm-reference", "sezm-graph"],
     [os.path.join(config.sezm_obj_root, "bin")]
 )
 config.substitutions.append(("%python", config.python_executable))

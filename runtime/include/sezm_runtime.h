@@ -76,6 +76,32 @@ int sezm_model_run(sezm_model *model, const char *entry,
                    int outputs_on_device);
 void sezm_model_release_outputs(sezm_model *model);
 
+/* The device-resident entry for MD engines, with the arguments of
+ * DeePMD-kit's compute_edges_gpu: runs `entry` (an energy's forces function,
+ * sezm-compile --forces-of) on arrays already on the GPU and writes its
+ * energy, forces and virial into the caller's device arrays. Nothing is
+ * copied between host and device but a 4-byte status of the index checks.
+ *   coord       float[natoms][3]   positions (A)
+ *   atype       int32[natoms]      each atom's type, in [0, ntypes)
+ *   edge_index  int64[2][nedges]   row 0: src (the neighbour, which sends
+ *                                  the message), row 1: dst (the centre)
+ *   edge_vec    float[nedges][3]   coord[src] - coord[dst] + lattice shift
+ *   energy      float[1], force float[natoms][3], virial float[3][3] (out)
+ * The entry's inputs are named as sezm-run --structure binds them
+ * (positions, shift, src, dst, src_order, src_rowptr, dst_order,
+ * dst_rowptr, types); the artifact carries the rest (its weights). The
+ * shifts (edge_vec minus the position difference) and both CSRs are built
+ * on the GPU, the same on every call. */
+int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
+                                 int64_t natoms, int64_t nedges, int ntypes,
+                                 const float *coord, const int32_t *atype,
+                                 const int64_t *edge_index,
+                                 const float *edge_vec, float *energy,
+                                 float *force, float *virial);
+
+/* Copies a device array into host memory of its size (`host`). */
+int sezm_tensor_to_host(const sezm_tensor *device, void *host);
+
 /* Copies a host array into a new device array (`device` gets its shape and
  * pointer), for inputs bound once and run many times. */
 int sezm_tensor_to_device(const sezm_tensor *host, sezm_tensor *device);

@@ -2,6 +2,7 @@
 
 #include "sezm_runtime.h"
 
+#include "DeviceGraph.h"
 #include "RuntimeState.h"
 #include "SeZM/Support/Artifact.h"
 #include "SeZM/Support/MemRefABI.h"
@@ -442,6 +443,129 @@ int sezm_model_run(sezm_model *model, const char *entry,
     mgpuMemFree(reinterpret_cast<void *>(pointer), nullptr);
   if (takeRuntimeError(error))
     return failWith("running @" + signature->function + ": " + error, 1);
+  return 0;
+}
+
+namespace {
+sezm_tensor deviceArray(sezm_dtype dtype, std::initializer_list<int64_t> shape,
+                        const void *data) {
+  sezm_tensor t{};
+  t.dtype = dtype;
+  t.rank = static_cast<int>(shape.size());
+  int axis = 0;
+  for (int64_t extent : shape)
+    t.shape[axis++] = extent;
+  t.data = const_cast<void *>(data);
+  t.on_device = 1;
+  return t;
+}
+} // namespace
+
+int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
+                                 int64_t natoms, int64_t nedges, int ntypes,
+                                 const float *coord, const int32_t *atype,
+                                 const int64_t *edgeIndex, const float *edgeVec,
+                                 float *energy, float *force, float *virial) {
+  const char *api = "sezm_model_compute_edges_gpu: ";
+  const EntrySignature *signature = findEntry(model, entry);
+  if (!signature)
+    return failWith(
+        std::string(api) + "no entry '" + (entry ? entry : "") + "'", 1);
+  if (natoms < 1 || nedges < 0 || ntypes < 1 || !coord || !atype ||
+      (nedges > 0 && (!edgeIndex || !edgeVec)) || !energy || !force || !virial)
+    return failWith(std::string(api) +
+                        "needs natoms >= 1, nedges >= 0, ntypes >= 1 and "
+                        "every array",
+                    1);
+  // Its outputs, by name, and their sizes.
+  const std::vector<std::pair<std::string, float *>> wanted = {
+      {"energy", energy}, {"forces", force}, {"virial", virial}};
+  std::vector<int> outputOf;
+  for (const auto &[name, pointer] : wanted) {
+    int found = -1;
+    for (size_t i = 0; i < signature->results.size(); ++i)
+      if (signature->results[i].name == name &&
+          signature->results[i].type == ElementType::F32)
+        found = static_cast<int>(i);
+    if (found < 0)
+      return failWith(std::string(api) + "@" + signature->function +
+                          " has no float32 result '" + name +
+                          "' (compile an energy with --forces-of)",
+                      1);
+    outputOf.push_back(found);
+  }
+  CudaDriver &d = driver();
+  if (!d.ensure())
+    return failWith(d.error(), 1);
+
+  DeviceGraph graph;
+  const int64_t *src = edgeIndex,
+                *dst = edgeIndex ? edgeIndex + nedges : nullptr;
+  std::string error =
+      graph.build(natoms, nedges, ntypes, coord, atype, src, dst, edgeVec);
+  if (!error.empty())
+    return failWith(api + error, 1);
+  const std::map<std::string, sezm_tensor> graphInputs = {
+      {"positions", deviceArray(SEZM_F32, {natoms, 3}, coord)},
+      {"shift", deviceArray(SEZM_F32, {nedges, 3}, graph.shift)},
+      {"src", deviceArray(SEZM_I64, {nedges}, src)},
+      {"dst", deviceArray(SEZM_I64, {nedges}, dst)},
+      {"src_order", deviceArray(SEZM_I64, {nedges}, graph.srcOrder)},
+      {"src_rowptr", deviceArray(SEZM_I64, {natoms + 1}, graph.srcRowptr)},
+      {"dst_order", deviceArray(SEZM_I64, {nedges}, graph.dstOrder)},
+      {"dst_rowptr", deviceArray(SEZM_I64, {natoms + 1}, graph.dstRowptr)},
+      {"types", deviceArray(SEZM_I64, {natoms}, graph.types)}};
+  std::vector<sezm_tensor> inputs;
+  for (const TensorPort &port : signature->arguments) {
+    if (model->carried.count(port.name))
+      continue;
+    auto input = graphInputs.find(port.name);
+    if (input == graphInputs.end())
+      return failWith(std::string(api) + "input '" + port.name + "' of @" +
+                          signature->function +
+                          " is neither a graph input nor carried by the "
+                          "artifact",
+                      1);
+    inputs.push_back(input->second);
+  }
+  std::vector<sezm_tensor> outputs(signature->results.size());
+  if (sezm_model_run(model, entry, inputs.data(),
+                     static_cast<int>(inputs.size()), outputs.data(),
+                     static_cast<int>(outputs.size()), 1))
+    return failWith(api + lastError, 1);
+  RuntimeState &s = state();
+  const size_t bytes[] = {4, static_cast<size_t>(natoms) * 12, 36};
+  for (size_t k = 0; k < wanted.size(); ++k)
+    s.check("cuMemcpyAsync",
+            d.cuMemcpyAsync(
+                reinterpret_cast<CUdeviceptr>(wanted[k].second),
+                reinterpret_cast<CUdeviceptr>(outputs[outputOf[k]].data),
+                bytes[k], nullptr));
+  s.check("cuCtxSynchronize", d.cuCtxSynchronize());
+  sezm_model_release_outputs(model);
+  if (takeRuntimeError(error))
+    return failWith(api + error, 1);
+  return 0;
+}
+
+int sezm_tensor_to_host(const sezm_tensor *device, void *host) {
+  if (!device || !device->on_device || !host || device->rank < 0 ||
+      device->rank > 8)
+    return failWith("sezm_tensor_to_host: needs a device array of rank 0-8 "
+                    "and a host buffer",
+                    1);
+  CudaDriver &d = driver();
+  if (!d.ensure())
+    return failWith(d.error(), 1);
+  size_t bytes = elementSize(toElementType(device->dtype));
+  for (int axis = 0; axis < device->rank; ++axis)
+    bytes *= device->shape[axis];
+  state().check(
+      "cuMemcpyDtoH",
+      d.cuMemcpyDtoH(host, reinterpret_cast<CUdeviceptr>(device->data), bytes));
+  std::string error;
+  if (takeRuntimeError(error))
+    return failWith("sezm_tensor_to_host: " + error, 1);
   return 0;
 }
 

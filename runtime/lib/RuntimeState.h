@@ -53,5 +53,7 @@ RuntimeState &state();
 // its memory is counted with the artifacts'.
 extern "C" void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared);
 extern "C" void mgpuMemFree(void *pointer, void *stream);
+extern "C" void *mgpuModuleLoad(void *data, size_t size);
+extern "C" void *mgpuModuleGetFunction(void *module, const char *name);
 
 #endif // SEZM_RUNTIME_RUNTIMESTATE_H

@@ -1,0 +1,252 @@
+//===- md_engine_example.cpp - what an MD engine does with an artifact ----===//
+//
+// sezm-md-example MODEL.sezm STRUCTURE.xyz [--species H,O] [--cutoff 6]
+//     [--entry energy_forces] [--steps 10] [--output-dir DIR]
+//
+// Loads a compiled artifact with libsezm_runtime alone (no MLIR, no LLVM),
+// builds the neighbour list the way an engine hands it over (an edge index
+// and edge vectors), puts the arrays on the GPU once, and calls the
+// device-resident entry sezm_model_compute_edges_gpu for --steps steps:
+// energy, forces and virial come back in device arrays. Prints the energy,
+// the virial and the median time of a step; --output-dir writes energy.npy,
+// forces.npy and virial.npy (float32) to compare with sezm-run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sezm_runtime.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+struct Atoms {
+  std::vector<std::array<double, 3>> positions;
+  std::vector<int32_t> types;
+  std::array<double, 3> box{};
+};
+
+[[noreturn]] void fail(const std::string &message) {
+  std::fprintf(stderr, "sezm-md-example: %s\n", message.c_str());
+  std::exit(1);
+}
+
+/// Extended XYZ with an orthorhombic Lattice="a 0 0 0 b 0 0 0 c".
+Atoms readXyz(const std::string &path,
+              const std::vector<std::string> &species) {
+  std::ifstream in(path);
+  if (!in)
+    fail("cannot read " + path);
+  Atoms atoms;
+  std::string line;
+  long count = 0;
+  if (!std::getline(in, line) || (count = std::atol(line.c_str())) <= 0)
+    fail(path + ":1: expected the atom count");
+  std::getline(in, line);
+  size_t lattice = line.find("Lattice=\"");
+  if (lattice == std::string::npos)
+    fail(path + ":2: expected Lattice=\"...\" (a periodic box)");
+  std::istringstream cell(line.substr(lattice + 9));
+  double m[9];
+  for (double &v : m)
+    if (!(cell >> v))
+      fail(path + ":2: expected 9 numbers in Lattice");
+  if (m[1] != 0 || m[2] != 0 || m[3] != 0 || m[5] != 0 || m[6] != 0 ||
+      m[7] != 0)
+    fail(path + ":2: this example takes orthorhombic cells only");
+  atoms.box = {m[0], m[4], m[8]};
+  for (long i = 0; i < count; ++i) {
+    if (!std::getline(in, line))
+      fail(path + ": " + std::to_string(count) + " atoms announced, " +
+           std::to_string(i) + " found");
+    std::istringstream fields(line);
+    std::string name;
+    std::array<double, 3> p;
+    if (!(fields >> name >> p[0] >> p[1] >> p[2]))
+      fail(path + ":" + std::to_string(i + 3) + ": expected species x y z");
+    auto type = std::find(species.begin(), species.end(), name);
+    if (type == species.end())
+      fail(path + ":" + std::to_string(i + 3) + ": species '" + name +
+           "' is not in --species");
+    atoms.positions.push_back(p);
+    atoms.types.push_back(static_cast<int32_t>(type - species.begin()));
+  }
+  return atoms;
+}
+
+/// Every ordered pair and periodic image within the cutoff (an atom and
+/// itself untranslated excepted): edge_index as (2, E) rows src, dst and
+/// edge_vec = r[src] - r[dst] + shift.
+void neighbours(const Atoms &atoms, double cutoff, std::vector<int64_t> &src,
+                std::vector<int64_t> &dst, std::vector<float> &edgeVec) {
+  std::array<int, 3> reach;
+  for (int k = 0; k < 3; ++k)
+    reach[k] = static_cast<int>(std::ceil(cutoff / atoms.box[k]));
+  int64_t n = atoms.positions.size();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int a = -reach[0]; a <= reach[0]; ++a)
+        for (int b = -reach[1]; b <= reach[1]; ++b)
+          for (int c = -reach[2]; c <= reach[2]; ++c) {
+            if (i == j && a == 0 && b == 0 && c == 0)
+              continue;
+            std::array<double, 3> v;
+            int image[3] = {a, b, c};
+            double r2 = 0;
+            for (int k = 0; k < 3; ++k) {
+              v[k] = atoms.positions[j][k] - atoms.positions[i][k] +
+                     image[k] * atoms.box[k];
+              r2 += v[k] * v[k];
+            }
+            if (r2 >= cutoff * cutoff)
+              continue;
+            src.push_back(j);
+            dst.push_back(i);
+            for (double x : v)
+              edgeVec.push_back(static_cast<float>(x));
+          }
+  std::vector<int64_t> index(src);
+  index.insert(index.end(), dst.begin(), dst.end());
+  src.swap(index);
+}
+
+sezm_tensor onDevice(sezm_dtype dtype, std::vector<int64_t> shape,
+                     const void *data) {
+  sezm_tensor host{}, device{};
+  host.dtype = dtype;
+  host.rank = static_cast<int>(shape.size());
+  std::copy(shape.begin(), shape.end(), host.shape);
+  host.data = const_cast<void *>(data);
+  if (sezm_tensor_to_device(&host, &device))
+    fail(sezm_last_error());
+  return device;
+}
+
+void writeNpy(const std::string &path, const std::vector<float> &values,
+              const std::string &shape) {
+  std::string header =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  header.append(63 - (10 + header.size()) % 64, ' ');
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  uint16_t length = static_cast<uint16_t>(header.size());
+  out.write("\x93NUMPY\x01\x00", 8);
+  out.write(reinterpret_cast<const char *>(&length), 2);
+  out << header;
+  out.write(reinterpret_cast<const char *>(values.data()),
+            values.size() * sizeof(float));
+  if (!out)
+    fail("cannot write " + path);
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<std::string> positional;
+  std::vector<std::string> species = {"H", "O"};
+  double cutoff = 6.0;
+  std::string entry = "energy_forces", outputDir;
+  int steps = 10;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc)
+        fail(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--species") {
+      species.clear();
+      std::istringstream list(value());
+      for (std::string name; std::getline(list, name, ',');)
+        species.push_back(name);
+    } else if (arg == "--cutoff") {
+      cutoff = std::atof(value().c_str());
+    } else if (arg == "--entry") {
+      entry = value();
+    } else if (arg == "--steps") {
+      steps = std::max(1, std::atoi(value().c_str()));
+    } else if (arg == "--output-dir") {
+      outputDir = value();
+    } else if (arg.rfind("--", 0) == 0) {
+      fail("unknown option " + arg);
+    } else {
+      positional.push_back(arg);
+    }
+  }
+  if (positional.size() != 2)
+    fail("usage: sezm-md-example MODEL.sezm STRUCTURE.xyz [--species H,O] "
+         "[--cutoff 6] [--entry energy_forces] [--steps 10] [--output-dir "
+         "DIR]");
+
+  Atoms atoms = readXyz(positional[1], species);
+  std::vector<int64_t> edgeIndex, dst;
+  std::vector<float> edgeVec;
+  neighbours(atoms, cutoff, edgeIndex, dst, edgeVec);
+  int64_t n = atoms.positions.size(), e = dst.size();
+  std::printf("%s: %lld atoms, %lld edges within %g A\n", positional[1].c_str(),
+              static_cast<long long>(n), static_cast<long long>(e), cutoff);
+  std::fflush(stdout);
+
+  sezm_model *model = sezm_model_open(positional[0].c_str());
+  if (!model)
+    fail(sezm_last_error());
+  // What the engine holds on the GPU: coordinates, types, the edge list.
+  std::vector<float> coord;
+  for (const auto &p : atoms.positions)
+    coord.insert(coord.end(), p.begin(), p.end());
+  sezm_tensor coordDev = onDevice(SEZM_F32, {n, 3}, coord.data());
+  sezm_tensor atypeDev = onDevice(SEZM_I32, {n}, atoms.types.data());
+  sezm_tensor indexDev = onDevice(SEZM_I64, {2, e}, edgeIndex.data());
+  sezm_tensor vecDev = onDevice(SEZM_F32, {e, 3}, edgeVec.data());
+  std::vector<float> energy(1), forces(n * 3), virial(9);
+  sezm_tensor energyDev = onDevice(SEZM_F32, {1}, energy.data());
+  sezm_tensor forcesDev = onDevice(SEZM_F32, {n, 3}, forces.data());
+  sezm_tensor virialDev = onDevice(SEZM_F32, {3, 3}, virial.data());
+
+  std::vector<double> times;
+  for (int step = 0; step < steps; ++step) {
+    auto start = std::chrono::steady_clock::now();
+    if (sezm_model_compute_edges_gpu(
+            model, entry.c_str(), n, e, static_cast<int>(species.size()),
+            static_cast<const float *>(coordDev.data),
+            static_cast<const int32_t *>(atypeDev.data),
+            static_cast<const int64_t *>(indexDev.data),
+            static_cast<const float *>(vecDev.data),
+            static_cast<float *>(energyDev.data),
+            static_cast<float *>(forcesDev.data),
+            static_cast<float *>(virialDev.data)))
+      fail(sezm_last_error());
+    times.push_back(std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+  if (sezm_tensor_to_host(&energyDev, energy.data()) ||
+      sezm_tensor_to_host(&forcesDev, forces.data()) ||
+      sezm_tensor_to_host(&virialDev, virial.data()))
+    fail(sezm_last_error());
+  std::sort(times.begin(), times.end());
+  std::printf("energy %.6f\n", energy[0]);
+  std::printf("virial %.4f %.4f %.4f / %.4f %.4f %.4f / %.4f %.4f %.4f\n",
+              virial[0], virial[1], virial[2], virial[3], virial[4], virial[5],
+              virial[6], virial[7], virial[8]);
+  std::printf("%d steps through sezm_model_compute_edges_gpu: median %.3f ms "
+              "(graph arrays, run and copies; device memory peak %zu bytes)\n",
+              steps, times[times.size() / 2], sezm_device_bytes_peak());
+  if (!outputDir.empty()) {
+    writeNpy(outputDir + "/energy.npy", energy, "()");
+    writeNpy(outputDir + "/forces.npy", forces,
+             "(" + std::to_string(n) + ", 3)");
+    writeNpy(outputDir + "/virial.npy", virial, "(3, 3)");
+  }
+  for (sezm_tensor *t : {&coordDev, &atypeDev, &indexDev, &vecDev, &energyDev,
+                         &forcesDev, &virialDev})
+    sezm_tensor_free(t);
+  sezm_model_close(model);
+  return 0;
+}

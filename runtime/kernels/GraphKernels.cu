@@ -1,0 +1,113 @@
+//===- GraphKernels.cu - the neighbour graph's arrays, built on the GPU ---===//
+//
+// What sezm_model_compute_edges_gpu needs besides the caller's arrays: the
+// lattice shift of each edge, the types as int64, and both CSRs. Compiled to
+// PTX by nvcc when the runtime is built and loaded through the driver API.
+// Every array they write is the same on every run: counts by integer
+// atomics, positions in a segment by atomics, then each segment sorted by
+// edge index (a stable counting sort).
+//
+//===----------------------------------------------------------------------===//
+
+#include <stdint.h>
+
+extern "C" {
+
+/// shift[e] = edge_vec[e] - (coord[src[e]] - coord[dst[e]]), so that the
+/// model's edge vectors are the caller's; types[n] = atype[n]. A node index
+/// out of range sets *bad to 1 (and the edge is skipped).
+__global__ void sezm_edge_inputs(int64_t atoms, int64_t edges,
+                                 const float *coord, const int32_t *atype,
+                                 const int64_t *src, const int64_t *dst,
+                                 const float *edgeVec, float *shift,
+                                 int64_t *types, int32_t types_count,
+                                 int32_t *bad) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < atoms) {
+    int32_t t = atype[i];
+    if (t < 0 || t >= types_count)
+      *bad = 2;
+    types[i] = t;
+  }
+  if (i >= edges)
+    return;
+  int64_t s = src[i], d = dst[i];
+  if (s < 0 || s >= atoms || d < 0 || d >= atoms) {
+    *bad = 1;
+    return;
+  }
+  for (int k = 0; k < 3; ++k)
+    shift[3 * i + k] = edgeVec[3 * i + k] - (coord[3 * s + k] - coord[3 * d + k]);
+}
+
+/// counts[key[e] + 1] += 1 (counts is rowptr, zeroed, N + 1 entries).
+__global__ void sezm_csr_count(int64_t edges, int64_t atoms,
+                               const int64_t *keys, int64_t *rowptr) {
+  int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (e >= edges)
+    return;
+  int64_t key = keys[e];
+  if (key >= 0 && key < atoms)
+    atomicAdd(reinterpret_cast<unsigned long long *>(rowptr + key + 1), 1ull);
+}
+
+/// rowptr[1..N] counts -> inclusive prefix sums, by one block of 1024
+/// threads: each sums a contiguous chunk, the chunk totals are scanned in
+/// workgroup memory, then each thread rewrites its chunk.
+__global__ void sezm_csr_scan(int64_t atoms, int64_t *rowptr) {
+  __shared__ int64_t totals[1024];
+  int64_t t = threadIdx.x, threads = blockDim.x;
+  int64_t chunk = (atoms + threads - 1) / threads;
+  int64_t begin = 1 + t * chunk, end = min(atoms + 1, begin + chunk);
+  int64_t sum = 0;
+  for (int64_t i = begin; i < end; ++i)
+    sum += rowptr[i];
+  totals[t] = sum;
+  __syncthreads();
+  for (int64_t stride = 1; stride < threads; stride *= 2) {
+    int64_t add = t >= stride ? totals[t - stride] : 0;
+    __syncthreads();
+    totals[t] += add;
+    __syncthreads();
+  }
+  int64_t running = t > 0 ? totals[t - 1] : 0;
+  for (int64_t i = begin; i < end; ++i) {
+    running += rowptr[i];
+    rowptr[i] = running;
+  }
+}
+
+/// order[rowptr[key] + cursor[key]++] = e, then sezm_csr_sort.
+__global__ void sezm_csr_scatter(int64_t edges, int64_t atoms,
+                                 const int64_t *keys, const int64_t *rowptr,
+                                 int64_t *cursor, int64_t *order) {
+  int64_t e = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (e >= edges)
+    return;
+  int64_t key = keys[e];
+  if (key < 0 || key >= atoms)
+    return;
+  unsigned long long slot =
+      atomicAdd(reinterpret_cast<unsigned long long *>(cursor + key), 1ull);
+  order[rowptr[key] + (int64_t)slot] = e;
+}
+
+/// Each node's segment of order sorted by edge index (insertion sort: a
+/// segment holds the node's ~100-200 edges).
+__global__ void sezm_csr_sort(int64_t atoms, const int64_t *rowptr,
+                              int64_t *order) {
+  int64_t n = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (n >= atoms)
+    return;
+  int64_t begin = rowptr[n], end = rowptr[n + 1];
+  for (int64_t i = begin + 1; i < end; ++i) {
+    int64_t value = order[i], j = i - 1;
+    while (j >= begin && order[j] > value) {
+      order[j + 1] = order[j];
+      --j;
+    }
+    order[j + 1] = value;
+  }
+}
+
+} // extern "C"
