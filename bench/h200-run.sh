@@ -14,6 +14,9 @@
 #   artifact    SeZM-min's artifact (gpu-run/sezm-min.sezm, sezm-compile
 #               --forces-of energy --weights) through sezm-run on the GPU,
 #               against the module on the CPU
+#   md-example:N  examples/md-engine (sezm_model_compute_edges_gpu, the
+#               device-resident entry) on the water box and the N-atom
+#               workload structure, against sezm-run on the same artifact
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
@@ -81,6 +84,23 @@ for step in "$@"; do
         tee "$out/artifact.log" || status=1
       python3 "$root/bench/compare-npy.py" /tmp/artifact-cpu /tmp/artifact-gpu \
         2>&1 | tee -a "$out/artifact.log" || status=1
+      ;;
+    md-example:*)
+      atoms=${step#md-example:}
+      work=/tmp/md-example
+      rm -rf "$work" && mkdir -p "$work"
+      "$tools/bin/make-so2-workload" "$atoms" "$work" --structure-only
+      for xyz in "$root/examples/water/water-box.xyz" "$work/structure.xyz"; do
+        rm -rf "$work/ref" "$work/out" && mkdir -p "$work/ref" "$work/out"
+        "$tools/bin/sezm-run" "$root/gpu-run/sezm-min.sezm" --entry energy_forces \
+          --structure "$xyz" --cutoff 6 --species H,O --output-dir "$work/ref" \
+          > /dev/null || status=1
+        "$tools/bin/sezm-md-example" "$root/gpu-run/sezm-min.sezm" "$xyz" \
+          --species H,O --steps 20 --output-dir "$work/out" 2>&1 |
+          tee -a "$out/md-example.log" || status=1
+        python3 "$root/bench/compare-npy.py" "$work/ref" "$work/out" --rtol 2e-5 2>&1 |
+          tee -a "$out/md-example.log" || status=1
+      done
       ;;
     model:*)
       for size in $(echo "${step#model:}" | tr , ' '); do
