@@ -99,6 +99,29 @@ int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
                                  const float *edge_vec, float *energy,
                                  float *force, float *virial);
 
+/* A structure's neighbour graph, built on the GPU: every ordered pair and
+ * periodic image of the atoms within `cutoff` (an atom and itself
+ * untranslated excepted), ordered by destination, then source, then image
+ * (sezm's host list), with each edge's shift, the types and both CSRs.
+ *   coord  device float[natoms][3]; atype device int32[natoms] in
+ *          [0, ntypes), or NULL for no types
+ *   cell   host double[9], the lattice vectors as rows, or NULL (no
+ *          periodicity); pbc host int[3], periodic along each vector
+ * The search tries every pair and image: O(natoms^2) work on the GPU.
+ * NULL on failure. */
+typedef struct sezm_graph sezm_graph;
+sezm_graph *sezm_graph_from_positions_gpu(int64_t natoms, const float *coord,
+                                          const int32_t *atype, int ntypes,
+                                          const double *cell, const int *pbc,
+                                          double cutoff);
+int64_t sezm_graph_edge_count(const sezm_graph *graph);
+/* A device array of the graph, owned by it: positions, shift, src, dst,
+ * src_order, src_rowptr, dst_order, dst_rowptr, types (int64), edge_index
+ * (int64 [2][E]) or edge_vec (float [E][3]). */
+int sezm_graph_array(const sezm_graph *graph, const char *name,
+                     sezm_tensor *array);
+void sezm_graph_free(sezm_graph *graph);
+
 /* Copies a device array into host memory of its size (`host`). */
 int sezm_tensor_to_host(const sezm_tensor *device, void *host);
 

@@ -11,19 +11,111 @@
 
 #include <stdint.h>
 
+/// A periodic cell for the neighbour search: lattice vectors as rows, the
+/// inverse (fractional = cartesian * inverse), which axes are periodic and
+/// how many images to search along each.
+struct Frame {
+  float cell[9];
+  float inverse[9];
+  int periodic[3];
+  int reach[3];
+  float cutoff2;
+};
+
 extern "C" {
+
+/// Each atom wrapped into the cell along its periodic axes (without a cell
+/// the frame is the identity and nothing is periodic).
+__global__ void sezm_wrap(int64_t atoms, const float *coord, Frame frame,
+                          float *wrapped) {
+  int64_t a = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (a >= atoms)
+    return;
+  float f[3];
+  for (int k = 0; k < 3; ++k) {
+    f[k] = 0;
+    for (int d = 0; d < 3; ++d)
+      f[k] += coord[3 * a + d] * frame.inverse[3 * d + k];
+    if (frame.periodic[k])
+      f[k] -= floorf(f[k]);
+  }
+  for (int d = 0; d < 3; ++d) {
+    float r = 0;
+    for (int k = 0; k < 3; ++k)
+      r += f[k] * frame.cell[3 * k + d];
+    wrapped[3 * a + d] = r;
+  }
+}
+
+/// The edges of destination atom i, in the order of sezm's host list:
+/// sources ascending, then lattice images (a, b, c) ascending. With
+/// `rowptr` null, counts them into count[i + 1]; else writes them from
+/// rowptr[i].
+__device__ void neighboursOf(int64_t i, int64_t atoms, const float *wrapped,
+                             const Frame &frame, int64_t *count,
+                             const int64_t *rowptr, int64_t edges,
+                             int64_t *edgeIndex, float *edgeVec) {
+  int64_t found = 0, slot = rowptr ? rowptr[i] : 0;
+  for (int64_t j = 0; j < atoms; ++j)
+    for (int a = -frame.reach[0]; a <= frame.reach[0]; ++a)
+      for (int b = -frame.reach[1]; b <= frame.reach[1]; ++b)
+        for (int c = -frame.reach[2]; c <= frame.reach[2]; ++c) {
+          if (i == j && a == 0 && b == 0 && c == 0)
+            continue;
+          float v[3], r2 = 0;
+          for (int d = 0; d < 3; ++d) {
+            v[d] = wrapped[3 * j + d] +
+                   (a * frame.cell[d] + b * frame.cell[3 + d] +
+                    c * frame.cell[6 + d]) -
+                   wrapped[3 * i + d];
+            r2 += v[d] * v[d];
+          }
+          if (r2 >= frame.cutoff2)
+            continue;
+          if (rowptr) {
+            edgeIndex[slot] = j;
+            edgeIndex[edges + slot] = i;
+            for (int d = 0; d < 3; ++d)
+              edgeVec[3 * slot + d] = v[d];
+            ++slot;
+          }
+          ++found;
+        }
+  if (!rowptr)
+    count[i + 1] = found;
+}
+
+__global__ void sezm_neighbour_count(int64_t atoms, const float *wrapped,
+                                     Frame frame, int64_t *rowptr) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < atoms)
+    neighboursOf(i, atoms, wrapped, frame, rowptr, nullptr, 0, nullptr,
+                 nullptr);
+}
+
+__global__ void sezm_neighbour_fill(int64_t atoms, const float *wrapped,
+                                    Frame frame, const int64_t *rowptr,
+                                    int64_t edges, int64_t *edgeIndex,
+                                    float *edgeVec) {
+  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (i < atoms)
+    neighboursOf(i, atoms, wrapped, frame, nullptr, rowptr, edges, edgeIndex,
+                 edgeVec);
+}
 
 /// shift[e] = edge_vec[e] - (coord[src[e]] - coord[dst[e]]), so that the
 /// model's edge vectors are the caller's; types[n] = atype[n]. A node index
-/// out of range sets *bad to 1 (and the edge is skipped).
-__global__ void sezm_edge_inputs(int64_t atoms, int64_t edges,
+/// out of range sets *bad to 1 (and the edge is skipped), a type out of
+/// range sets it to 2.
+__global__ void sezm_edge_inputs(int64_t nodes, int64_t typed, int64_t edges,
                                  const float *coord, const int32_t *atype,
                                  const int64_t *src, const int64_t *dst,
                                  const float *edgeVec, float *shift,
                                  int64_t *types, int32_t types_count,
                                  int32_t *bad) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i < atoms) {
+  // typed is 0 without types (atype null), else the atom count.
+  if (i < typed) {
     int32_t t = atype[i];
     if (t < 0 || t >= types_count)
       *bad = 2;
@@ -32,7 +124,7 @@ __global__ void sezm_edge_inputs(int64_t atoms, int64_t edges,
   if (i >= edges)
     return;
   int64_t s = src[i], d = dst[i];
-  if (s < 0 || s >= atoms || d < 0 || d >= atoms) {
+  if (s < 0 || s >= nodes || d < 0 || d >= nodes) {
     *bad = 1;
     return;
   }

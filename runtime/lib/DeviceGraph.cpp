@@ -1,8 +1,12 @@
-//===- DeviceGraph.cpp - the neighbour graph's inputs, built on the GPU ---===//
+//===- DeviceGraph.cpp - a neighbour graph's inputs, on the GPU -----------===//
 
 #include "DeviceGraph.h"
 
 #include "RuntimeState.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
 
 #ifdef SEZM_GRAPH_KERNELS
 #include "GraphKernelsPtx.inc"
@@ -11,21 +15,37 @@
 using namespace sezmrt::cuda;
 
 DeviceGraph::~DeviceGraph() {
-  for (void *buffer : {shift, types, srcOrder, srcRowptr, dstOrder, dstRowptr})
+  for (void *buffer : {shift, types, srcOrder, srcRowptr, dstOrder, dstRowptr,
+                       ownedEdgeIndex, ownedEdgeVec})
     if (buffer)
       mgpuMemFree(buffer, nullptr);
 }
 
 #ifndef SEZM_GRAPH_KERNELS
-std::string DeviceGraph::build(int64_t, int64_t, int32_t, const void *,
-                               const void *, const void *, const void *,
-                               const void *) {
-  return "this libsezm_runtime was built without nvcc, so without the "
-         "kernels that build the neighbour graph's arrays on the GPU";
+static const char *kNoKernels =
+    "this libsezm_runtime was built without nvcc, so without the kernels "
+    "that build a neighbour graph on the GPU";
+std::string DeviceGraph::fromEdges(int64_t, int64_t, int32_t, const void *,
+                                   const void *, const void *, const void *) {
+  return kNoKernels;
+}
+std::string DeviceGraph::fromPositions(int64_t, int32_t, const void *,
+                                       const void *, const double *,
+                                       const int *, double) {
+  return kNoKernels;
 }
 #else
 namespace {
 constexpr unsigned kThreads = 256;
+
+/// GraphKernels.cu's Frame.
+struct Frame {
+  float cell[9];
+  float inverse[9];
+  int periodic[3];
+  int reach[3];
+  float cutoff2;
+};
 
 unsigned blocksFor(int64_t count) {
   return static_cast<unsigned>((count + kThreads - 1) / kThreads);
@@ -56,6 +76,11 @@ bool zero(void *buffer, size_t bytes) {
                                 bytes / 4, nullptr));
 }
 
+void *allocate(int64_t bytes) {
+  return mgpuMemAlloc(static_cast<uint64_t>(std::max<int64_t>(bytes, 8)),
+                      nullptr, false);
+}
+
 /// order and rowptr of the CSR of `keys` (a stable counting sort).
 bool buildCsr(int64_t atoms, int64_t edges, const void *keys, void *order,
               void *rowptr, void *cursor) {
@@ -68,17 +93,28 @@ bool buildCsr(int64_t atoms, int64_t edges, const void *keys, void *order,
          launch("sezm_csr_sort", blocksFor(atoms), kThreads,
                 {&atoms, &rowptr, &order});
 }
+
+/// The recorded CUDA failure, taken.
+std::string takeError() {
+  RuntimeState &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  std::string error;
+  error.swap(s.error);
+  return error.empty() ? error : "building the graph on the GPU: " + error;
+}
 } // namespace
 
-std::string DeviceGraph::build(int64_t atoms, int64_t edges, int32_t typeCount,
-                               const void *coord, const void *atype,
-                               const void *src, const void *dst,
-                               const void *edgeVec) {
-  RuntimeState &s = state();
-  auto allocate = [](int64_t bytes) {
-    return mgpuMemAlloc(static_cast<uint64_t>(bytes > 0 ? bytes : 8), nullptr,
-                        false);
-  };
+std::string DeviceGraph::fromEdges(int64_t atomCount, int64_t edgeCount,
+                                   int32_t typeCount, const void *coordIn,
+                                   const void *atype, const void *index,
+                                   const void *vectors) {
+  atoms = atomCount;
+  edges = edgeCount;
+  coord = coordIn;
+  edgeIndex = index;
+  edgeVec = vectors;
+  const void *src = edgeIndex;
+  const void *dst = static_cast<const int64_t *>(edgeIndex) + edges;
   shift = allocate(edges * 3 * 4);
   types = allocate(atoms * 8);
   srcOrder = allocate(edges * 8);
@@ -87,29 +123,93 @@ std::string DeviceGraph::build(int64_t atoms, int64_t edges, int32_t typeCount,
   dstRowptr = allocate((atoms + 1) * 8);
   void *cursor = allocate(atoms * 8), *bad = allocate(4);
   int32_t badValue = 0;
-  if (!s.failed() && zero(bad, 4) &&
+  int64_t typedAtoms = atype ? atoms : 0;
+  if (!state().failed() && zero(bad, 4) &&
       launch("sezm_edge_inputs", blocksFor(std::max(atoms, edges)), kThreads,
-             {&atoms, &edges, &coord, &atype, &src, &dst, &edgeVec, &shift,
-              &types, &typeCount, &bad}) &&
+             {&atoms, &typedAtoms, &edges, &coord, &atype, &src, &dst, &edgeVec,
+              &shift, &types, &typeCount, &bad}) &&
       buildCsr(atoms, edges, src, srcOrder, srcRowptr, cursor) &&
       buildCsr(atoms, edges, dst, dstOrder, dstRowptr, cursor))
-    s.check("cuMemcpyDtoH",
-            driver().cuMemcpyDtoH(&badValue, reinterpret_cast<CUdeviceptr>(bad),
-                                  4));
+    state().check("cuMemcpyDtoH",
+                  driver().cuMemcpyDtoH(&badValue,
+                                        reinterpret_cast<CUdeviceptr>(bad), 4));
   mgpuMemFree(cursor, nullptr);
   mgpuMemFree(bad, nullptr);
-  std::string error;
-  {
-    std::lock_guard<std::mutex> guard(s.lock);
-    error.swap(s.error);
-  }
+  std::string error = takeError();
   if (!error.empty())
-    return "building the graph on the GPU: " + error;
+    return error;
   if (badValue == 1)
-    return "edge_index holds an atom index outside [0, " +
+    return "the edge index holds an atom index outside [0, " +
            std::to_string(atoms) + ")";
   if (badValue == 2)
     return "atype holds a type outside [0, " + std::to_string(typeCount) + ")";
   return "";
+}
+
+std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
+                                       const void *coordIn, const void *atype,
+                                       const double *cell, const int *periodic,
+                                       double cutoff) {
+  Frame frame{};
+  double a[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  if (cell)
+    for (int k = 0; k < 9; ++k)
+      a[k / 3][k % 3] = cell[k];
+  // inverse = adj(a) / det(a); the spacing of the planes of axis k is
+  // volume / |a[k+1] x a[k+2]|.
+  double cross[3][3];
+  for (int k = 0; k < 3; ++k) {
+    const double *u = a[(k + 1) % 3], *v = a[(k + 2) % 3];
+    cross[k][0] = u[1] * v[2] - u[2] * v[1];
+    cross[k][1] = u[2] * v[0] - u[0] * v[2];
+    cross[k][2] = u[0] * v[1] - u[1] * v[0];
+  }
+  double volume =
+      a[0][0] * cross[0][0] + a[0][1] * cross[0][1] + a[0][2] * cross[0][2];
+  if (cell && std::abs(volume) < 1e-9)
+    return "the cell's lattice vectors are linearly dependent";
+  for (int k = 0; k < 3; ++k) {
+    for (int d = 0; d < 3; ++d) {
+      frame.cell[3 * k + d] = static_cast<float>(a[k][d]);
+      frame.inverse[3 * d + k] = static_cast<float>(cross[k][d] / volume);
+    }
+    frame.periodic[k] = cell && periodic && periodic[k];
+    double spacing = std::abs(volume) / std::sqrt(cross[k][0] * cross[k][0] +
+                                                  cross[k][1] * cross[k][1] +
+                                                  cross[k][2] * cross[k][2]);
+    frame.reach[k] =
+        frame.periodic[k] ? static_cast<int>(cutoff / spacing) + 1 : 0;
+  }
+  frame.cutoff2 = static_cast<float>(cutoff * cutoff);
+
+  void *wrapped = allocate(atomCount * 12),
+       *rowptr = allocate((atomCount + 1) * 8);
+  int64_t total = 0;
+  if (!state().failed() && zero(rowptr, 8) &&
+      launch("sezm_wrap", blocksFor(atomCount), kThreads,
+             {&atomCount, &coordIn, &frame, &wrapped}) &&
+      launch("sezm_neighbour_count", blocksFor(atomCount), kThreads,
+             {&atomCount, &wrapped, &frame, &rowptr}) &&
+      launch("sezm_csr_scan", 1, 1024, {&atomCount, &rowptr}))
+    state().check(
+        "cuMemcpyDtoH",
+        driver().cuMemcpyDtoH(&total,
+                              reinterpret_cast<CUdeviceptr>(
+                                  static_cast<int64_t *>(rowptr) + atomCount),
+                              8));
+  if (!state().failed()) {
+    ownedEdgeIndex = allocate(total * 16);
+    ownedEdgeVec = allocate(total * 12);
+    launch("sezm_neighbour_fill", blocksFor(atomCount), kThreads,
+           {&atomCount, &wrapped, &frame, &rowptr, &total, &ownedEdgeIndex,
+            &ownedEdgeVec});
+  }
+  mgpuMemFree(wrapped, nullptr);
+  mgpuMemFree(rowptr, nullptr);
+  std::string error = takeError();
+  if (!error.empty())
+    return error;
+  return fromEdges(atomCount, total, typeCount, coordIn, atype, ownedEdgeIndex,
+                   ownedEdgeVec);
 }
 #endif

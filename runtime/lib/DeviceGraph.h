@@ -1,5 +1,4 @@
-//===- DeviceGraph.h - the neighbour graph's inputs, built on the GPU -*- C++
-//-*-===//
+//===- DeviceGraph.h - a neighbour graph's inputs, on the GPU ---*- C++ -*-===//
 #ifndef SEZM_RUNTIME_DEVICEGRAPH_H
 #define SEZM_RUNTIME_DEVICEGRAPH_H
 
@@ -8,11 +7,14 @@
 
 namespace sezmrt::cuda {
 
-/// The arrays a model's graph inputs need beyond the caller's (positions,
-/// edge index, edge vectors): each edge's lattice shift, the types as
-/// int64, and the source and destination CSRs. Device memory, freed with
-/// the object.
+/// The arrays a model's graph inputs need, in device memory: the caller's
+/// positions, edge index (src row, then dst row) and edge vectors (or a
+/// neighbour list found here), each edge's lattice shift, the types as
+/// int64, and the source and destination CSRs. What it allocates is freed
+/// with it.
 struct DeviceGraph {
+  int64_t atoms = 0, edges = 0;
+  const void *coord = nullptr, *edgeIndex = nullptr, *edgeVec = nullptr;
   void *shift = nullptr, *types = nullptr;
   void *srcOrder = nullptr, *srcRowptr = nullptr;
   void *dstOrder = nullptr, *dstRowptr = nullptr;
@@ -22,13 +24,22 @@ struct DeviceGraph {
   DeviceGraph &operator=(const DeviceGraph &) = delete;
   ~DeviceGraph();
 
-  /// Builds them from device arrays: coord (atoms, 3) f32, atype (atoms)
-  /// i32 in [0, typeCount), src and dst (edges) i64, edgeVec (edges, 3) f32.
-  /// Returns an empty string, or why not (a node index or type out of
-  /// range, a CUDA error, a runtime built without nvcc).
-  std::string build(int64_t atoms, int64_t edges, int32_t typeCount,
-                    const void *coord, const void *atype, const void *src,
-                    const void *dst, const void *edgeVec);
+  /// From an edge list on the device: coord (atoms, 3) f32, atype (atoms)
+  /// i32 in [0, typeCount) or null, edgeIndex (2, edges) i64, edgeVec
+  /// (edges, 3) f32. Returns an empty string, or why not (a node index or
+  /// type out of range, a CUDA error, a runtime built without nvcc).
+  std::string fromEdges(int64_t atoms, int64_t edges, int32_t typeCount,
+                        const void *coord, const void *atype,
+                        const void *edgeIndex, const void *edgeVec);
+  /// From positions alone: every ordered pair and periodic image within
+  /// `cutoff` (cell: lattice vectors as rows, or null; periodic: per axis),
+  /// in the order of sezm's host neighbour list, then as fromEdges.
+  std::string fromPositions(int64_t atoms, int32_t typeCount, const void *coord,
+                            const void *atype, const double *cell,
+                            const int *periodic, double cutoff);
+
+private:
+  void *ownedEdgeIndex = nullptr, *ownedEdgeVec = nullptr;
 };
 
 } // namespace sezmrt::cuda

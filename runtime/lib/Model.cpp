@@ -97,6 +97,42 @@ void exportRuntimeSymbols() {
 }
 } // namespace
 
+struct sezm_graph {
+  DeviceGraph arrays;
+};
+
+namespace {
+sezm_tensor deviceArray(sezm_dtype dtype, std::initializer_list<int64_t> shape,
+                        const void *data) {
+  sezm_tensor t{};
+  t.dtype = dtype;
+  t.rank = static_cast<int>(shape.size());
+  int axis = 0;
+  for (int64_t extent : shape)
+    t.shape[axis++] = extent;
+  t.data = const_cast<void *>(data);
+  t.on_device = 1;
+  return t;
+}
+
+/// A graph's device arrays by the names of sezm-run --structure.
+std::map<std::string, sezm_tensor> graphArrays(const DeviceGraph &g) {
+  int64_t n = g.atoms, e = g.edges;
+  const auto *index = static_cast<const int64_t *>(g.edgeIndex);
+  return {{"positions", deviceArray(SEZM_F32, {n, 3}, g.coord)},
+          {"shift", deviceArray(SEZM_F32, {e, 3}, g.shift)},
+          {"src", deviceArray(SEZM_I64, {e}, index)},
+          {"dst", deviceArray(SEZM_I64, {e}, index + e)},
+          {"src_order", deviceArray(SEZM_I64, {e}, g.srcOrder)},
+          {"src_rowptr", deviceArray(SEZM_I64, {n + 1}, g.srcRowptr)},
+          {"dst_order", deviceArray(SEZM_I64, {e}, g.dstOrder)},
+          {"dst_rowptr", deviceArray(SEZM_I64, {n + 1}, g.dstRowptr)},
+          {"types", deviceArray(SEZM_I64, {n}, g.types)},
+          {"edge_index", deviceArray(SEZM_I64, {2, e}, index)},
+          {"edge_vec", deviceArray(SEZM_F32, {e, 3}, g.edgeVec)}};
+}
+} // namespace
+
 extern "C" {
 
 const char *sezm_last_error(void) { return lastError.c_str(); }
@@ -446,20 +482,48 @@ int sezm_model_run(sezm_model *model, const char *entry,
   return 0;
 }
 
-namespace {
-sezm_tensor deviceArray(sezm_dtype dtype, std::initializer_list<int64_t> shape,
-                        const void *data) {
-  sezm_tensor t{};
-  t.dtype = dtype;
-  t.rank = static_cast<int>(shape.size());
-  int axis = 0;
-  for (int64_t extent : shape)
-    t.shape[axis++] = extent;
-  t.data = const_cast<void *>(data);
-  t.on_device = 1;
-  return t;
+sezm_graph *sezm_graph_from_positions_gpu(int64_t natoms, const float *coord,
+                                          const int32_t *atype, int ntypes,
+                                          const double *cell, const int *pbc,
+                                          double cutoff) {
+  const char *api = "sezm_graph_from_positions_gpu: ";
+  if (natoms < 1 || !coord || (atype && ntypes < 1) || !(cutoff > 0))
+    return failWith(std::string(api) +
+                        "needs natoms >= 1, coord, ntypes >= 1 with atype "
+                        "and a positive cutoff",
+                    nullptr);
+  CudaDriver &d = driver();
+  if (!d.ensure())
+    return failWith(d.error(), nullptr);
+  auto *graph = new sezm_graph();
+  std::string error = graph->arrays.fromPositions(natoms, ntypes, coord, atype,
+                                                  cell, pbc, cutoff);
+  if (!error.empty()) {
+    delete graph;
+    return failWith(api + error, nullptr);
+  }
+  return graph;
 }
-} // namespace
+
+int64_t sezm_graph_edge_count(const sezm_graph *graph) {
+  return graph ? graph->arrays.edges : -1;
+}
+
+int sezm_graph_array(const sezm_graph *graph, const char *name,
+                     sezm_tensor *array) {
+  if (!graph || !name || !array)
+    return failWith("sezm_graph_array: needs a graph, a name and an array", 1);
+  std::map<std::string, sezm_tensor> arrays = graphArrays(graph->arrays);
+  auto found = arrays.find(name);
+  if (found == arrays.end() || !found->second.data)
+    return failWith(std::string("sezm_graph_array: the graph has no array '") +
+                        name + "'",
+                    1);
+  *array = found->second;
+  return 0;
+}
+
+void sezm_graph_free(sezm_graph *graph) { delete graph; }
 
 int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
                                  int64_t natoms, int64_t nedges, int ntypes,
@@ -499,22 +563,11 @@ int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
     return failWith(d.error(), 1);
 
   DeviceGraph graph;
-  const int64_t *src = edgeIndex,
-                *dst = edgeIndex ? edgeIndex + nedges : nullptr;
   std::string error =
-      graph.build(natoms, nedges, ntypes, coord, atype, src, dst, edgeVec);
+      graph.fromEdges(natoms, nedges, ntypes, coord, atype, edgeIndex, edgeVec);
   if (!error.empty())
     return failWith(api + error, 1);
-  const std::map<std::string, sezm_tensor> graphInputs = {
-      {"positions", deviceArray(SEZM_F32, {natoms, 3}, coord)},
-      {"shift", deviceArray(SEZM_F32, {nedges, 3}, graph.shift)},
-      {"src", deviceArray(SEZM_I64, {nedges}, src)},
-      {"dst", deviceArray(SEZM_I64, {nedges}, dst)},
-      {"src_order", deviceArray(SEZM_I64, {nedges}, graph.srcOrder)},
-      {"src_rowptr", deviceArray(SEZM_I64, {natoms + 1}, graph.srcRowptr)},
-      {"dst_order", deviceArray(SEZM_I64, {nedges}, graph.dstOrder)},
-      {"dst_rowptr", deviceArray(SEZM_I64, {natoms + 1}, graph.dstRowptr)},
-      {"types", deviceArray(SEZM_I64, {natoms}, graph.types)}};
+  const std::map<std::string, sezm_tensor> graphInputs = graphArrays(graph);
   std::vector<sezm_tensor> inputs;
   for (const TensorPort &port : signature->arguments) {
     if (model->carried.count(port.name))

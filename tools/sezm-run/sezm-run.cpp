@@ -42,6 +42,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <set>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -136,8 +137,8 @@ static bool isFloat(sezmrt::ElementType type) {
 /// The arguments a structure gives, by name, each as the element type the
 /// entry declares for it; an error names what cannot be given.
 static llvm::Expected<std::map<std::string, sezmrt::HostTensor>>
-structureInputs(const sezmrt::EntrySignature &signature) {
-  sezmrt::Structure structure;
+structureInputs(const sezmrt::EntrySignature &signature,
+                sezmrt::Structure &structure) {
   sezmrt::NeighbourGraph graph;
   std::string error;
   if (!sezmrt::readExtendedXyz(structurePath, structure, error))
@@ -238,17 +239,17 @@ static void printSummary(const sezmrt::EntrySignature &signature,
 }
 
 #ifdef SEZM_HAVE_GPU_RUNTIME
-/// Compiles the module for the GPU into a temporary library and runs the
-/// entry through libsezm_runtime.
-/// Runs an entry of a compiled artifact through libsezm_runtime.
-static llvm::Expected<std::vector<sezmrt::HostTensor>>
-runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
-            const std::vector<sezmrt::HostTensor> &inputs) {
-  sezm_model *model = sezm_model_open(artifact.str().c_str());
-  if (!model)
-    return llvm::createStringError(sezm_last_error());
-  llvm::scope_exit close([&] { sezm_model_close(model); });
+/// A structure whose graph inputs the GPU run builds itself (neighbour list,
+/// shifts, CSRs: sezm_graph_from_positions_gpu) in place of the host's.
+struct GpuStructure {
+  const sezmrt::Structure *structure = nullptr;
+  /// The arguments --structure binds.
+  std::set<std::string> names;
+};
 
+/// sezm_tensor views of host tensors.
+static std::vector<sezm_tensor>
+hostViews(const std::vector<sezmrt::HostTensor> &inputs) {
   std::vector<sezm_tensor> in;
   for (const sezmrt::HostTensor &t : inputs) {
     sezm_tensor view{};
@@ -257,6 +258,82 @@ runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
     std::copy(t.shape.begin(), t.shape.end(), view.shape);
     view.data = const_cast<unsigned char *>(t.bytes.data());
     in.push_back(view);
+  }
+  return in;
+}
+
+/// Runs an entry of a compiled artifact through libsezm_runtime; with
+/// `gpuStructure`, on the graph the GPU builds from the structure.
+static llvm::Expected<std::vector<sezmrt::HostTensor>>
+runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
+            const std::vector<sezmrt::HostTensor> &inputs,
+            const GpuStructure *gpuStructure) {
+  sezm_model *model = sezm_model_open(artifact.str().c_str());
+  if (!model)
+    return llvm::createStringError(sezm_last_error());
+  llvm::scope_exit close([&] { sezm_model_close(model); });
+
+  std::vector<sezm_tensor> in = hostViews(inputs);
+  // The structure's positions and types go to the device; the graph is
+  // found there.
+  std::vector<sezm_tensor> uploaded;
+  sezm_graph *graph = nullptr;
+  llvm::scope_exit freeGraph([&] {
+    sezm_graph_free(graph);
+    for (sezm_tensor &t : uploaded)
+      sezm_tensor_free(&t);
+  });
+  if (gpuStructure) {
+    const sezmrt::Structure &structure = *gpuStructure->structure;
+    std::vector<float> coord;
+    for (const auto &p : structure.positions)
+      coord.insert(coord.end(), p.begin(), p.end());
+    std::vector<int32_t> atype;
+    for (const std::string &name : structure.species)
+      atype.push_back(
+          static_cast<int32_t>(llvm::find(species, name) - species.begin()));
+    auto upload = [&](sezm_dtype dtype, std::vector<int64_t> shape,
+                      const void *data) -> void * {
+      sezm_tensor host{}, device{};
+      host.dtype = dtype;
+      host.rank = static_cast<int>(shape.size());
+      std::copy(shape.begin(), shape.end(), host.shape);
+      host.data = const_cast<void *>(data);
+      if (sezm_tensor_to_device(&host, &device))
+        return nullptr;
+      uploaded.push_back(device);
+      return device.data;
+    };
+    int64_t atoms = coord.size() / 3;
+    void *coordDev = upload(SEZM_F32, {atoms, 3}, coord.data());
+    void *atypeDev = species.empty() || !coordDev
+                         ? nullptr
+                         : upload(SEZM_I32, {atoms}, atype.data());
+    if (!coordDev || (!species.empty() && !atypeDev))
+      return llvm::createStringError(sezm_last_error());
+    double cell[9];
+    int pbc[3];
+    for (int k = 0; k < 3; ++k) {
+      pbc[k] = structure.pbc[k];
+      for (int d = 0; d < 3; ++d)
+        cell[3 * k + d] = structure.cell[k][d];
+    }
+    graph = sezm_graph_from_positions_gpu(
+        atoms, static_cast<const float *>(coordDev),
+        static_cast<const int32_t *>(atypeDev),
+        static_cast<int>(species.size()), structure.hasCell ? cell : nullptr,
+        pbc, cutoff);
+    if (!graph)
+      return llvm::createStringError(sezm_last_error());
+    llvm::outs() << llvm::format(
+        "neighbour list on the GPU: %lld edges\n",
+        static_cast<long long>(sezm_graph_edge_count(graph)));
+    for (size_t i = 0; i < signature.arguments.size(); ++i) {
+      const std::string &name = signature.arguments[i].name;
+      if (gpuStructure->names.count(name) &&
+          sezm_graph_array(graph, name.c_str(), &in[i]))
+        return llvm::createStringError(sezm_last_error());
+    }
   }
   std::vector<sezm_tensor> out(signature.results.size());
   const char *entryName = signature.function.c_str();
@@ -307,7 +384,8 @@ runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
 /// Compiles the module into a temporary artifact and runs it.
 static llvm::Expected<std::vector<sezmrt::HostTensor>>
 runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
-         const std::vector<sezmrt::HostTensor> &inputs) {
+         const std::vector<sezmrt::HostTensor> &inputs,
+         const GpuStructure *gpuStructure) {
   llvm::SmallString<128> artifact;
   if (std::error_code ec =
           llvm::sys::fs::createTemporaryFile("sezm-run", "sezm", artifact))
@@ -319,7 +397,7 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
   options.chip = chip;
   if (llvm::Error error = mlir::sezm::compileForGpu(*copy, options, artifact))
     return std::move(error);
-  return runArtifact(artifact, signature, inputs);
+  return runArtifact(artifact, signature, inputs, gpuStructure);
 }
 #endif
 
@@ -504,8 +582,9 @@ int main(int argc, char **argv) {
                   "' is bound twice");
   }
   std::map<std::string, sezmrt::HostTensor> fromStructure;
+  sezmrt::Structure structure;
   if (!structurePath.empty()) {
-    auto given = structureInputs(*signature);
+    auto given = structureInputs(*signature, structure);
     if (!given)
       return fail(given.takeError());
     fromStructure = std::move(*given);
@@ -595,8 +674,14 @@ int main(int argc, char **argv) {
   }
 #ifdef SEZM_HAVE_GPU_RUNTIME
   if (useGpu) {
-    auto gpu = isArtifact ? runArtifact(modulePath, *signature, tensors)
-                          : runOnGpu(*file->module(), *signature, tensors);
+    // The GPU path builds the structure's graph on the GPU.
+    GpuStructure gpuStructure{&structure, {}};
+    for (const auto &entry : fromStructure)
+      gpuStructure.names.insert(entry.first);
+    const GpuStructure *onGpu = structurePath.empty() ? nullptr : &gpuStructure;
+    auto gpu = isArtifact
+                   ? runArtifact(modulePath, *signature, tensors, onGpu)
+                   : runOnGpu(*file->module(), *signature, tensors, onGpu);
     if (!gpu)
       return fail(gpu.takeError());
     gpuOutputs = std::move(*gpu);
