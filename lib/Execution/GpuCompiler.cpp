@@ -19,6 +19,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -108,6 +109,70 @@ llvm::Error sezm::checkChip(llvm::StringRef chip) {
 void sezm::registerGpuCompilerInterfaces(DialectRegistry &registry) {
   registerAllToLLVMIRTranslations(registry);
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+}
+
+/// ptxas from $CUDA_HOME/bin, /usr/local/cuda/bin or PATH; empty if none.
+static std::string findPtxas() {
+  llvm::SmallVector<llvm::StringRef> folders;
+  std::string cudaHome;
+  if (const char *home = std::getenv("CUDA_HOME"))
+    cudaHome = std::string(home) + "/bin";
+  if (!cudaHome.empty())
+    folders.push_back(cudaHome);
+  folders.push_back("/usr/local/cuda/bin");
+  if (auto path = llvm::sys::findProgramByName("ptxas", folders))
+    return *path;
+  if (auto path = llvm::sys::findProgramByName("ptxas"))
+    return *path;
+  return std::string();
+}
+
+/// Adds `cubin/<module>` beside each `ptx/<module>` section, assembled by
+/// ptxas for `chip`, so that the runtime loads machine code instead of
+/// JIT-compiling the PTX on a GPU of that chip. Without ptxas the artifact
+/// carries PTX alone.
+static llvm::Error addCubins(sezmrt::Artifact &contents, llvm::StringRef chip) {
+  std::string ptxas = findPtxas();
+  if (ptxas.empty())
+    return llvm::Error::success();
+  llvm::SmallString<128> ptxPath, cubinPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("sezm", "ptx", ptxPath))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  llvm::FileRemover removePtx(ptxPath);
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("sezm", "cubin", cubinPath))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  llvm::FileRemover removeCubin(cubinPath);
+  std::string arch = ("-arch=" + chip).str();
+  std::map<std::string, std::string> cubins;
+  for (const auto &[name, text] : contents.sections) {
+    if (!llvm::StringRef(name).starts_with("ptx/"))
+      continue;
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(ptxPath, ec, llvm::sys::fs::OF_None);
+      if (ec)
+        return llvm::createStringError(ptxPath.str() + ": " + ec.message());
+      os << text;
+    }
+    llvm::SmallVector<llvm::StringRef> args = {ptxas,   arch, "-O3",
+                                               ptxPath, "-o", cubinPath};
+    std::string message;
+    if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0,
+                                  &message) != 0)
+      return llvm::createStringError(
+          "ptxas rejected the PTX of kernel module '" + name.substr(4) + "'" +
+          (message.empty() ? "" : ": " + message));
+    std::string cubin, error;
+    if (!sezmrt::readFileBytes(std::string(cubinPath), cubin, error))
+      return llvm::createStringError(error);
+    cubins["cubin/" + name.substr(4)] = std::move(cubin);
+  }
+  contents.sections.insert(cubins.begin(), cubins.end());
+  return llvm::Error::success();
 }
 
 /// Checks that every weight names an input of some entry, with its type
@@ -320,6 +385,8 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
   if (!read)
     return llvm::createStringError(error);
   contents.sections[sezmrt::kHostSection] = std::move(host);
+  if (llvm::Error cubinError = addCubins(contents, options.chip))
+    return cubinError;
   auto out = openOutputFile(outputPath, &error);
   if (!out)
     return llvm::createStringError(error);

@@ -141,6 +141,11 @@ int sezm_kernel_time_count(void);
 const char *sezm_kernel_time_name(int index);
 double sezm_kernel_time_ms(int index);
 
+/* How many kernel modules this process loaded from an artifact's cubin
+ * and how many it JIT-compiled from PTX (no cubin, or one for another
+ * chip). */
+void sezm_module_loads(int *from_cubin, int *from_ptx);
+
 /* Device memory held by sezm now and at most since the last reset. */
 size_t sezm_device_bytes_in_use(void);
 size_t sezm_device_bytes_peak(void);

@@ -66,6 +66,17 @@ SEZM_MGPU void *mgpuModuleLoadJIT(void *data, int optLevel) {
   auto cached = s.modules.find(key);
   if (cached != s.modules.end())
     return cached->second;
+  auto cubin = s.cubins.find(key);
+  if (cubin != s.cubins.end()) {
+    CUmodule module = nullptr;
+    // A cubin for another chip is refused; the PTX is JIT-compiled then.
+    if (d->cuModuleLoadDataEx(&module, cubin->second.data(), 0, nullptr,
+                              nullptr) == CUDA_SUCCESS) {
+      s.modules[key] = module;
+      ++s.cubinLoads;
+      return module;
+    }
+  }
   char log[8192] = {0};
   CUjit_option options[] = {CU_JIT_OPTIMIZATION_LEVEL, CU_JIT_ERROR_LOG_BUFFER,
                             CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
@@ -78,6 +89,7 @@ SEZM_MGPU void *mgpuModuleLoadJIT(void *data, int optLevel) {
     return nullptr;
   }
   s.modules[key] = module;
+  ++s.ptxLoads;
   return module;
 }
 

@@ -145,6 +145,23 @@ int sezm_gpu_available(void) {
 }
 
 namespace {
+/// Makes each `cubin/<module>` section the machine code of the PTX of
+/// `ptx/<module>`, for the module loads of the host library.
+void registerCubins(const Artifact &artifact) {
+  RuntimeState &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  for (const auto &[name, bytes] : artifact.sections) {
+    if (name.compare(0, 6, "cubin/") != 0)
+      continue;
+    auto ptx = artifact.sections.find("ptx/" + name.substr(6));
+    if (ptx != artifact.sections.end())
+      // Hashed as mgpuModuleLoad hashes the text it is given: up to its
+      // first NUL.
+      s.cubins[std::hash<std::string>()(std::string(ptx->second.c_str()))] =
+          bytes;
+  }
+}
+
 /// Loads an artifact's host library from memory (an anonymous file), so
 /// that nothing is written to disk; null with `error` set on failure.
 void *loadHostLibrary(const std::string &host, std::string &error) {
@@ -192,6 +209,7 @@ sezm_model *sezm_model_open(const char *path) {
     if (weights != artifact.sections.end() &&
         !parseSafetensors(weights->second, carried, error))
       return failWith(std::string(path) + ": its weights: " + error, nullptr);
+    registerCubins(artifact);
     library = loadHostLibrary(artifact.sections[kHostSection], error);
     if (!library)
       return failWith(std::string(path) + ": " + error, nullptr);
@@ -677,6 +695,13 @@ double sezm_kernel_time_ms(int index) {
   float ms = 0;
   driver().cuEventElapsedTime(&ms, launch.start, launch.stop);
   return ms;
+}
+
+void sezm_module_loads(int *fromCubin, int *fromPtx) {
+  if (fromCubin)
+    *fromCubin = static_cast<int>(state().cubinLoads);
+  if (fromPtx)
+    *fromPtx = static_cast<int>(state().ptxLoads);
 }
 
 size_t sezm_device_bytes_in_use(void) { return state().bytesInUse; }

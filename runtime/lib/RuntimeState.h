@@ -22,6 +22,11 @@ struct RuntimeState {
   size_t bytesInUse = 0, bytesPeak = 0;
   std::map<CUfunction, std::string> kernelNames;
   std::map<size_t, CUmodule> modules; // by PTX hash: JIT once per process
+  /// Machine code for a PTX text (by the same hash), from an artifact's
+  /// cubin sections: loaded instead of JIT-compiling the PTX when the GPU
+  /// takes it.
+  std::map<size_t, std::string> cubins;
+  size_t cubinLoads = 0, ptxLoads = 0;
 
   bool profiling = false;
   struct Launch {

@@ -377,6 +377,11 @@ runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
     for (auto &[name, times] : perKernel)
       llvm::outs() << llvm::format("  kernel %s: median %.3f ms\n",
                                    name.c_str(), median(times));
+    int fromCubin = 0, fromPtx = 0;
+    sezm_module_loads(&fromCubin, &fromPtx);
+    llvm::outs() << llvm::format("kernel modules: %d loaded from cubin, %d "
+                                 "JIT-compiled from PTX\n",
+                                 fromCubin, fromPtx);
   }
   return outputs;
 }
