@@ -27,7 +27,7 @@ extern "C" {
 /// Each atom wrapped into the cell along its periodic axes (without a cell
 /// the frame is the identity and nothing is periodic).
 __global__ void sezm_wrap(int64_t atoms, const float *coord, Frame frame,
-                          float *wrapped) {
+                          float *wrapped, int32_t *cellOf) {
   int64_t a = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (a >= atoms)
     return;
@@ -36,8 +36,10 @@ __global__ void sezm_wrap(int64_t atoms, const float *coord, Frame frame,
     f[k] = 0;
     for (int d = 0; d < 3; ++d)
       f[k] += coord[3 * a + d] * frame.inverse[3 * d + k];
-    if (frame.periodic[k])
-      f[k] -= floorf(f[k]);
+    // The cell the atom is in: wrapped = coord - cellOf * cell.
+    float cellIndex = frame.periodic[k] ? floorf(f[k]) : 0.0f;
+    f[k] -= cellIndex;
+    cellOf[3 * a + k] = (int32_t)cellIndex;
   }
   for (int d = 0; d < 3; ++d) {
     float r = 0;
@@ -50,11 +52,15 @@ __global__ void sezm_wrap(int64_t atoms, const float *coord, Frame frame,
 /// The edges of destination atom i, in the order of sezm's host list:
 /// sources ascending, then lattice images (a, b, c) ascending. With
 /// `rowptr` null, counts them into count[i + 1]; else writes them from
-/// rowptr[i].
-__device__ void neighboursOf(int64_t i, int64_t atoms, const float *wrapped,
+/// rowptr[i], each with its shift, a whole number of lattice vectors (as
+/// the host list's: the model's edge vector is coord[src] - coord[dst] +
+/// shift), and edge_vec = coord[src] - coord[dst] + shift.
+__device__ void neighboursOf(int64_t i, int64_t atoms, const float *coord,
+                             const float *wrapped, const int32_t *cellOf,
                              const Frame &frame, int64_t *count,
                              const int64_t *rowptr, int64_t edges,
-                             int64_t *edgeIndex, float *edgeVec) {
+                             int64_t *edgeIndex, float *edgeVec,
+                             float *shift) {
   int64_t found = 0, slot = rowptr ? rowptr[i] : 0;
   for (int64_t j = 0; j < atoms; ++j)
     for (int a = -frame.reach[0]; a <= frame.reach[0]; ++a)
@@ -75,8 +81,15 @@ __device__ void neighboursOf(int64_t i, int64_t atoms, const float *wrapped,
           if (rowptr) {
             edgeIndex[slot] = j;
             edgeIndex[edges + slot] = i;
-            for (int d = 0; d < 3; ++d)
-              edgeVec[3 * slot + d] = v[d];
+            int m[3] = {a + cellOf[3 * i] - cellOf[3 * j],
+                        b + cellOf[3 * i + 1] - cellOf[3 * j + 1],
+                        c + cellOf[3 * i + 2] - cellOf[3 * j + 2]};
+            for (int d = 0; d < 3; ++d) {
+              float t = m[0] * frame.cell[d] + m[1] * frame.cell[3 + d] +
+                        m[2] * frame.cell[6 + d];
+              shift[3 * slot + d] = t;
+              edgeVec[3 * slot + d] = coord[3 * j + d] - coord[3 * i + d] + t;
+            }
             ++slot;
           }
           ++found;
@@ -89,18 +102,20 @@ __global__ void sezm_neighbour_count(int64_t atoms, const float *wrapped,
                                      Frame frame, int64_t *rowptr) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i < atoms)
-    neighboursOf(i, atoms, wrapped, frame, rowptr, nullptr, 0, nullptr,
-                 nullptr);
+    neighboursOf(i, atoms, nullptr, wrapped, nullptr, frame, rowptr, nullptr,
+                 0, nullptr, nullptr, nullptr);
 }
 
-__global__ void sezm_neighbour_fill(int64_t atoms, const float *wrapped,
-                                    Frame frame, const int64_t *rowptr,
-                                    int64_t edges, int64_t *edgeIndex,
-                                    float *edgeVec) {
+__global__ void sezm_neighbour_fill(int64_t atoms, const float *coord,
+                                    const float *wrapped,
+                                    const int32_t *cellOf, Frame frame,
+                                    const int64_t *rowptr, int64_t edges,
+                                    int64_t *edgeIndex, float *edgeVec,
+                                    float *shift) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i < atoms)
-    neighboursOf(i, atoms, wrapped, frame, nullptr, rowptr, edges, edgeIndex,
-                 edgeVec);
+    neighboursOf(i, atoms, coord, wrapped, cellOf, frame, nullptr, rowptr,
+                 edges, edgeIndex, edgeVec, shift);
 }
 
 /// shift[e] = edge_vec[e] - (coord[src[e]] - coord[dst[e]]), so that the
@@ -111,8 +126,8 @@ __global__ void sezm_edge_inputs(int64_t nodes, int64_t typed, int64_t edges,
                                  const float *coord, const int32_t *atype,
                                  const int64_t *src, const int64_t *dst,
                                  const float *edgeVec, float *shift,
-                                 int64_t *types, int32_t types_count,
-                                 int32_t *bad) {
+                                 int32_t computeShift, int64_t *types,
+                                 int32_t types_count, int32_t *bad) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   // typed is 0 without types (atype null), else the atom count.
   if (i < typed) {
@@ -128,8 +143,10 @@ __global__ void sezm_edge_inputs(int64_t nodes, int64_t typed, int64_t edges,
     *bad = 1;
     return;
   }
-  for (int k = 0; k < 3; ++k)
-    shift[3 * i + k] = edgeVec[3 * i + k] - (coord[3 * s + k] - coord[3 * d + k]);
+  if (computeShift)
+    for (int k = 0; k < 3; ++k)
+      shift[3 * i + k] =
+          edgeVec[3 * i + k] - (coord[3 * s + k] - coord[3 * d + k]);
 }
 
 /// counts[key[e] + 1] += 1 (counts is rowptr, zeroed, N + 1 entries).

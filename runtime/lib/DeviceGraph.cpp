@@ -115,7 +115,11 @@ std::string DeviceGraph::fromEdges(int64_t atomCount, int64_t edgeCount,
   edgeVec = vectors;
   const void *src = edgeIndex;
   const void *dst = static_cast<const int64_t *>(edgeIndex) + edges;
-  shift = allocate(edges * 3 * 4);
+  // The neighbour search has written exact lattice shifts; an edge list's
+  // are what its edge vectors imply.
+  int32_t computeShift = shift ? 0 : 1;
+  if (!shift)
+    shift = allocate(edges * 3 * 4);
   types = allocate(atoms * 8);
   srcOrder = allocate(edges * 8);
   srcRowptr = allocate((atoms + 1) * 8);
@@ -127,7 +131,7 @@ std::string DeviceGraph::fromEdges(int64_t atomCount, int64_t edgeCount,
   if (!state().failed() && zero(bad, 4) &&
       launch("sezm_edge_inputs", blocksFor(std::max(atoms, edges)), kThreads,
              {&atoms, &typedAtoms, &edges, &coord, &atype, &src, &dst, &edgeVec,
-              &shift, &types, &typeCount, &bad}) &&
+              &shift, &computeShift, &types, &typeCount, &bad}) &&
       buildCsr(atoms, edges, src, srcOrder, srcRowptr, cursor) &&
       buildCsr(atoms, edges, dst, dstOrder, dstRowptr, cursor))
     state().check("cuMemcpyDtoH",
@@ -182,12 +186,13 @@ std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
   }
   frame.cutoff2 = static_cast<float>(cutoff * cutoff);
 
+  void *cellOf = allocate(atomCount * 12);
   void *wrapped = allocate(atomCount * 12),
        *rowptr = allocate((atomCount + 1) * 8);
   int64_t total = 0;
   if (!state().failed() && zero(rowptr, 8) &&
       launch("sezm_wrap", blocksFor(atomCount), kThreads,
-             {&atomCount, &coordIn, &frame, &wrapped}) &&
+             {&atomCount, &coordIn, &frame, &wrapped, &cellOf}) &&
       launch("sezm_neighbour_count", blocksFor(atomCount), kThreads,
              {&atomCount, &wrapped, &frame, &rowptr}) &&
       launch("sezm_csr_scan", 1, 1024, {&atomCount, &rowptr}))
@@ -200,10 +205,12 @@ std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
   if (!state().failed()) {
     ownedEdgeIndex = allocate(total * 16);
     ownedEdgeVec = allocate(total * 12);
+    shift = allocate(total * 12);
     launch("sezm_neighbour_fill", blocksFor(atomCount), kThreads,
-           {&atomCount, &wrapped, &frame, &rowptr, &total, &ownedEdgeIndex,
-            &ownedEdgeVec});
+           {&atomCount, &coordIn, &wrapped, &cellOf, &frame, &rowptr, &total,
+            &ownedEdgeIndex, &ownedEdgeVec, &shift});
   }
+  mgpuMemFree(cellOf, nullptr);
   mgpuMemFree(wrapped, nullptr);
   mgpuMemFree(rowptr, nullptr);
   std::string error = takeError();
