@@ -8,7 +8,8 @@ by the same ops and forces and virial by autograd.
 Checks its energy, forces and virial against sezm's (--expect DIR, the .npy
 files of `sezm-run --output-dir`) and, with --bench, times eager PyTorch and
 torch.compile (CUDA events, median of --bench runs after warm-up) and reports
-their peak device memory.
+their peak device memory (so2_compare.time_ms: two warm-up calls, then
+the median, and the memory allocated beyond what was live before).
 
   sezm_min_torch.py --structure S.xyz --weights W.safetensors
       [--expect DIR] [--device cuda] [--dtype float32] [--bench 20]
@@ -366,31 +367,6 @@ def load_npy(path):
     return torch.from_numpy(numpy.load(path).astype("float64"))
 
 
-def timed(fn, runs, device):
-    for _ in range(3):
-        fn()
-    if device != "cuda":
-        times = []
-        for _ in range(runs):
-            t = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - t) * 1e3)
-        return sorted(times)[len(times) // 2], 0
-    torch.cuda.synchronize()
-    torch.cuda.reset_peak_memory_stats()
-    base = torch.cuda.memory_allocated()
-    times = []
-    for _ in range(runs):
-        start = torch.cuda.Event(enable_timing=True)
-        stop = torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(stop))
-    return sorted(times)[len(times) // 2], torch.cuda.max_memory_allocated() - base
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--structure", required=True)
@@ -427,8 +403,11 @@ def main():
         ok &= compare("forces", forces, load_npy(args.expect + "/forces.npy"), args.rtol)
         ok &= compare("virial", virial, load_npy(args.expect + "/virial.npy"), args.rtol)
     if args.bench:
+        if device != "cuda":
+            sys.exit("sezm_min_torch.py: --bench times on a GPU (--device cuda)")
+        from so2_compare import time_ms
         run = lambda: energy_forces_virial(model, pos, shift, src, dst, types)
-        ms, peak = timed(run, args.bench, device)
+        ms, peak = time_ms(run, args.bench)
         print(f"eager PyTorch: median {ms:.3f} ms of {args.bench}, "
               f"peak {peak} bytes of device memory beyond the inputs")
         if args.compile:
@@ -437,7 +416,7 @@ def main():
             e2, f2, v2 = run()
             print(f"torch.compile: first call {time.perf_counter() - t:.1f} s")
             ok &= compare("compiled forces vs eager", f2, forces.detach().cpu(), args.rtol)
-            ms, peak = timed(run, args.bench, device)
+            ms, peak = time_ms(run, args.bench)
             print(f"torch.compile: median {ms:.3f} ms of {args.bench}, "
                   f"peak {peak} bytes of device memory beyond the inputs")
     sys.exit(0 if ok else 1)

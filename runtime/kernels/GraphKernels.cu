@@ -11,16 +11,7 @@
 
 #include <stdint.h>
 
-/// A periodic cell for the neighbour search: lattice vectors as rows, the
-/// inverse (fractional = cartesian * inverse), which axes are periodic and
-/// how many images to search along each.
-struct Frame {
-  float cell[9];
-  float inverse[9];
-  int periodic[3];
-  int reach[3];
-  float cutoff2;
-};
+#include "GraphFrame.h"
 
 extern "C" {
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #ifdef SEZM_GRAPH_KERNELS
+#include "GraphFrame.h"
 #include "GraphKernelsPtx.inc"
 #endif
 
@@ -38,14 +39,6 @@ std::string DeviceGraph::fromPositions(int64_t, int32_t, const void *,
 namespace {
 constexpr unsigned kThreads = 256;
 
-/// GraphKernels.cu's Frame.
-struct Frame {
-  float cell[9];
-  float inverse[9];
-  int periodic[3];
-  int reach[3];
-  float cutoff2;
-};
 
 unsigned blocksFor(int64_t count) {
   return static_cast<unsigned>((count + kThreads - 1) / kThreads);
