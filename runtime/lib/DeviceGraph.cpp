@@ -39,7 +39,6 @@ std::string DeviceGraph::fromPositions(int64_t, int32_t, const void *,
 namespace {
 constexpr unsigned kThreads = 256;
 
-
 unsigned blocksFor(int64_t count) {
   return static_cast<unsigned>((count + kThreads - 1) / kThreads);
 }
