@@ -1,0 +1,74 @@
+//===- RuntimeApiTest.cpp - the C API refuses bad calls with a reason -----===//
+//
+// What can be checked without a GPU: every call that cannot proceed returns
+// its failure value and says why in sezm_last_error(), before it touches
+// the driver or a pointer it was given.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sezm_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+std::string lastError() { return sezm_last_error(); }
+
+TEST(RuntimeApi, ComputeEdgesNeedsAModelEntry) {
+  float out[9];
+  EXPECT_EQ(sezm_model_compute_edges_gpu(nullptr, "energy_forces", 4, 0, 1, out,
+                                         nullptr, nullptr, nullptr, out, out,
+                                         out),
+            1);
+  EXPECT_EQ(lastError(),
+            "sezm_model_compute_edges_gpu: no entry 'energy_forces'");
+}
+
+TEST(RuntimeApi, GraphFromPositionsChecksItsArguments) {
+  float coord[3] = {0, 0, 0};
+  EXPECT_EQ(sezm_graph_from_positions_gpu(0, coord, nullptr, 0, nullptr,
+                                          nullptr, 6.0),
+            nullptr);
+  EXPECT_NE(lastError().find("needs natoms >= 1"), std::string::npos)
+      << lastError();
+  EXPECT_EQ(sezm_graph_from_positions_gpu(1, coord, nullptr, 0, nullptr,
+                                          nullptr, -1.0),
+            nullptr);
+  EXPECT_NE(lastError().find("a positive cutoff"), std::string::npos)
+      << lastError();
+  int32_t atype[1] = {0};
+  EXPECT_EQ(
+      sezm_graph_from_positions_gpu(1, coord, atype, 0, nullptr, nullptr, 6.0),
+      nullptr);
+  EXPECT_NE(lastError().find("ntypes >= 1 with atype"), std::string::npos)
+      << lastError();
+}
+
+TEST(RuntimeApi, GraphAccessorsRefuseNoGraph) {
+  sezm_tensor array;
+  EXPECT_EQ(sezm_graph_edge_count(nullptr), -1);
+  EXPECT_EQ(sezm_graph_array(nullptr, "src", &array), 1);
+  EXPECT_EQ(lastError(),
+            "sezm_graph_array: needs a graph, a name and an array");
+  sezm_graph_free(nullptr);
+}
+
+TEST(RuntimeApi, CopiesRefuseHostArraysAndNull) {
+  float host[4] = {1, 2, 3, 4};
+  sezm_tensor onHost{};
+  onHost.dtype = SEZM_F32;
+  onHost.rank = 1;
+  onHost.shape[0] = 4;
+  onHost.data = host;
+  EXPECT_EQ(sezm_tensor_to_host(&onHost, host), 1);
+  EXPECT_NE(lastError().find("needs a device array"), std::string::npos)
+      << lastError();
+  EXPECT_EQ(sezm_tensor_to_host(nullptr, host), 1);
+  sezm_tensor device{};
+  onHost.on_device = 1;
+  EXPECT_EQ(sezm_tensor_to_device(&onHost, &device), 1);
+  EXPECT_NE(lastError().find("needs a host array"), std::string::npos)
+      << lastError();
+}
+} // namespace
