@@ -25,6 +25,8 @@ import time
 
 import torch
 
+from so2_compare import relative_error, time_ms
+
 LMAX, CHANNELS, WIDTH, FOCUS, RCUT = 3, 32, 32, 2, 6.0
 BLOCKS, LAYERS = 2, 3
 EPS = 1e-7
@@ -352,10 +354,8 @@ def energy_forces_virial(model, pos, shift, src, dst, types):
 
 def compare(name, got, expected, rtol):
     got = got.detach().double().cpu()
-    expected = expected.double()
-    diff = (got - expected).abs().max().item()
-    scale = expected.abs().max().item()
-    rel = diff / scale if scale > 0 else diff
+    diff = (got - expected.double()).abs().max().item()
+    rel = relative_error(got, expected)
     ok = rel <= rtol
     print(f"  {name}: max abs diff {diff:.3g}, rel {rel:.3g} "
           f"({'ok' if ok else 'FAIL'}, rtol {rtol:g})")
@@ -405,7 +405,6 @@ def main():
     if args.bench:
         if device != "cuda":
             sys.exit("sezm_min_torch.py: --bench times on a GPU (--device cuda)")
-        from so2_compare import time_ms
         run = lambda: energy_forces_virial(model, pos, shift, src, dst, types)
         ms, peak = time_ms(run, args.bench)
         print(f"eager PyTorch: median {ms:.3f} ms of {args.bench}, "

@@ -71,4 +71,19 @@ TEST(RuntimeApi, CopiesRefuseHostArraysAndNull) {
   EXPECT_NE(lastError().find("needs a host array"), std::string::npos)
       << lastError();
 }
+TEST(RuntimeApi, DescribeKeepsShapeAndRefusesRankOverEight) {
+  int64_t shape[9] = {2, 3, 1, 1, 1, 1, 1, 1, 1};
+  float data[6];
+  sezm_tensor t = sezm_tensor_describe(SEZM_F32, 2, shape, data, 0);
+  EXPECT_EQ(t.rank, 2);
+  EXPECT_EQ(t.shape[0], 2);
+  EXPECT_EQ(t.shape[1], 3);
+  EXPECT_EQ(t.data, data);
+  EXPECT_EQ(t.on_device, 0);
+  EXPECT_EQ(sezm_tensor_describe(SEZM_F32, 9, shape, data, 0).rank, -1);
+  sezm_tensor device{};
+  sezm_tensor tooDeep = sezm_tensor_describe(SEZM_F32, 9, shape, data, 0);
+  EXPECT_EQ(sezm_tensor_to_device(&tooDeep, &device), 1);
+  EXPECT_NE(lastError().find("rank 0-8"), std::string::npos) << lastError();
+}
 } // namespace

@@ -83,9 +83,11 @@ Atoms readXyz(const std::string &path,
 
 /// Every ordered pair and periodic image within the cutoff (an atom and
 /// itself untranslated excepted): edge_index as (2, E) rows src, dst and
-/// edge_vec = r[src] - r[dst] + shift.
-void neighbours(const Atoms &atoms, double cutoff, std::vector<int64_t> &src,
-                std::vector<int64_t> &dst, std::vector<float> &edgeVec) {
+/// edge_vec = r[src] - r[dst] + shift. Returns E.
+int64_t neighbours(const Atoms &atoms, double cutoff,
+                   std::vector<int64_t> &edgeIndex,
+                   std::vector<float> &edgeVec) {
+  std::vector<int64_t> src, dst;
   std::array<int, 3> reach;
   for (int k = 0; k < 3; ++k)
     reach[k] = static_cast<int>(std::ceil(cutoff / atoms.box[k]));
@@ -112,18 +114,16 @@ void neighbours(const Atoms &atoms, double cutoff, std::vector<int64_t> &src,
             for (double x : v)
               edgeVec.push_back(static_cast<float>(x));
           }
-  std::vector<int64_t> index(src);
-  index.insert(index.end(), dst.begin(), dst.end());
-  src.swap(index);
+  edgeIndex = src;
+  edgeIndex.insert(edgeIndex.end(), dst.begin(), dst.end());
+  return static_cast<int64_t>(src.size());
 }
 
 sezm_tensor onDevice(sezm_dtype dtype, std::vector<int64_t> shape,
                      const void *data) {
-  sezm_tensor host{}, device{};
-  host.dtype = dtype;
-  host.rank = static_cast<int>(shape.size());
-  std::copy(shape.begin(), shape.end(), host.shape);
-  host.data = const_cast<void *>(data);
+  sezm_tensor host = sezm_tensor_describe(dtype, static_cast<int>(shape.size()),
+                                          shape.data(), data, 0);
+  sezm_tensor device{};
   if (sezm_tensor_to_device(&host, &device))
     fail(sezm_last_error());
   return device;
@@ -185,10 +185,10 @@ int main(int argc, char **argv) {
          "DIR]");
 
   Atoms atoms = readXyz(positional[1], species);
-  std::vector<int64_t> edgeIndex, dst;
+  std::vector<int64_t> edgeIndex;
   std::vector<float> edgeVec;
-  neighbours(atoms, cutoff, edgeIndex, dst, edgeVec);
-  int64_t n = atoms.positions.size(), e = dst.size();
+  int64_t e = neighbours(atoms, cutoff, edgeIndex, edgeVec);
+  int64_t n = atoms.positions.size();
   std::printf("%s: %lld atoms, %lld edges within %g A\n", positional[1].c_str(),
               static_cast<long long>(n), static_cast<long long>(e), cutoff);
   std::fflush(stdout);

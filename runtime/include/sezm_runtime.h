@@ -128,6 +128,13 @@ int sezm_tensor_to_host(const sezm_tensor *device, void *host);
 /* Copies a host array into a new device array (`device` gets its shape and
  * pointer), for inputs bound once and run many times. */
 int sezm_tensor_to_device(const sezm_tensor *host, sezm_tensor *device);
+
+/* A description of `data` (host memory, or device memory when on_device is
+ * 1) of `dtype` and shape[0..rank); a rank outside 0-8 gives rank -1, which
+ * every call refuses. */
+sezm_tensor sezm_tensor_describe(sezm_dtype dtype, int rank,
+                                 const int64_t *shape, const void *data,
+                                 int on_device);
 /* Frees a device array made by sezm_tensor_to_device. */
 void sezm_tensor_free(sezm_tensor *device);
 

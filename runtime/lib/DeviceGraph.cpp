@@ -5,6 +5,7 @@
 #include "RuntimeState.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <vector>
 
@@ -43,10 +44,13 @@ unsigned blocksFor(int64_t count) {
   return static_cast<unsigned>((count + kThreads - 1) / kThreads);
 }
 
-/// The graph kernels' module, loaded once per process like the artifacts'.
+/// The graph kernels' module, loaded once per process: the module cache
+/// would otherwise hash the whole PTX text at every launch of every step.
 CUfunction graphKernel(const char *name) {
-  void *module = mgpuModuleLoad(const_cast<char *>(kGraphKernelsPtx), 0);
-  return static_cast<CUfunction>(mgpuModuleGetFunction(module, name));
+  static std::atomic<void *> module{nullptr};
+  if (!module.load())
+    module = mgpuModuleLoad(const_cast<char *>(kGraphKernelsPtx), 0);
+  return static_cast<CUfunction>(mgpuModuleGetFunction(module.load(), name));
 }
 
 bool launch(const char *name, unsigned blocks, unsigned threads,

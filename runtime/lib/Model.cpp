@@ -104,15 +104,16 @@ struct sezm_graph {
 namespace {
 sezm_tensor deviceArray(sezm_dtype dtype, std::initializer_list<int64_t> shape,
                         const void *data) {
-  sezm_tensor t{};
-  t.dtype = dtype;
-  t.rank = static_cast<int>(shape.size());
-  int axis = 0;
-  for (int64_t extent : shape)
-    t.shape[axis++] = extent;
-  t.data = const_cast<void *>(data);
-  t.on_device = 1;
-  return t;
+  return sezm_tensor_describe(dtype, static_cast<int>(shape.size()),
+                              shape.begin(), data, 1);
+}
+
+/// The bytes of a tensor's elements (its rank checked by the caller).
+size_t byteCount(const sezm_tensor &t) {
+  size_t bytes = elementSize(toElementType(t.dtype));
+  for (int axis = 0; axis < t.rank; ++axis)
+    bytes *= t.shape[axis];
+  return bytes;
 }
 
 /// A graph's device arrays by the names of sezm-run --structure.
@@ -371,14 +372,10 @@ int sezm_model_run(sezm_model *model, const char *entry,
           model->carriedOnDevice.try_emplace(port.name, sezm_tensor{});
       if (fresh) {
         const HostTensor &host = weight->second;
-        sezm_tensor view{};
-        view.dtype = toDtype(host.type);
-        view.rank = static_cast<int>(host.shape.size());
-        for (int a = 0; a < view.rank && a < 8; ++a)
-          view.shape[a] = host.shape[a];
-        view.data = const_cast<unsigned char *>(
-            reinterpret_cast<const unsigned char *>(host.bytes.data()));
-        if (view.rank > 8 || sezm_tensor_to_device(&view, &cached->second)) {
+        sezm_tensor view = sezm_tensor_describe(
+            toDtype(host.type), static_cast<int>(host.shape.size()),
+            host.shape.data(), host.bytes.data(), 0);
+        if (sezm_tensor_to_device(&view, &cached->second)) {
           model->carriedOnDevice.erase(cached);
           return failWith("the carried input '" + port.name +
                               "' cannot be copied to the device: " + lastError,
@@ -619,6 +616,19 @@ int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
   return 0;
 }
 
+sezm_tensor sezm_tensor_describe(sezm_dtype dtype, int rank,
+                                 const int64_t *shape, const void *data,
+                                 int onDevice) {
+  sezm_tensor t{};
+  t.dtype = dtype;
+  t.rank = rank >= 0 && rank <= 8 && (rank == 0 || shape) ? rank : -1;
+  for (int axis = 0; axis < t.rank; ++axis)
+    t.shape[axis] = shape[axis];
+  t.data = const_cast<void *>(data);
+  t.on_device = onDevice;
+  return t;
+}
+
 int sezm_tensor_to_host(const sezm_tensor *device, void *host) {
   if (!device || !device->on_device || !host || device->rank < 0 ||
       device->rank > 8)
@@ -628,9 +638,7 @@ int sezm_tensor_to_host(const sezm_tensor *device, void *host) {
   CudaDriver &d = driver();
   if (!d.ensure())
     return failWith(d.error(), 1);
-  size_t bytes = elementSize(toElementType(device->dtype));
-  for (int axis = 0; axis < device->rank; ++axis)
-    bytes *= device->shape[axis];
+  size_t bytes = byteCount(*device);
   state().check(
       "cuMemcpyDtoH",
       d.cuMemcpyDtoH(host, reinterpret_cast<CUdeviceptr>(device->data), bytes));
@@ -646,9 +654,7 @@ int sezm_tensor_to_device(const sezm_tensor *host, sezm_tensor *device) {
   CudaDriver &d = driver();
   if (!d.ensure())
     return failWith(d.error(), 1);
-  size_t bytes = elementSize(toElementType(host->dtype));
-  for (int axis = 0; axis < host->rank; ++axis)
-    bytes *= host->shape[axis];
+  size_t bytes = byteCount(*host);
   *device = *host;
   device->data = mgpuMemAlloc(bytes, nullptr, false);
   device->on_device = 1;

@@ -48,16 +48,12 @@ const char *usage =
     "  --profile        time each kernel launch (CUDA events)\n";
 
 sezm_tensor toTensor(const HostTensor &t) {
-  sezm_tensor out{};
-  out.dtype = t.type == ElementType::F64   ? SEZM_F64
-              : t.type == ElementType::I32 ? SEZM_I32
-              : t.type == ElementType::I64 ? SEZM_I64
-                                           : SEZM_F32;
-  out.rank = static_cast<int>(t.shape.size());
-  for (int i = 0; i < out.rank; ++i)
-    out.shape[i] = t.shape[i];
-  out.data = const_cast<unsigned char *>(t.bytes.data());
-  return out;
+  sezm_dtype dtype = t.type == ElementType::F64   ? SEZM_F64
+                     : t.type == ElementType::I32 ? SEZM_I32
+                     : t.type == ElementType::I64 ? SEZM_I64
+                                                  : SEZM_F32;
+  return sezm_tensor_describe(dtype, static_cast<int>(t.shape.size()),
+                              t.shape.data(), t.bytes.data(), 0);
 }
 
 HostTensor fromTensor(const sezm_tensor &t) {

@@ -251,14 +251,10 @@ struct GpuStructure {
 static std::vector<sezm_tensor>
 hostViews(const std::vector<sezmrt::HostTensor> &inputs) {
   std::vector<sezm_tensor> in;
-  for (const sezmrt::HostTensor &t : inputs) {
-    sezm_tensor view{};
-    view.dtype = static_cast<sezm_dtype>(t.type);
-    view.rank = static_cast<int>(t.shape.size());
-    std::copy(t.shape.begin(), t.shape.end(), view.shape);
-    view.data = const_cast<unsigned char *>(t.bytes.data());
-    in.push_back(view);
-  }
+  for (const sezmrt::HostTensor &t : inputs)
+    in.push_back(sezm_tensor_describe(static_cast<sezm_dtype>(t.type),
+                                      static_cast<int>(t.shape.size()),
+                                      t.shape.data(), t.bytes.data(), 0));
   return in;
 }
 
@@ -294,11 +290,9 @@ runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
           static_cast<int32_t>(llvm::find(species, name) - species.begin()));
     auto upload = [&](sezm_dtype dtype, std::vector<int64_t> shape,
                       const void *data) -> void * {
-      sezm_tensor host{}, device{};
-      host.dtype = dtype;
-      host.rank = static_cast<int>(shape.size());
-      std::copy(shape.begin(), shape.end(), host.shape);
-      host.data = const_cast<void *>(data);
+      sezm_tensor host = sezm_tensor_describe(
+          dtype, static_cast<int>(shape.size()), shape.data(), data, 0);
+      sezm_tensor device{};
       if (sezm_tensor_to_device(&host, &device))
         return nullptr;
       uploaded.push_back(device);
