@@ -65,14 +65,19 @@ def ConvertSeZMToGPUKernels
       (coalesced across lanes), rotates, mixes and stores (coalesced).
     - `sezm.segment_reduce`: one thread per (node, element of a row) summing
       its segment in CSR order in a register.
-    - `sezm.rotate_mix_grad_reduce`: one warp per source node, lanes over
-      channels; the node gradient of the segment is summed in registers
-      (the per-edge node gradient never exists); each Wigner-D and degree
-      kernel gradient of an edge is summed over channels by a butterfly of
-      warp shuffles (the same order on every run, no atomics) and stored by
-      one lane. When C is not a multiple of 32: one block per node, the
-      per-edge sums through workgroup memory, or the loop kernel when they
-      do not fit in 48 KiB.
+    - `sezm.rotate_mix_grad_reduce`: one block per source node, its warps
+      taking turns over the node's edges, each lane owning the same
+      channels of every edge (two neighbouring ones per 8-byte access where
+      C is a multiple of 64); the node gradient of the segment is summed in
+      workgroup memory, per warp and lane, and the warps' sums added in
+      warp order at the end (the per-edge node gradient never exists); each
+      Wigner-D and degree kernel gradient of an edge is summed over the
+      lane's channels, then over the lanes by a butterfly of warp shuffles
+      (the same order on every run, no atomics). The Wigner-D sums fill the
+      warp's copy of the edge's D x D matrix in workgroup memory (its other
+      entries stay zero), which the warp writes out whole, coalesced: no
+      memset of `wigner_grad` first. C not a multiple of 32: the loop
+      kernel.
     - `linalg.reduce` of every dimension with an `addf` body (the energy):
       one block of 1024 threads, each summing a strided share in order,
       then a fixed tree through workgroup memory.
@@ -102,6 +107,7 @@ def ConvertSeZMToGPUKernels
     "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect",
     "::mlir::scf::SCFDialect",
   ];
 }

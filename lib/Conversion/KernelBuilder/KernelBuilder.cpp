@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -260,7 +261,12 @@ void kernel::fillZero(Value memref) {
 }
 
 void kernel::forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
-  scf::ForOp::create(b(), loc(), lb, ub, Idx(1), ValueRange{},
+  forRangeStep(lb, ub, Idx(1), body);
+}
+
+void kernel::forRangeStep(Idx lb, Idx ub, Idx step,
+                          llvm::function_ref<void(Idx)> body) {
+  scf::ForOp::create(b(), loc(), lb, ub, step, ValueRange{},
                      [&](OpBuilder &nested, Location, Value iv, ValueRange) {
                        OpBuilder::InsertionGuard guard(b());
                        b().setInsertionPointToEnd(nested.getInsertionBlock());
@@ -367,6 +373,16 @@ void kernel::ifThen(Value cond, llvm::function_ref<void()> body) {
   body();
 }
 
+void kernel::ifThenElse(Value cond, llvm::function_ref<void()> then,
+                        llvm::function_ref<void()> otherwise) {
+  auto branch = scf::IfOp::create(b(), loc(), cond, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b());
+  b().setInsertionPoint(branch.thenBlock()->getTerminator());
+  then();
+  b().setInsertionPoint(branch.elseBlock()->getTerminator());
+  otherwise();
+}
+
 void kernel::launchKernel(StringRef name, std::array<Idx, 3> grid,
                           std::array<Idx, 3> block,
                           ArrayRef<SmallVector<int64_t>> workgroupShapes,
@@ -400,6 +416,12 @@ void kernel::launchKernel(StringRef name, std::array<Idx, 3> grid,
 }
 
 void kernel::barrier() { gpu::BarrierOp::create(b(), loc()); }
+
+void kernel::warpSync() {
+  Value allLanes = arith::ConstantOp::create(
+      b(), loc(), b().getIntegerAttr(b().getI32Type(), -1));
+  NVVM::SyncWarpOp::create(b(), loc(), allLanes);
+}
 
 /// The value of the lane `offset` lanes away in the xor butterfly.
 static Num shuffleXor(Num value, int64_t offset) {

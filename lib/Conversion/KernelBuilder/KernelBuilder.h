@@ -259,6 +259,8 @@ void fillZero(Value memref);
 
 /// for (i = lb; i < ub; ++i) body(i).
 void forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
+/// for (i = lb; i < ub; i += step) body(i).
+void forRangeStep(Idx lb, Idx ub, Idx step, llvm::function_ref<void(Idx)> body);
 
 /// body(i) for lb <= i < ub, iterations independent of each other (each
 /// writes only its own outputs): the loop a GPU maps to threads.
@@ -287,6 +289,9 @@ Num maxRange(Idx lb, Idx ub, Num init, llvm::function_ref<Num(Idx)> body);
 
 /// if (cond) body().
 void ifThen(Value cond, llvm::function_ref<void()> body);
+/// if (cond) then() else otherwise().
+void ifThenElse(Value cond, llvm::function_ref<void()> then,
+                llvm::function_ref<void()> otherwise);
 
 //===----------------------------------------------------------------------===//
 // GPU kernels
@@ -311,6 +316,12 @@ void barrier();
 
 /// Threads of a warp.
 constexpr int64_t kWarpSize = 32;
+
+/// Waits for every lane of the warp, and makes their workgroup-memory
+/// writes visible to each other (bar.warp.sync): lanes that exchange data
+/// through workgroup memory inside a loop whose trip count differs between
+/// the warps of a block, where a block barrier cannot go.
+void warpSync();
 
 /// The sum of `value` over the lanes of the warp, in every lane: a butterfly
 /// of shuffles, the same order on every run.

@@ -67,6 +67,15 @@ std::vector<Num> EdgeRotation::fromEdgeFrame(ArrayRef<Num> reduced) const {
   return packed;
 }
 
+void EdgeRotation::addFromEdgeFrame(ArrayRef<Num> reduced,
+                                    MutableArrayRef<Num> packed) const {
+  for (int64_t j = 0; j < layout.reducedRows(); ++j) {
+    int64_t l = layout.degreeOfReduced(j);
+    for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d)
+      packed[d] = packed[d] + entries[j][d - l * l] * reduced[j];
+  }
+}
+
 void kernel::forEachKeptEntry(SO2Layout layout,
                               llvm::function_ref<void(int64_t, int64_t)> f) {
   for (int64_t j = 0; j < layout.reducedRows(); ++j) {

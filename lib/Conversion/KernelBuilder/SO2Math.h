@@ -41,6 +41,10 @@ public:
   /// x[d] = sum_{j: deg(j) = l(d)} W[coeff[j], d] * xl[j]: the transpose,
   /// without the rotate_back rescale.
   std::vector<Num> fromEdgeFrame(ArrayRef<Num> reduced) const;
+  /// packed[d] += W[coeff[j], d] * reduced[j], one term at a time: the
+  /// transpose added onto running sums (a node gradient over its edges).
+  void addFromEdgeFrame(ArrayRef<Num> reduced,
+                        MutableArrayRef<Num> packed) const;
 
   /// Appends, for every kept entry (j, d), gl[j] * packed[d]: one channel's
   /// term of d wigner[coeff[j], d].

@@ -20,10 +20,12 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::sezm {
@@ -155,18 +157,69 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io) {
       });
 }
 
+/// Copies `width` consecutive floats from from[at...] to to[toAt...] as one
+/// access each way (both places aligned to the full width).
+void copyVector(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
+                int64_t width) {
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  auto indices = [](ArrayRef<Idx> idx) {
+    return llvm::to_vector(
+        llvm::map_range(idx, [](Idx i) -> Value { return i; }));
+  };
+  if (width == 1) {
+    store(load(from, at), to, toAt);
+    return;
+  }
+  auto type = VectorType::get({width}, EmitScope::current().floatType);
+  llvm::MaybeAlign alignment(width * type.getElementTypeBitWidth() / 8);
+  Value piece = vector::LoadOp::create(b, loc, type, from, indices(at),
+                                       /*nontemporal=*/false, alignment);
+  vector::StoreOp::create(b, loc, piece, to, indices(toAt),
+                          /*nontemporal=*/false, alignment);
+}
+
+/// Row length of the per-warp table through which a warp sums 32 values
+/// over its lanes: a multiple of 4 (16-byte reads) that puts the 8 lanes of
+/// one read phase on different banks.
+constexpr int64_t kPartialRow = kWarpSize + 4;
+
+/// The sum of table[warp, row, 0..31] in lane order, read 4 at a time.
+Num sumRow(Value table, Idx warp, Idx row) {
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  auto type = VectorType::get({4}, EmitScope::current().floatType);
+  llvm::MaybeAlign alignment(4 * type.getElementTypeBitWidth() / 8);
+  std::optional<Num> total;
+  for (int64_t column = 0; column < kWarpSize; column += 4) {
+    Value piece = vector::LoadOp::create(
+        b, loc, type, table,
+        ValueRange{warp.value, row.value, Idx(column).value},
+        /*nontemporal=*/false, alignment);
+    for (int64_t k = 0; k < 4; ++k) {
+      Num value(vector::ExtractOp::create(b, loc, piece, k));
+      total = total ? *total + value : value;
+    }
+  }
+  return *total;
+}
+
 //===----------------------------------------------------------------------===//
 // rotate_mix_grad_reduce: one block per source node
 //===----------------------------------------------------------------------===//
 
-/// The block's warps take turns over the node's segment, one lane per
-/// channel, in one pass per 32 channels: each pass sums the node gradient
-/// of its channels in registers (the warps' sums added in warp order at the
-/// end), and spreads each per-edge Wigner-D and kernel gradient, summed over
-/// the warp's channels, over the lanes (31 shuffles per 32 sums), where its
-/// lane stores it, adding the earlier passes' sum, which the same lane
-/// stored. One channel per lane keeps the registers few enough for many
-/// warps per multiprocessor. The per-edge node gradient never exists.
+/// The block's warps take turns over the node's segment, one edge per warp
+/// at a time, each lane owning the same channels of every edge (two
+/// neighbouring channels as one 8-byte access where the channels fill the
+/// warp twice). A lane sums its channels' node gradient in registers over
+/// the warp's edges (the warps' sums added in warp order at the end), so the
+/// per-edge node gradient never exists. Each per-edge Wigner-D and kernel
+/// gradient is summed over the lane's channels, then over the lanes by a
+/// butterfly that leaves each sum in one lane (31 shuffles per 32 sums).
+/// The Wigner-D sums go to the warp's copy of the edge's D x D matrix in
+/// workgroup memory, whose other entries stay zero, and the warp writes the
+/// whole matrix to wigner_grad as 16-byte stores: no memset first, and
+/// every sector written once.
 void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value grad = io.in(op.getGrad()), x = io.in(op.getX());
@@ -174,7 +227,9 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   Value order = io.in(op.getSrcOrder()), rowptr = io.in(op.getSrcRowptr());
   RadialMixer mixer = mixerOf(op, io);
   int64_t channels = channelsOf(op.getX()), rows = layout.packedRows();
-  int64_t reduced = layout.reducedRows(), passes = channels / kWarpSize;
+  int64_t reduced = layout.reducedRows(), matrixSize = rows * rows;
+  int64_t width = channels % (2 * kWarpSize) == 0 ? 2 : 1;
+  int64_t parts = channels / (width * kWarpSize);
   Idx edges = dim(src, 0), nodes = dim(rowptr, 0) - 1;
   Value xGrad = io.allocate(0, {nodes, rows, channels});
   Value wignerGrad = io.allocate(1, {edges, rows, rows});
@@ -183,128 +238,194 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   for (int64_t size : kcType.getShape().drop_front())
     kcExtents.push_back(Idx(size));
   Value kcGrad = io.allocate(2, kcExtents);
-  // The entries a rotation does not keep have zero gradient: a driver
-  // memset at copy speed sets them (and all others) first.
-  gpu::MemsetOp::create(EmitScope::current().builder, EmitScope::current().loc,
-                        /*asyncToken=*/Type(), ValueRange(), wignerGrad,
-                        Num(0.0));
-  // The kept Wigner-D entries (reduced row j, packed row, column d); their
-  // gradient sums come first among the per-edge sums, the kernel's after.
-  SmallVector<int64_t> entryReduced, entryRow, entryColumn;
+  // The kept Wigner-D entries (reduced row j, packed column d, place in the
+  // edge's matrix); their gradient sums come first among the per-edge sums,
+  // the kernel's after.
+  SmallVector<int64_t> entryReduced, entryColumn, entryPlace;
   forEachKeptEntry(layout, [&](int64_t j, int64_t d) {
     entryReduced.push_back(j);
-    entryRow.push_back(layout.packedRowOfReduced(j));
     entryColumn.push_back(d);
+    entryPlace.push_back(layout.packedRowOfReduced(j) * rows + d);
   });
-  int64_t entries = entryRow.size();
+  int64_t entries = entryReduced.size();
   int64_t sums = entries + mixer.numKernelSums(), rank = mixer.rank();
+  // The matrix is copied out in 16-byte pieces where they tile it evenly.
+  int64_t copyWidth = matrixSize % (4 * kWarpSize) == 0 ? 4 : 1;
+  int64_t copyRounds =
+      (matrixSize + copyWidth * kWarpSize - 1) / (copyWidth * kWarpSize);
 
   launchKernel(
       "rotate_mix_grad_reduce", {nodes, Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)},
-      {SmallVector<int64_t>{kWarpsPerBlock, passes * rows, kWarpSize}},
+      {SmallVector<int64_t>{kWarpsPerBlock, rows, channels},
+       SmallVector<int64_t>{kWarpsPerBlock, matrixSize},
+       SmallVector<int64_t>{kWarpsPerBlock, kWarpSize, kPartialRow},
+       SmallVector<int64_t>{1, rows, channels}},
       [&](const LaunchIds &ids) {
         Idx n = ids.block[0], warp = ids.thread[1], lane = ids.thread[0];
-        Value shares = ids.workgroup[0];
-        OpBuilder &builder = EmitScope::current().builder;
-        Location loc = EmitScope::current().loc;
-        auto both = [&](Value a, Value b) {
-          return arith::AndIOp::create(builder, loc, a, b).getResult();
+        Value shares = ids.workgroup[0], matrix = ids.workgroup[1];
+        Value partials = ids.workgroup[2], nodeRows = ids.workgroup[3];
+        Value flatGrad = flattenRows(wignerGrad);
+        // The places of the matrix that no kept entry writes stay zero.
+        for (int64_t i = 0; i * kWarpSize < matrixSize; ++i) {
+          Idx place = lane + Idx(i * kWarpSize);
+          ifThen(place < Idx(matrixSize), [&] {
+            store(Num(0.0), matrix, {warp, place});
+          });
+        }
+        warpSync();
+        // Lane's channels: first + k for k < width, per part.
+        auto firstChannel = [&](int64_t part) {
+          return lane * Idx(width) + Idx(part * width * kWarpSize);
         };
-        Value one = arith::ConstantIntOp::create(builder, loc, 1, 1);
-        for (int64_t pass = 0; pass < passes; ++pass) {
-          Idx c = lane + Idx(pass * kWarpSize);
-          // Every edge of the segment leaves node n (the CSR contract, which
-          // the runtime checks on host inputs): its rows load once.
-          std::vector<Num> packed = loadRows(x, n, rows, c);
-          SmallVector<Num> zero(rows, Num(0.0));
-          SmallVector<Num> nodeGrad = foldRangeStep(
-              loadIndex(rowptr, {n}) + warp, loadIndex(rowptr, {n + 1}),
-              Idx(kWarpsPerBlock), zero, [&](Idx t, ArrayRef<Num> carried) {
-                Idx e = loadIndex(order, {t});
-                RadialMixer::Edge edge = mixer.atEdge(e);
-                // The gradient in the edge frame first, so that the kernel
-                // coefficients die; then one pass over the Wigner-D entries,
-                // each loaded where it serves both the rotation of x and the
-                // node gradient, which adds onto the carried sums.
-                std::vector<Num> g = loadRows(grad, e, reduced, c);
-                std::vector<Num> basis = mixer.atChannel(edge, c);
-                std::vector<Num> gl = mixer.mixTransposed(edge, basis, g);
-                SmallVector<std::optional<Num>> xlSums(reduced);
-                SmallVector<Num> node(carried.begin(), carried.end());
-                Value matrix = edgeView(wigner, e);
-                for (int64_t k = 0; k < entries; ++k) {
-                  Num w = load(matrix, {Idx(entryRow[k]), Idx(entryColumn[k])});
-                  std::optional<Num> &sum = xlSums[entryReduced[k]];
-                  Num product = w * packed[entryColumn[k]];
-                  sum = sum ? *sum + product : product;
-                  node[entryColumn[k]] =
-                      node[entryColumn[k]] + w * gl[entryReduced[k]];
-                }
-                std::vector<Num> xl;
-                for (std::optional<Num> &sum : xlSums)
-                  xl.push_back(*sum);
-                if (!edge.kernel)
-                  mixer.storeFreeKernelGrad(g, xl, kcGrad, e, c);
-                // The per-edge sums over the warp's channels, made as the
-                // reduction consumes them: the Wigner-D entries
-                // gl[j] * x[d], then the kernel's basis-weighted products.
-                SpreadSums spread = warpSumSpread(
-                    sums,
-                    [&](int64_t k) {
-                      if (k < entries)
-                        return gl[entryReduced[k]] * packed[entryColumn[k]];
-                      return basis[(k - entries) % rank] *
-                             edge.kernel->kernelProduct((k - entries) / rank, g,
-                                                        xl);
-                    },
-                    lane);
-                for (auto [r, sum] : llvm::enumerate(spread.sums)) {
-                  // A lambda cannot capture a structured binding in C++17.
-                  Num total = sum;
-                  Idx index = spread.index[r];
-                  Value isEntry = index < Idx(entries);
-                  // Each store adds what the same lane stored for the
-                  // earlier passes.
-                  auto accumulate = [&](Value buffer, ArrayRef<Idx> at) {
-                    Num value = total;
-                    if (pass > 0)
-                      value = load(buffer, at) + value;
-                    store(value, buffer, at);
-                  };
-                  int64_t first = r * kWarpSize;
-                  if (first < entries)
-                    ifThen(both(spread.owner[r], isEntry), [&] {
-                      accumulate(wignerGrad, {e, lookup(index, entryRow),
-                                              lookup(index, entryColumn)});
-                    });
-                  if (first + kWarpSize > entries && edge.kernel) {
-                    Value isKernel =
-                        arith::XOrIOp::create(builder, loc, isEntry, one);
-                    ifThen(both(spread.owner[r], isKernel), [&] {
-                      accumulate(kcGrad, {e, index - Idx(entries)});
-                    });
-                  }
-                }
-                return node;
-              });
-          for (int64_t d = 0; d < rows; ++d)
-            store(nodeGrad[d], shares, {warp, Idx(pass * rows + d), lane});
+        // The node's rows (every edge of the segment leaves node n: the CSR
+        // contract, which the runtime checks on host inputs) and the warp's
+        // node gradient sums live in workgroup memory, not in registers,
+        // which are what limits the warps per multiprocessor.
+        for (int64_t part = 0; part < parts; ++part) {
+          Idx first = firstChannel(part);
+          forRangeStep(warp, Idx(rows), Idx(kWarpsPerBlock), [&](Idx d) {
+            copyVector(x, {n, d, first}, nodeRows, {Idx(0), d, first}, width);
+          });
+          storeRowGroups(std::vector<std::vector<Num>>(
+                             width, std::vector<Num>(rows, Num(0.0))),
+                         shares, warp, first);
         }
         barrier();
-        ifThen(arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
-                                     warp, Idx(0)),
-               [&] {
-                 for (int64_t pass = 0; pass < passes; ++pass)
-                   for (int64_t d = 0; d < rows; ++d) {
-                     Idx k(pass * rows + d);
-                     Num total = load(shares, {Idx(0), k, lane});
-                     for (int64_t w = 1; w < kWarpsPerBlock; ++w)
-                       total = total + load(shares, {Idx(w), k, lane});
-                     store(total, xGrad,
-                           {n, Idx(d), lane + Idx(pass * kWarpSize)});
-                   }
-               });
+        // The matrix place of the kept entry that lane sums in each group
+        // (0 where it sums a kernel gradient or nothing).
+        SmallVector<Idx> places;
+        for (int64_t base = 0; base < sums; base += kWarpSize) {
+          SmallVector<int64_t> table;
+          for (int64_t i = 0; i < kWarpSize; ++i)
+            table.push_back(base + i < entries ? entryPlace[base + i] : 0);
+          places.push_back(lookup(lane, table));
+        }
+        forRangeStep(
+            loadIndex(rowptr, {n}) + warp, loadIndex(rowptr, {n + 1}),
+            Idx(kWarpsPerBlock), [&](Idx t) {
+              Idx e = loadIndex(order, {t});
+              RadialMixer::Edge edge = mixer.atEdge(e);
+              EdgeRotation rotation(layout, wigner, e);
+              // Per channel: the gradient in the edge frame, the rotated
+              // input, and the node gradient's terms added on.
+              struct Channel {
+                std::vector<Num> g, basis, gl, xl;
+                ArrayRef<Num> packed;
+                /// basis[r] * g per rank r: the kernel gradient's terms are
+                /// then products g[o] * xl[i] alone.
+                std::vector<std::vector<Num>> weightedG;
+              };
+              std::vector<Channel> owned;
+              // Channel::packed points into it: no reallocation.
+              std::vector<std::vector<std::vector<Num>>> packed;
+              packed.reserve(parts);
+              for (int64_t part = 0; part < parts; ++part) {
+                Idx first = firstChannel(part);
+                packed.push_back(
+                    loadRowGroups(nodeRows, Idx(0), rows, first, width));
+                std::vector<std::vector<Num>> g =
+                    loadRowGroups(grad, e, reduced, first, width);
+                std::vector<std::vector<Num>> node =
+                    loadRowGroups(shares, warp, rows, first, width);
+                for (int64_t k = 0; k < width; ++k) {
+                  Channel channel;
+                  channel.g = g[k];
+                  channel.packed = packed[part][k];
+                  channel.basis = mixer.atChannel(edge, first + Idx(k));
+                  channel.gl =
+                      mixer.mixTransposed(edge, channel.basis, channel.g);
+                  channel.xl = rotation.toEdgeFrame(channel.packed);
+                  rotation.addFromEdgeFrame(channel.gl, node[k]);
+                  for (int64_t r = 0; r < rank && edge.kernel; ++r) {
+                    std::vector<Num> weighted;
+                    for (Num row : channel.g)
+                      weighted.push_back(channel.basis[r] * row);
+                    channel.weightedG.push_back(std::move(weighted));
+                  }
+                  if (!edge.kernel)
+                    mixer.storeFreeKernelGrad(channel.g, channel.xl, kcGrad, e,
+                                              first + Idx(k));
+                  owned.push_back(std::move(channel));
+                }
+                storeRowGroups(node, shares, warp, first);
+              }
+              // The per-edge sums over the lane's channels: the Wigner-D
+              // entries gl[j] * x[d], then the kernel's products
+              // (basis * g)[o] * xl[i].
+              auto laneSum = [&](int64_t k) {
+                std::optional<Num> total;
+                for (const Channel &channel : owned) {
+                  Num term = k < entries
+                                 ? channel.gl[entryReduced[k]] *
+                                       channel.packed[entryColumn[k]]
+                                 : edge.kernel->kernelProduct(
+                                       (k - entries) / rank,
+                                       channel.weightedG[(k - entries) % rank],
+                                       channel.xl);
+                  total = total ? *total + term : term;
+                }
+                return *total;
+              };
+              // Then over the lanes, 32 sums at a time, through the warp's
+              // (32, 36) table: each lane writes its 32 values down a
+              // column, and lane L adds row L in lane order, 4 at a time
+              // (the row stride of 36 keeps both conflict-free).
+              for (int64_t group = 0; group * kWarpSize < sums; ++group) {
+                int64_t base = group * kWarpSize;
+                int64_t size = std::min(kWarpSize, sums - base);
+                for (int64_t i = 0; i < size; ++i)
+                  store(laneSum(base + i), partials, {warp, Idx(i), lane});
+                warpSync();
+                ifThen(lane < Idx(size), [&] {
+                  Num total = sumRow(partials, warp, lane);
+                  Idx index = lane + Idx(base);
+                  auto toMatrix = [&] {
+                    store(total, matrix, {warp, places[group]});
+                  };
+                  auto toKernel = [&] {
+                    store(total, kcGrad, {e, index - Idx(entries)});
+                  };
+                  if (base + size <= entries)
+                    toMatrix();
+                  else if (base >= entries)
+                    toKernel();
+                  else
+                    ifThenElse(index < Idx(entries), toMatrix, toKernel);
+                });
+                warpSync();
+              }
+              // The whole matrix out, then free for the next edge.
+              warpSync();
+              for (int64_t i = 0; i < copyRounds; ++i) {
+                Idx place = (lane + Idx(i * kWarpSize)) * Idx(copyWidth);
+                auto copy = [&] {
+                  copyVector(matrix, {warp, place}, flatGrad, {e, place},
+                             copyWidth);
+                };
+                if ((i + 1) * kWarpSize * copyWidth <= matrixSize)
+                  copy();
+                else
+                  ifThen(place < Idx(matrixSize), copy);
+              }
+              warpSync();
+            });
+        barrier();
+        // Thread (lane, warp) adds the warps' sums of channels warp*32 +
+        // lane, ... in warp order.
+        Idx thread = warp * Idx(kWarpSize) + lane;
+        int64_t blockThreads = kWarpsPerBlock * kWarpSize;
+        for (int64_t base = 0; base < channels; base += blockThreads) {
+          Idx c = thread + Idx(base);
+          ifThen(c < Idx(channels), [&] {
+            for (int64_t d = 0; d < rows; ++d) {
+              Num total = load(shares, {Idx(0), Idx(d), c});
+              for (int64_t w = 1; w < kWarpsPerBlock; ++w)
+                total = total + load(shares, {Idx(w), Idx(d), c});
+              store(total, xGrad, {n, Idx(d), c});
+            }
+          });
+        }
       });
 }
 } // namespace
