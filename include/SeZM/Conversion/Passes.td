@@ -196,4 +196,30 @@ def NameKernels : Pass<"sezm-name-kernels", "::mlir::func::FuncOp"> {
   }];
 }
 
+def ApplyOccupancyHints
+    : Pass<"sezm-apply-occupancy-hints", "::mlir::ModuleOp"> {
+  let summary = "Give the register allocator each kernel's blocks per "
+                "multiprocessor";
+  let description = [{
+    A hand-scheduled kernel whose speed depends on how many of its blocks a
+    multiprocessor holds at once says so where it is built: its
+    `gpu.launch` location is a fused location whose metadata has
+    `sezm.blocks_per_sm`. Kernel outlining keeps the launch's location on
+    the `gpu.func`; this pass, after outlining, turns the hint into
+    `nvvm.minctasm`, which caps the registers per thread so that many
+    blocks fit (PTX `.minnctapersm`). Without it ptxas takes as many
+    registers as it likes, up to 255 for a block of 128 threads.
+
+    Before:
+    ```mlir
+    gpu.func @rotate_mix(...) kernel { ... }
+        loc(fused<{sezm.blocks_per_sm = 12 : i64}>["rotate_mix"])
+    ```
+    After:
+    ```mlir
+    gpu.func @rotate_mix(...) kernel attributes {nvvm.minctasm = 12 : i32}
+    ```
+  }];
+}
+
 #endif // SEZM_CONVERSION_PASSES_TD

@@ -2,6 +2,8 @@
 
 #include "KernelBuilder.h"
 
+#include "SeZM/Conversion/Passes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -386,7 +388,8 @@ void kernel::ifThenElse(Value cond, llvm::function_ref<void()> then,
 void kernel::launchKernel(StringRef name, std::array<Idx, 3> grid,
                           std::array<Idx, 3> block,
                           ArrayRef<SmallVector<int64_t>> workgroupShapes,
-                          llvm::function_ref<void(const LaunchIds &)> body) {
+                          llvm::function_ref<void(const LaunchIds &)> body,
+                          int64_t blocksPerSm) {
   auto workgroupSpace = gpu::AddressSpaceAttr::get(
       b().getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   SmallVector<Type> workgroupTypes;
@@ -401,6 +404,15 @@ void kernel::launchKernel(StringRef name, std::array<Idx, 3> grid,
   // Outlining names the kernel (and its module) after this, so that
   // profiles say which op a kernel is.
   launch.setFunctionAttr(FlatSymbolRefAttr::get(b().getContext(), name));
+  // Outlining keeps the launch's location on the kernel: the hint rides in
+  // it.
+  if (blocksPerSm > 0) {
+    MLIRContext *context = b().getContext();
+    auto hint = DictionaryAttr::get(
+        context, {NamedAttribute(StringAttr::get(context, kBlocksPerSmHint),
+                                 b().getI64IntegerAttr(blocksPerSm))});
+    launch->setLoc(FusedLoc::get(context, {loc()}, hint));
+  }
   OpBuilder::InsertionGuard guard(b());
   Block &entry = launch.getBody().front();
   b().setInsertionPointToEnd(&entry);
@@ -448,10 +460,33 @@ static Value laneBit(Idx lane, int64_t mask) {
                                Idx(0));
 }
 
-SpreadSums kernel::warpSumSpread(int64_t count,
-                                 llvm::function_ref<Num(int64_t)> value,
-                                 Idx lane) {
-  SpreadSums spread;
+/// Lanes per value in a group of `size` values (padded to a power of two)
+/// once the halvings have spread it: the log2 of it.
+static int64_t groupShift(int64_t size) {
+  return llvm::Log2_64(kWarpSize / llvm::PowerOf2Ceil(size));
+}
+
+SpreadSlots kernel::spreadSlots(int64_t count, Idx lane) {
+  SpreadSlots slots;
+  for (int64_t base = 0; base < count; base += kWarpSize) {
+    int64_t shift = groupShift(std::min<int64_t>(kWarpSize, count - base));
+    Idx slot = shift ? Idx(arith::ShRUIOp::create(b(), loc(), lane, Idx(shift)))
+                     : lane;
+    Idx index = slot + Idx(base);
+    Value first = arith::CmpIOp::create(
+        b(), loc(), arith::CmpIPredicate::eq,
+        arith::AndIOp::create(b(), loc(), lane, Idx((1 << shift) - 1)), Idx(0));
+    slots.index.push_back(index);
+    slots.owner.push_back(
+        arith::AndIOp::create(b(), loc(), first, index < Idx(count)));
+  }
+  return slots;
+}
+
+SmallVector<Num> kernel::warpSumSpread(int64_t count,
+                                       llvm::function_ref<Num(int64_t)> value,
+                                       Idx lane) {
+  SmallVector<Num> sums;
   for (int64_t base = 0; base < count; base += kWarpSize) {
     int64_t size = std::min<int64_t>(kWarpSize, count - base);
     int64_t padded = llvm::PowerOf2Ceil(size);
@@ -490,22 +525,9 @@ SpreadSums kernel::warpSumSpread(int64_t count,
     Num total = current.front();
     for (int64_t rest = offset; rest > 0; rest /= 2)
       total = total + shuffleXor(total, rest);
-    int64_t groupShift = llvm::Log2_64(kWarpSize / padded);
-    Idx slot =
-        groupShift
-            ? Idx(arith::ShRUIOp::create(b(), loc(), lane, Idx(groupShift)))
-            : lane;
-    Idx index = slot + Idx(base);
-    Value first = arith::CmpIOp::create(
-        b(), loc(), arith::CmpIPredicate::eq,
-        arith::AndIOp::create(b(), loc(), lane, Idx((1 << groupShift) - 1)),
-        Idx(0));
-    Value owner = arith::AndIOp::create(b(), loc(), first, index < Idx(count));
-    spread.sums.push_back(total);
-    spread.index.push_back(index);
-    spread.owner.push_back(owner);
+    sums.push_back(total);
   }
-  return spread;
+  return sums;
 }
 
 Idx kernel::lookup(Idx i, ArrayRef<int64_t> table) {

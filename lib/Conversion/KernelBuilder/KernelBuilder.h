@@ -306,10 +306,13 @@ struct LaunchIds {
 /// A gpu.launch, named `name` once outlined, of `grid` blocks of `block`
 /// threads, with workgroup (shared) buffers of the given shapes in the
 /// scope's float type.
+/// `blocksPerSm` > 0 asks the register allocator to fit that many blocks
+/// on a multiprocessor (see `sezm-apply-occupancy-hints`).
 void launchKernel(StringRef name, std::array<Idx, 3> grid,
                   std::array<Idx, 3> block,
                   ArrayRef<SmallVector<int64_t>> workgroupShapes,
-                  llvm::function_ref<void(const LaunchIds &)> body);
+                  llvm::function_ref<void(const LaunchIds &)> body,
+                  int64_t blocksPerSm = 0);
 
 /// Waits for every thread of the block (gpu.barrier).
 void barrier();
@@ -327,18 +330,23 @@ void warpSync();
 /// of shuffles, the same order on every run.
 Num warpSum(Num value);
 
-/// Sums of `count` values (value(k), each lane's own) over the warp's
-/// lanes, spread over the lanes: sums[r] in lane L is the total of value
-/// index[r] (indices from `count` on are padding), and `owner[r]` holds in
-/// exactly one lane per value. Groups of 32 values cost 31 shuffles, not
-/// 32 * 5 as one warpSum each; values are asked for as they are consumed.
-struct SpreadSums {
-  SmallVector<Num> sums;
+/// Where warpSumSpread leaves its sums: for each group of 32 values, the
+/// index of the value whose total the lane holds (indices from `count` on
+/// are padding) and whether the lane owns it (exactly one lane per value).
+/// A function of the lane alone: compute it once, outside loops.
+struct SpreadSlots {
   SmallVector<Idx> index;
   SmallVector<Value> owner;
 };
-SpreadSums warpSumSpread(int64_t count, llvm::function_ref<Num(int64_t)> value,
-                         Idx lane);
+SpreadSlots spreadSlots(int64_t count, Idx lane);
+
+/// Sums of `count` values (value(k), each lane's own) over the warp's
+/// lanes, spread over the lanes: the r-th result in lane L is the total of
+/// value spreadSlots(count, L).index[r]. Groups of 32 values cost 31
+/// shuffles, not 32 * 5 as one warpSum each; values are asked for as they
+/// are consumed.
+SmallVector<Num>
+warpSumSpread(int64_t count, llvm::function_ref<Num(int64_t)> value, Idx lane);
 
 /// table[i] for 0 <= i < table.size() (a chain of selects; for per-lane
 /// constants outside loops).

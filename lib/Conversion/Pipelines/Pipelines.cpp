@@ -100,6 +100,7 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
   // instructions.
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(sezm::createApplyOccupancyHints());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
   gpu::GPUToNVVMPipelineOptions nvvm;

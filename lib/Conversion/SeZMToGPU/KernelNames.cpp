@@ -9,6 +9,7 @@
 namespace mlir::sezm {
 #define GEN_PASS_DEF_MARKKERNELORIGINS
 #define GEN_PASS_DEF_NAMEKERNELS
+#define GEN_PASS_DEF_APPLYOCCUPANCYHINTS
 #include "SeZM/Conversion/Passes.h.inc"
 } // namespace mlir::sezm
 
@@ -52,6 +53,26 @@ struct NameKernelsPass : sezm::impl::NameKernelsBase<NameKernelsPass> {
       if (NameLoc name = findName(launch.getLoc()))
         launch.setFunctionAttr(
             FlatSymbolRefAttr::get(&getContext(), name.getName()));
+    });
+  }
+};
+
+struct ApplyOccupancyHintsPass
+    : sezm::impl::ApplyOccupancyHintsBase<ApplyOccupancyHintsPass> {
+  void runOnOperation() override {
+    getOperation().walk([&](gpu::GPUFuncOp kernel) {
+      auto fused = dyn_cast<FusedLoc>(kernel.getLoc());
+      auto metadata =
+          fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
+                : DictionaryAttr();
+      auto blocks = metadata
+                        ? metadata.getAs<IntegerAttr>(sezm::kBlocksPerSmHint)
+                        : IntegerAttr();
+      if (!blocks)
+        return;
+      kernel->setAttr("nvvm.minctasm",
+                      IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                       blocks.getInt()));
     });
   }
 };

@@ -42,6 +42,14 @@ namespace {
 constexpr int64_t kBlockThreads = 128;
 /// Warps per block of the warp schedules.
 constexpr int64_t kWarpsPerBlock = 4;
+/// Blocks per multiprocessor asked of the register allocator. rotate_mix is
+/// bound by the latency of its loads, so warps are worth more than
+/// registers: 12 blocks cap it at 40 registers (it takes 48 otherwise)
+/// without spilling. The fused backward takes up to 168 (3 blocks): capped
+/// at 128 for 4 blocks it spills, and workgroup memory, which the spills go
+/// through, is what bounds it.
+constexpr int64_t kRotateMixBlocksPerSm = 12;
+constexpr int64_t kGradReduceBlocksPerSm = 3;
 
 int64_t channelsOf(Value tensor) {
   return cast<RankedTensorType>(tensor.getType()).getDimSize(2);
@@ -56,51 +64,84 @@ template <typename OpTy> RadialMixer mixerOf(OpTy op, KernelIO &io) {
                      op.getCb() ? io.in(op.getCb()) : Value());
 }
 
+/// Copies `width` consecutive floats from from[at...] to to[toAt...] as one
+/// access each way (both places aligned to the full width).
+void copyVector(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
+                int64_t width) {
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  auto indices = [](ArrayRef<Idx> idx) {
+    return llvm::to_vector(
+        llvm::map_range(idx, [](Idx i) -> Value { return i; }));
+  };
+  if (width == 1) {
+    store(load(from, at), to, toAt);
+    return;
+  }
+  auto type = VectorType::get({width}, EmitScope::current().floatType);
+  llvm::MaybeAlign alignment(width * type.getElementTypeBitWidth() / 8);
+  Value piece = vector::LoadOp::create(b, loc, type, from, indices(at),
+                                       /*nontemporal=*/false, alignment);
+  vector::StoreOp::create(b, loc, piece, to, indices(toAt),
+                          /*nontemporal=*/false, alignment);
+}
+
 //===----------------------------------------------------------------------===//
 // rotate_mix: one warp per edge
 //===----------------------------------------------------------------------===//
 
 /// Each lane loads the edge's Wigner-D non-zeros and degree kernel once for
 /// all of its channels (the same addresses across the warp: one broadcast
-/// transaction each) and gathers, rotates, mixes and stores its channels
-/// (coalesced across lanes). Where the channels fill the warp twice, a lane
-/// takes two neighbouring channels per pass as one 8-byte access: half the
-/// load and store instructions, and the edge's entries loaded once for both.
+/// transaction each), rotates, mixes and stores its channels (coalesced
+/// across lanes). Where the channels fill the warp twice, a lane takes two
+/// neighbouring channels per pass as one 8-byte access: half the load and
+/// store instructions, and the edge's entries loaded once for both.
 void emitRotateMix(RotateMixOp op, KernelIO &io) {
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value wigner = io.in(op.getWigner());
   RadialMixer mixer = mixerOf(op, io);
-  int64_t channels = channelsOf(op.getX());
+  int64_t channels = channelsOf(op.getX()), rows = layout.packedRows();
   // A two-channel group must not straddle two focus streams.
   int64_t streams = static_cast<int64_t>(op.getFocusMajor().value_or(1));
   int64_t width =
       channels % (2 * kWarpSize) == 0 && (channels / streams) % 2 == 0 ? 2 : 1;
+  int64_t parts = channels / (width * kWarpSize);
   Idx edges = dim(src, 0);
   Value out = allocateEdgeRows(io, 0, edges, layout.reducedRows(), channels,
                                op.getFocusMajor());
-  launchKernel("rotate_mix", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
-               {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
-               [&](const LaunchIds &ids) {
-                 Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
-                 Idx lane = ids.thread[0];
-                 ifThen(e < edges, [&] {
-                   Idx s = loadIndex(src, {e});
-                   EdgeRotation rotation(layout, wigner, e);
-                   RadialMixer::Edge edge = mixer.atEdge(e);
-                   int64_t step = width * kWarpSize;
-                   for (int64_t part = 0; part < channels / step; ++part) {
-                     Idx first = lane * Idx(width) + Idx(part * step);
-                     std::vector<std::vector<Num>> rows =
-                         loadRowGroups(x, s, layout.packedRows(), first, width);
-                     for (int64_t k = 0; k < width; ++k)
-                       rows[k] = mixer.mix(
-                           edge, mixer.atChannel(edge, first + Idx(k)),
-                           rotation.toEdgeFrame(rows[k]));
-                     storeRowGroups(rows, out, e, first);
-                   }
-                 });
-               });
+  auto firstChannel = [&](Idx lane, int64_t part) {
+    return lane * Idx(width) + Idx(part * width * kWarpSize);
+  };
+  // Edge e from the rows packed[part][k] of its source, per lane.
+  auto emitEdge =
+      [&](Idx e, Idx lane,
+          function_ref<std::vector<std::vector<Num>>(int64_t)> packed) {
+        EdgeRotation rotation(layout, wigner, e);
+        RadialMixer::Edge edge = mixer.atEdge(e);
+        for (int64_t part = 0; part < parts; ++part) {
+          Idx first = firstChannel(lane, part);
+          std::vector<std::vector<Num>> result = packed(part);
+          for (int64_t k = 0; k < width; ++k)
+            result[k] = mixer.mix(edge, mixer.atChannel(edge, first + Idx(k)),
+                                  rotation.toEdgeFrame(result[k]));
+          storeRowGroups(result, out, e, first);
+        }
+      };
+  launchKernel(
+      "rotate_mix", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
+      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
+      [&](const LaunchIds &ids) {
+        Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+        Idx lane = ids.thread[0];
+        ifThen(e < edges, [&] {
+          Idx s = loadIndex(src, {e});
+          emitEdge(e, lane, [&](int64_t part) {
+            return loadRowGroups(x, s, rows, firstChannel(lane, part), width);
+          });
+        });
+      },
+      kRotateMixBlocksPerSm);
 }
 
 //===----------------------------------------------------------------------===//
@@ -157,53 +198,6 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io) {
       });
 }
 
-/// Copies `width` consecutive floats from from[at...] to to[toAt...] as one
-/// access each way (both places aligned to the full width).
-void copyVector(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
-                int64_t width) {
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
-  auto indices = [](ArrayRef<Idx> idx) {
-    return llvm::to_vector(
-        llvm::map_range(idx, [](Idx i) -> Value { return i; }));
-  };
-  if (width == 1) {
-    store(load(from, at), to, toAt);
-    return;
-  }
-  auto type = VectorType::get({width}, EmitScope::current().floatType);
-  llvm::MaybeAlign alignment(width * type.getElementTypeBitWidth() / 8);
-  Value piece = vector::LoadOp::create(b, loc, type, from, indices(at),
-                                       /*nontemporal=*/false, alignment);
-  vector::StoreOp::create(b, loc, piece, to, indices(toAt),
-                          /*nontemporal=*/false, alignment);
-}
-
-/// Row length of the per-warp table through which a warp sums 32 values
-/// over its lanes: a multiple of 4 (16-byte reads) that puts the 8 lanes of
-/// one read phase on different banks.
-constexpr int64_t kPartialRow = kWarpSize + 4;
-
-/// The sum of table[warp, row, 0..31] in lane order, read 4 at a time.
-Num sumRow(Value table, Idx warp, Idx row) {
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
-  auto type = VectorType::get({4}, EmitScope::current().floatType);
-  llvm::MaybeAlign alignment(4 * type.getElementTypeBitWidth() / 8);
-  std::optional<Num> total;
-  for (int64_t column = 0; column < kWarpSize; column += 4) {
-    Value piece = vector::LoadOp::create(
-        b, loc, type, table,
-        ValueRange{warp.value, row.value, Idx(column).value},
-        /*nontemporal=*/false, alignment);
-    for (int64_t k = 0; k < 4; ++k) {
-      Num value(vector::ExtractOp::create(b, loc, piece, k));
-      total = total ? *total + value : value;
-    }
-  }
-  return *total;
-}
-
 //===----------------------------------------------------------------------===//
 // rotate_mix_grad_reduce: one block per source node
 //===----------------------------------------------------------------------===//
@@ -258,13 +252,10 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
       "rotate_mix_grad_reduce", {nodes, Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)},
       {SmallVector<int64_t>{kWarpsPerBlock, rows, channels},
-       SmallVector<int64_t>{kWarpsPerBlock, matrixSize},
-       SmallVector<int64_t>{kWarpsPerBlock, kWarpSize, kPartialRow},
-       SmallVector<int64_t>{1, rows, channels}},
+       SmallVector<int64_t>{kWarpsPerBlock, matrixSize}},
       [&](const LaunchIds &ids) {
         Idx n = ids.block[0], warp = ids.thread[1], lane = ids.thread[0];
         Value shares = ids.workgroup[0], matrix = ids.workgroup[1];
-        Value partials = ids.workgroup[2], nodeRows = ids.workgroup[3];
         Value flatGrad = flattenRows(wignerGrad);
         // The places of the matrix that no kept entry writes stay zero.
         for (int64_t i = 0; i * kWarpSize < matrixSize; ++i) {
@@ -278,29 +269,24 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
         auto firstChannel = [&](int64_t part) {
           return lane * Idx(width) + Idx(part * width * kWarpSize);
         };
-        // The node's rows (every edge of the segment leaves node n: the CSR
-        // contract, which the runtime checks on host inputs) and the warp's
-        // node gradient sums live in workgroup memory, not in registers,
-        // which are what limits the warps per multiprocessor.
+        // Every edge of the segment leaves node n (the CSR contract, which
+        // the runtime checks on host inputs): its rows load once. The warp's
+        // node gradient sums live in workgroup memory, each lane's own
+        // channels: in registers they would take a third of the warps.
+        std::vector<std::vector<std::vector<Num>>> packed;
         for (int64_t part = 0; part < parts; ++part) {
           Idx first = firstChannel(part);
-          forRangeStep(warp, Idx(rows), Idx(kWarpsPerBlock), [&](Idx d) {
-            copyVector(x, {n, d, first}, nodeRows, {Idx(0), d, first}, width);
-          });
+          packed.push_back(loadRowGroups(x, n, rows, first, width));
           storeRowGroups(std::vector<std::vector<Num>>(
                              width, std::vector<Num>(rows, Num(0.0))),
                          shares, warp, first);
         }
-        barrier();
-        // The matrix place of the kept entry that lane sums in each group
-        // (0 where it sums a kernel gradient or nothing).
+        // Which sum each lane holds after the spread, and for the Wigner-D
+        // entries, its place in the matrix.
+        SpreadSlots slots = spreadSlots(sums, lane);
         SmallVector<Idx> places;
-        for (int64_t base = 0; base < sums; base += kWarpSize) {
-          SmallVector<int64_t> table;
-          for (int64_t i = 0; i < kWarpSize; ++i)
-            table.push_back(base + i < entries ? entryPlace[base + i] : 0);
-          places.push_back(lookup(lane, table));
-        }
+        for (Idx index : slots.index)
+          places.push_back(lookup(index, entryPlace));
         forRangeStep(
             loadIndex(rowptr, {n}) + warp, loadIndex(rowptr, {n + 1}),
             Idx(kWarpsPerBlock), [&](Idx t) {
@@ -317,13 +303,8 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
                 std::vector<std::vector<Num>> weightedG;
               };
               std::vector<Channel> owned;
-              // Channel::packed points into it: no reallocation.
-              std::vector<std::vector<std::vector<Num>>> packed;
-              packed.reserve(parts);
               for (int64_t part = 0; part < parts; ++part) {
                 Idx first = firstChannel(part);
-                packed.push_back(
-                    loadRowGroups(nodeRows, Idx(0), rows, first, width));
                 std::vector<std::vector<Num>> g =
                     loadRowGroups(grad, e, reduced, first, width);
                 std::vector<std::vector<Num>> node =
@@ -367,25 +348,22 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
                 }
                 return *total;
               };
-              // Then over the lanes, 32 sums at a time, through the warp's
-              // (32, 36) table: each lane writes its 32 values down a
-              // column, and lane L adds row L in lane order, 4 at a time
-              // (the row stride of 36 keeps both conflict-free).
-              for (int64_t group = 0; group * kWarpSize < sums; ++group) {
-                int64_t base = group * kWarpSize;
+              // Then over the lanes, by the butterfly (its selects cost
+              // arithmetic, which has room; workgroup memory has not).
+              SmallVector<Num> spread = warpSumSpread(sums, laneSum, lane);
+              for (auto [group, sum] : llvm::enumerate(spread)) {
+                // A lambda cannot capture a structured binding in C++17.
+                Num total = sum;
+                int64_t r = group, base = r * kWarpSize;
                 int64_t size = std::min(kWarpSize, sums - base);
-                for (int64_t i = 0; i < size; ++i)
-                  store(laneSum(base + i), partials, {warp, Idx(i), lane});
-                warpSync();
-                ifThen(lane < Idx(size), [&] {
-                  Num total = sumRow(partials, warp, lane);
-                  Idx index = lane + Idx(base);
-                  auto toMatrix = [&] {
-                    store(total, matrix, {warp, places[group]});
-                  };
-                  auto toKernel = [&] {
-                    store(total, kcGrad, {e, index - Idx(entries)});
-                  };
+                Idx index = slots.index[r];
+                auto toMatrix = [&] {
+                  store(total, matrix, {warp, places[r]});
+                };
+                auto toKernel = [&] {
+                  store(total, kcGrad, {e, index - Idx(entries)});
+                };
+                ifThen(slots.owner[r], [&] {
                   if (base + size <= entries)
                     toMatrix();
                   else if (base >= entries)
@@ -393,7 +371,6 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
                   else
                     ifThenElse(index < Idx(entries), toMatrix, toKernel);
                 });
-                warpSync();
               }
               // The whole matrix out, then free for the next edge.
               warpSync();
@@ -426,7 +403,8 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
             }
           });
         }
-      });
+      },
+      kGradReduceBlocksPerSm);
 }
 } // namespace
 
