@@ -65,6 +65,10 @@ def ConvertSeZMToGPUKernels
       (coalesced across lanes), rotates, mixes and stores (coalesced).
     - `sezm.segment_reduce`: one thread per (node, element of a row) summing
       its segment in CSR order in a register.
+    - `sezm.rotate_mix_grad` whose channel-basis gradient is unused: one
+      warp per edge, with the per-edge sums of the fused backward below; the
+      node gradient rows stored per edge where they are used (a first
+      block's features are constants, and then they are not).
     - `sezm.rotate_mix_grad_reduce`: one block per source node, its warps
       taking turns over the node's edges, each lane owning the same
       channels of every edge (two neighbouring ones per 8-byte access where

@@ -199,194 +199,292 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io) {
 }
 
 //===----------------------------------------------------------------------===//
+// The rotate_mix backward of one edge on one warp
+//===----------------------------------------------------------------------===//
+
+/// Each lane owns the same channels of every edge (two neighbouring ones as
+/// one 8-byte access where the channels fill the warp twice). Per edge, the
+/// Wigner-D and kernel gradients are summed over the lane's channels, then
+/// over the lanes by a butterfly that leaves each sum in one lane (31
+/// shuffles per 32 sums; its selects cost arithmetic, which has room, where
+/// a transpose through workgroup memory saturated it). The Wigner-D sums go
+/// to the warp's copy of the edge's D x D matrix in workgroup memory, whose
+/// other entries stay zero, and the warp writes the whole matrix out as
+/// 16-byte stores: no memset first, and every sector written once. Each
+/// channel's node gradient rows W^T gl go to a sink.
+class WarpEdgeBackward {
+public:
+  template <typename OpTy>
+  WarpEdgeBackward(OpTy op, KernelIO &io, Value wignerGrad, Value kcGrad)
+      : layout{static_cast<int64_t>(op.getLmax())}, mixer(mixerOf(op, io)),
+        grad(io.in(op.getGrad())), wigner(io.in(op.getWigner())),
+        wignerGrad(wignerGrad), kcGrad(kcGrad) {
+    int64_t channels = channelsOf(op.getX());
+    width = channels % (2 * kWarpSize) == 0 ? 2 : 1;
+    parts = channels / (width * kWarpSize);
+    rows = layout.packedRows();
+    matrixSize = rows * rows;
+    // The kept Wigner-D entries (reduced row j, packed column d, place in
+    // the edge's matrix); their gradient sums come first among the per-edge
+    // sums, the kernel's after.
+    forEachKeptEntry(layout, [&](int64_t j, int64_t d) {
+      entryReduced.push_back(j);
+      entryColumn.push_back(d);
+      entryPlace.push_back(layout.packedRowOfReduced(j) * rows + d);
+    });
+    entries = entryReduced.size();
+    sums = entries + mixer.numKernelSums();
+  }
+
+  /// The D x D matrix per warp in workgroup memory that `begin` takes.
+  SmallVector<int64_t> matrixShape() const {
+    return {kWarpsPerBlock, matrixSize};
+  }
+  int64_t width, parts, rows;
+
+  /// The first of the lane's channels of `part` (the others follow it).
+  Idx firstChannel(Idx lane, int64_t part) const {
+    return lane * Idx(width) + Idx(part * width * kWarpSize);
+  }
+
+  /// Before the warp's first edge: zeroes its matrix, and finds which sum
+  /// the lane will hold after each spread and, for a Wigner-D entry, its
+  /// place in the matrix.
+  void begin(Value matrixBuffer, Idx warpId, Idx laneId) {
+    matrix = matrixBuffer;
+    warp = warpId;
+    lane = laneId;
+    flatGrad = flattenRows(wignerGrad);
+    for (int64_t i = 0; i * kWarpSize < matrixSize; ++i) {
+      Idx place = lane + Idx(i * kWarpSize);
+      ifThen(place < Idx(matrixSize), [&] {
+        store(Num(0.0), matrix, {warp, place});
+      });
+    }
+    warpSync();
+    slots = spreadSlots(sums, lane);
+    places.clear();
+    for (Idx index : slots.index)
+      places.push_back(lookup(index, entryPlace));
+  }
+
+  /// Edge e, with the rows packed[part][k] of its source for the lane's
+  /// channels; nodeSink(part, rows[k]) gets the node gradient rows of part.
+  void emit(Idx e, ArrayRef<std::vector<std::vector<Num>>> packed,
+            function_ref<void(int64_t, ArrayRef<std::vector<Num>>,
+                              const EdgeRotation &)>
+                nodeSink) {
+    RadialMixer::Edge edge = mixer.atEdge(e);
+    EdgeRotation rotation(layout, wigner, e);
+    int64_t rank = mixer.rank();
+    // Per channel: the gradient in the edge frame and the rotated input.
+    struct Channel {
+      std::vector<Num> g, basis, gl, xl;
+      ArrayRef<Num> packed;
+      /// basis[r] * g per rank r: the kernel gradient's terms are then
+      /// products g[o] * xl[i] alone.
+      std::vector<std::vector<Num>> weightedG;
+    };
+    std::vector<Channel> owned;
+    for (int64_t part = 0; part < parts; ++part) {
+      Idx first = firstChannel(lane, part);
+      std::vector<std::vector<Num>> g =
+          loadRowGroups(grad, e, layout.reducedRows(), first, width);
+      std::vector<std::vector<Num>> gl;
+      for (int64_t k = 0; k < width; ++k) {
+        Channel channel;
+        channel.g = g[k];
+        channel.packed = packed[part][k];
+        channel.basis = mixer.atChannel(edge, first + Idx(k));
+        channel.gl = mixer.mixTransposed(edge, channel.basis, channel.g);
+        channel.xl = rotation.toEdgeFrame(channel.packed);
+        for (int64_t r = 0; r < rank && edge.kernel; ++r) {
+          std::vector<Num> weighted;
+          for (Num row : channel.g)
+            weighted.push_back(channel.basis[r] * row);
+          channel.weightedG.push_back(std::move(weighted));
+        }
+        if (!edge.kernel)
+          mixer.storeFreeKernelGrad(channel.g, channel.xl, kcGrad, e,
+                                    first + Idx(k));
+        gl.push_back(channel.gl);
+        owned.push_back(std::move(channel));
+      }
+      nodeSink(part, gl, rotation);
+    }
+    // The per-edge sums over the lane's channels: the Wigner-D entries
+    // gl[j] * x[d], then the kernel's products (basis * g)[o] * xl[i].
+    auto laneSum = [&](int64_t k) {
+      std::optional<Num> total;
+      for (const Channel &channel : owned) {
+        Num term =
+            k < entries
+                ? channel.gl[entryReduced[k]] * channel.packed[entryColumn[k]]
+                : edge.kernel->kernelProduct(
+                      (k - entries) / rank,
+                      channel.weightedG[(k - entries) % rank], channel.xl);
+        total = total ? *total + term : term;
+      }
+      return *total;
+    };
+    SmallVector<Num> spread = warpSumSpread(sums, laneSum, lane);
+    for (auto [group, sum] : llvm::enumerate(spread)) {
+      // A lambda cannot capture a structured binding in C++17.
+      Num total = sum;
+      int64_t r = group, base = r * kWarpSize;
+      int64_t size = std::min(kWarpSize, sums - base);
+      Idx index = slots.index[r];
+      auto toMatrix = [&] { store(total, matrix, {warp, places[r]}); };
+      auto toKernel = [&] { store(total, kcGrad, {e, index - Idx(entries)}); };
+      ifThen(slots.owner[r], [&] {
+        if (base + size <= entries)
+          toMatrix();
+        else if (base >= entries)
+          toKernel();
+        else
+          ifThenElse(index < Idx(entries), toMatrix, toKernel);
+      });
+    }
+    // The whole matrix out (16-byte pieces where they tile it evenly), then
+    // free for the next edge.
+    warpSync();
+    int64_t copyWidth = matrixSize % (4 * kWarpSize) == 0 ? 4 : 1;
+    for (int64_t i = 0; i * copyWidth * kWarpSize < matrixSize; ++i) {
+      Idx place = (lane + Idx(i * kWarpSize)) * Idx(copyWidth);
+      auto copy = [&] {
+        copyVector(matrix, {warp, place}, flatGrad, {e, place}, copyWidth);
+      };
+      if ((i + 1) * kWarpSize * copyWidth <= matrixSize)
+        copy();
+      else
+        ifThen(place < Idx(matrixSize), copy);
+    }
+    warpSync();
+  }
+
+private:
+  SO2Layout layout;
+  RadialMixer mixer;
+  Value grad, wigner, wignerGrad, kcGrad;
+  int64_t matrixSize, entries, sums;
+  SmallVector<int64_t> entryReduced, entryColumn, entryPlace;
+  // Set by begin().
+  Value matrix, flatGrad;
+  Idx warp = Idx(Value()), lane = Idx(Value());
+  SpreadSlots slots;
+  SmallVector<Idx> places;
+};
+
+/// The (E, ...) kernel gradient buffer of an op's kc, result `index`.
+Value allocateKernelGrad(KernelIO &io, unsigned index, Value kc, Idx edges) {
+  SmallVector<Idx> extents{edges};
+  for (int64_t size :
+       cast<RankedTensorType>(kc.getType()).getShape().drop_front())
+    extents.push_back(Idx(size));
+  return io.allocate(index, extents);
+}
+
+//===----------------------------------------------------------------------===//
+// rotate_mix_grad: one warp per edge
+//===----------------------------------------------------------------------===//
+
+/// The per-edge backward where nothing reduces the node gradient (which is
+/// then stored per edge, if used at all: a first block's features are
+/// constants), and the channel-basis gradient is unused.
+void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io) {
+  Value x = io.in(op.getX()), src = io.in(op.getSrc());
+  Idx edges = dim(src, 0);
+  int64_t channels = channelsOf(op.getX());
+  int64_t rows = SO2Layout{static_cast<int64_t>(op.getLmax())}.packedRows();
+  Value nodeGrad = io.needed(0)
+                       ? io.allocate(0, {edges, Idx(rows), Idx(channels)})
+                       : Value();
+  WarpEdgeBackward backward(op, io,
+                            io.allocate(1, {edges, Idx(rows), Idx(rows)}),
+                            allocateKernelGrad(io, 2, op.getKc(), edges));
+  launchKernel(
+      "rotate_mix_grad", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
+      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {backward.matrixShape()},
+      [&](const LaunchIds &ids) {
+        Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+        Idx lane = ids.thread[0];
+        // Every lane of a warp has the same edge: the whole warp runs the
+        // edge or skips it, as its warp barriers need.
+        backward.begin(ids.workgroup[0], ids.thread[1], lane);
+        ifThen(e < edges, [&] {
+          Idx s = loadIndex(src, {e});
+          std::vector<std::vector<std::vector<Num>>> packed;
+          for (int64_t part = 0; part < backward.parts; ++part)
+            packed.push_back(loadRowGroups(
+                x, s, rows, backward.firstChannel(lane, part), backward.width));
+          backward.emit(e, packed,
+                        [&](int64_t part, ArrayRef<std::vector<Num>> gl,
+                            const EdgeRotation &rotation) {
+                          if (!nodeGrad)
+                            return;
+                          std::vector<std::vector<Num>> node;
+                          for (ArrayRef<Num> channel : gl)
+                            node.push_back(rotation.fromEdgeFrame(channel));
+                          storeRowGroups(node, nodeGrad, e,
+                                         backward.firstChannel(lane, part));
+                        });
+        });
+      });
+}
+
+//===----------------------------------------------------------------------===//
 // rotate_mix_grad_reduce: one block per source node
 //===----------------------------------------------------------------------===//
 
 /// The block's warps take turns over the node's segment, one edge per warp
-/// at a time, each lane owning the same channels of every edge (two
-/// neighbouring channels as one 8-byte access where the channels fill the
-/// warp twice). A lane sums its channels' node gradient in registers over
-/// the warp's edges (the warps' sums added in warp order at the end), so the
-/// per-edge node gradient never exists. Each per-edge Wigner-D and kernel
-/// gradient is summed over the lane's channels, then over the lanes by a
-/// butterfly that leaves each sum in one lane (31 shuffles per 32 sums).
-/// The Wigner-D sums go to the warp's copy of the edge's D x D matrix in
-/// workgroup memory, whose other entries stay zero, and the warp writes the
-/// whole matrix to wigner_grad as 16-byte stores: no memset first, and
-/// every sector written once.
+/// at a time (WarpEdgeBackward). A lane sums its channels' node gradient
+/// over the warp's edges in workgroup memory (in registers they would cost
+/// a third of the warps), and the warps' sums are added in warp order at
+/// the end: the per-edge node gradient never exists.
 void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
-  SO2Layout layout{static_cast<int64_t>(op.getLmax())};
-  Value grad = io.in(op.getGrad()), x = io.in(op.getX());
-  Value src = io.in(op.getSrc()), wigner = io.in(op.getWigner());
+  Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value order = io.in(op.getSrcOrder()), rowptr = io.in(op.getSrcRowptr());
-  RadialMixer mixer = mixerOf(op, io);
-  int64_t channels = channelsOf(op.getX()), rows = layout.packedRows();
-  int64_t reduced = layout.reducedRows(), matrixSize = rows * rows;
-  int64_t width = channels % (2 * kWarpSize) == 0 ? 2 : 1;
-  int64_t parts = channels / (width * kWarpSize);
+  int64_t channels = channelsOf(op.getX());
   Idx edges = dim(src, 0), nodes = dim(rowptr, 0) - 1;
-  Value xGrad = io.allocate(0, {nodes, rows, channels});
-  Value wignerGrad = io.allocate(1, {edges, rows, rows});
-  auto kcType = cast<RankedTensorType>(op.getKc().getType());
-  SmallVector<Idx> kcExtents{edges};
-  for (int64_t size : kcType.getShape().drop_front())
-    kcExtents.push_back(Idx(size));
-  Value kcGrad = io.allocate(2, kcExtents);
-  // The kept Wigner-D entries (reduced row j, packed column d, place in the
-  // edge's matrix); their gradient sums come first among the per-edge sums,
-  // the kernel's after.
-  SmallVector<int64_t> entryReduced, entryColumn, entryPlace;
-  forEachKeptEntry(layout, [&](int64_t j, int64_t d) {
-    entryReduced.push_back(j);
-    entryColumn.push_back(d);
-    entryPlace.push_back(layout.packedRowOfReduced(j) * rows + d);
-  });
-  int64_t entries = entryReduced.size();
-  int64_t sums = entries + mixer.numKernelSums(), rank = mixer.rank();
-  // The matrix is copied out in 16-byte pieces where they tile it evenly.
-  int64_t copyWidth = matrixSize % (4 * kWarpSize) == 0 ? 4 : 1;
-  int64_t copyRounds =
-      (matrixSize + copyWidth * kWarpSize - 1) / (copyWidth * kWarpSize);
-
+  int64_t rows = SO2Layout{static_cast<int64_t>(op.getLmax())}.packedRows();
+  Value xGrad = io.allocate(0, {nodes, Idx(rows), Idx(channels)});
+  WarpEdgeBackward backward(op, io,
+                            io.allocate(1, {edges, Idx(rows), Idx(rows)}),
+                            allocateKernelGrad(io, 2, op.getKc(), edges));
+  int64_t width = backward.width;
   launchKernel(
       "rotate_mix_grad_reduce", {nodes, Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)},
       {SmallVector<int64_t>{kWarpsPerBlock, rows, channels},
-       SmallVector<int64_t>{kWarpsPerBlock, matrixSize}},
+       backward.matrixShape()},
       [&](const LaunchIds &ids) {
         Idx n = ids.block[0], warp = ids.thread[1], lane = ids.thread[0];
-        Value shares = ids.workgroup[0], matrix = ids.workgroup[1];
-        Value flatGrad = flattenRows(wignerGrad);
-        // The places of the matrix that no kept entry writes stay zero.
-        for (int64_t i = 0; i * kWarpSize < matrixSize; ++i) {
-          Idx place = lane + Idx(i * kWarpSize);
-          ifThen(place < Idx(matrixSize), [&] {
-            store(Num(0.0), matrix, {warp, place});
-          });
-        }
-        warpSync();
-        // Lane's channels: first + k for k < width, per part.
-        auto firstChannel = [&](int64_t part) {
-          return lane * Idx(width) + Idx(part * width * kWarpSize);
-        };
+        Value shares = ids.workgroup[0];
+        backward.begin(ids.workgroup[1], warp, lane);
         // Every edge of the segment leaves node n (the CSR contract, which
-        // the runtime checks on host inputs): its rows load once. The warp's
-        // node gradient sums live in workgroup memory, each lane's own
-        // channels: in registers they would take a third of the warps.
+        // the runtime checks on host inputs): its rows load once.
         std::vector<std::vector<std::vector<Num>>> packed;
-        for (int64_t part = 0; part < parts; ++part) {
-          Idx first = firstChannel(part);
+        for (int64_t part = 0; part < backward.parts; ++part) {
+          Idx first = backward.firstChannel(lane, part);
           packed.push_back(loadRowGroups(x, n, rows, first, width));
           storeRowGroups(std::vector<std::vector<Num>>(
                              width, std::vector<Num>(rows, Num(0.0))),
                          shares, warp, first);
         }
-        // Which sum each lane holds after the spread, and for the Wigner-D
-        // entries, its place in the matrix.
-        SpreadSlots slots = spreadSlots(sums, lane);
-        SmallVector<Idx> places;
-        for (Idx index : slots.index)
-          places.push_back(lookup(index, entryPlace));
-        forRangeStep(
-            loadIndex(rowptr, {n}) + warp, loadIndex(rowptr, {n + 1}),
-            Idx(kWarpsPerBlock), [&](Idx t) {
-              Idx e = loadIndex(order, {t});
-              RadialMixer::Edge edge = mixer.atEdge(e);
-              EdgeRotation rotation(layout, wigner, e);
-              // Per channel: the gradient in the edge frame, the rotated
-              // input, and the node gradient's terms added on.
-              struct Channel {
-                std::vector<Num> g, basis, gl, xl;
-                ArrayRef<Num> packed;
-                /// basis[r] * g per rank r: the kernel gradient's terms are
-                /// then products g[o] * xl[i] alone.
-                std::vector<std::vector<Num>> weightedG;
-              };
-              std::vector<Channel> owned;
-              for (int64_t part = 0; part < parts; ++part) {
-                Idx first = firstChannel(part);
-                std::vector<std::vector<Num>> g =
-                    loadRowGroups(grad, e, reduced, first, width);
-                std::vector<std::vector<Num>> node =
-                    loadRowGroups(shares, warp, rows, first, width);
-                for (int64_t k = 0; k < width; ++k) {
-                  Channel channel;
-                  channel.g = g[k];
-                  channel.packed = packed[part][k];
-                  channel.basis = mixer.atChannel(edge, first + Idx(k));
-                  channel.gl =
-                      mixer.mixTransposed(edge, channel.basis, channel.g);
-                  channel.xl = rotation.toEdgeFrame(channel.packed);
-                  rotation.addFromEdgeFrame(channel.gl, node[k]);
-                  for (int64_t r = 0; r < rank && edge.kernel; ++r) {
-                    std::vector<Num> weighted;
-                    for (Num row : channel.g)
-                      weighted.push_back(channel.basis[r] * row);
-                    channel.weightedG.push_back(std::move(weighted));
-                  }
-                  if (!edge.kernel)
-                    mixer.storeFreeKernelGrad(channel.g, channel.xl, kcGrad, e,
-                                              first + Idx(k));
-                  owned.push_back(std::move(channel));
-                }
-                storeRowGroups(node, shares, warp, first);
-              }
-              // The per-edge sums over the lane's channels: the Wigner-D
-              // entries gl[j] * x[d], then the kernel's products
-              // (basis * g)[o] * xl[i].
-              auto laneSum = [&](int64_t k) {
-                std::optional<Num> total;
-                for (const Channel &channel : owned) {
-                  Num term = k < entries
-                                 ? channel.gl[entryReduced[k]] *
-                                       channel.packed[entryColumn[k]]
-                                 : edge.kernel->kernelProduct(
-                                       (k - entries) / rank,
-                                       channel.weightedG[(k - entries) % rank],
-                                       channel.xl);
-                  total = total ? *total + term : term;
-                }
-                return *total;
-              };
-              // Then over the lanes, by the butterfly (its selects cost
-              // arithmetic, which has room; workgroup memory has not).
-              SmallVector<Num> spread = warpSumSpread(sums, laneSum, lane);
-              for (auto [group, sum] : llvm::enumerate(spread)) {
-                // A lambda cannot capture a structured binding in C++17.
-                Num total = sum;
-                int64_t r = group, base = r * kWarpSize;
-                int64_t size = std::min(kWarpSize, sums - base);
-                Idx index = slots.index[r];
-                auto toMatrix = [&] {
-                  store(total, matrix, {warp, places[r]});
-                };
-                auto toKernel = [&] {
-                  store(total, kcGrad, {e, index - Idx(entries)});
-                };
-                ifThen(slots.owner[r], [&] {
-                  if (base + size <= entries)
-                    toMatrix();
-                  else if (base >= entries)
-                    toKernel();
-                  else
-                    ifThenElse(index < Idx(entries), toMatrix, toKernel);
-                });
-              }
-              // The whole matrix out, then free for the next edge.
-              warpSync();
-              for (int64_t i = 0; i < copyRounds; ++i) {
-                Idx place = (lane + Idx(i * kWarpSize)) * Idx(copyWidth);
-                auto copy = [&] {
-                  copyVector(matrix, {warp, place}, flatGrad, {e, place},
-                             copyWidth);
-                };
-                if ((i + 1) * kWarpSize * copyWidth <= matrixSize)
-                  copy();
-                else
-                  ifThen(place < Idx(matrixSize), copy);
-              }
-              warpSync();
-            });
+        forRangeStep(loadIndex(rowptr, {n}) + warp, loadIndex(rowptr, {n + 1}),
+                     Idx(kWarpsPerBlock), [&](Idx t) {
+                       backward.emit(
+                           loadIndex(order, {t}), packed,
+                           [&](int64_t part, ArrayRef<std::vector<Num>> gl,
+                               const EdgeRotation &rotation) {
+                             Idx first = backward.firstChannel(lane, part);
+                             std::vector<std::vector<Num>> node = loadRowGroups(
+                                 shares, warp, rows, first, width);
+                             for (auto [channel, sums] : llvm::zip(gl, node))
+                               rotation.addFromEdgeFrame(channel, sums);
+                             storeRowGroups(node, shares, warp, first);
+                           });
+                     });
         barrier();
         // Thread (lane, warp) adds the warps' sums of channels warp*32 +
         // lane, ... in warp order.
@@ -552,12 +650,19 @@ template <typename OpTy> struct LowerToGpuKernel : OpRewritePattern<OpTy> {
         return rewriter.notifyMatchFailure(
             op, "channels are not a multiple of the warp size: the loop "
                 "kernel runs instead");
+    if constexpr (std::is_same_v<OpTy, RotateMixGradOp>)
+      if (op.getCbGrad() && !op.getCbGrad().use_empty())
+        return rewriter.notifyMatchFailure(
+            op, "the channel-basis gradient is used: the loop kernel runs "
+                "instead");
     return lowerWithKernel(op, rewriter, [&](KernelIO &io) {
       EmitScope::current().contract = true;
       if constexpr (std::is_same_v<OpTy, RotateMixOp>)
         emitRotateMix(op, io);
       else if constexpr (std::is_same_v<OpTy, SegmentReduceOp>)
         emitSegmentReduce(op, io);
+      else if constexpr (std::is_same_v<OpTy, RotateMixGradOp>)
+        emitRotateMixGrad(op, io);
       else
         emitRotateMixGradReduce(op, io);
     });
@@ -570,6 +675,7 @@ struct ConvertSeZMToGPUKernelsPass
     RewritePatternSet patterns(&getContext());
     patterns
         .add<LowerToGpuKernel<RotateMixOp>, LowerToGpuKernel<SegmentReduceOp>,
+             LowerToGpuKernel<RotateMixGradOp>,
              LowerToGpuKernel<RotateMixGradReduceOp>, LowerFullSum,
              LowerLongMatmul>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
