@@ -51,7 +51,8 @@ private:
   Idx focus;
 };
 
-/// A flat parallel index over (edge, stream, k < perStream).
+/// A flat parallel index over (edge, stream, k < perStream). (Plain
+/// variables, not structured bindings, take it apart: lambdas capture them.)
 struct EdgeStreamIndex {
   Idx e, f, k;
 };
@@ -98,7 +99,8 @@ void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
   int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
   parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
-    auto [e, f, o] = splitEdgeStream(flat, focus, m0);
+    EdgeStreamIndex at = splitEdgeStream(flat, focus, m0);
+    Idx e = at.e, f = at.f, o = at.k;
     Stream s(layout, width, f);
     Num z = sumRange(0, m0, [&](Idx i) {
       return s.load(u, e, Stream::MZero, i) * load(w0, {f, i, o});
@@ -106,7 +108,8 @@ void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
     s.store(z, out, e, Stream::MZero, o);
   });
   parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
-    auto [e, f, o] = splitEdgeStream(flat, focus, m1);
+    EdgeStreamIndex at = splitEdgeStream(flat, focus, m1);
+    Idx e = at.e, f = at.f, o = at.k;
     Stream s(layout, width, f);
     SmallVector<Num> z = sumRange(0, m1, {Num(0.0), Num(0.0)}, [&](Idx i) {
       Num neg = s.load(u, e, Stream::MNeg, i);
@@ -131,7 +134,8 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
   Value w0t = transposedWeights(io, w0), wut = transposedWeights(io, wu);
   Value wvt = transposedWeights(io, wv);
   parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
-    auto [e, f, i] = splitEdgeStream(flat, focus, m0);
+    EdgeStreamIndex at = splitEdgeStream(flat, focus, m0);
+    Idx e = at.e, f = at.f, i = at.k;
     Stream s(layout, width, f);
     Num sum = sumRange(0, m0, [&](Idx o) {
       return s.load(g, e, Stream::MZero, o) * load(w0t, {f, o, i});
@@ -139,7 +143,8 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
     s.store(sum, uGrad, e, Stream::MZero, i);
   });
   parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
-    auto [e, f, i] = splitEdgeStream(flat, focus, m1);
+    EdgeStreamIndex at = splitEdgeStream(flat, focus, m1);
+    Idx e = at.e, f = at.f, i = at.k;
     Stream s(layout, width, f);
     SmallVector<Num> sums = sumRange(0, m1, {Num(0.0), Num(0.0)}, [&](Idx o) {
       Num gNeg = s.load(g, e, Stream::MNeg, o);
@@ -206,7 +211,8 @@ void sezm::emitKernel(GateOp op, KernelIO &io) {
   Value out =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
   parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
-    auto [e, f, cf] = splitEdgeStream(flat, focus, width);
+    EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
+    Idx e = at.e, f = at.f, cf = at.k;
     Stream s(layout, width, f);
     Idx c = s.channelOf(cf);
     Num zs = load(z, {e, 0, c});
@@ -232,7 +238,8 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
   Value logitGrad =
       io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
   parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
-    auto [e, f, cf] = splitEdgeStream(flat, focus, width);
+    EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
+    Idx e = at.e, f = at.f, cf = at.k;
     Stream s(layout, width, f);
     Idx c = s.channelOf(cf);
     for (int64_t l = 1; l <= layout.lmax; ++l) {
@@ -251,7 +258,8 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
   // The l = 0 row needs every gate's d logit of its edge and stream.
   Value gwt = transposedWeights(io, gw);
   parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
-    auto [e, f, i] = splitEdgeStream(flat, focus, width);
+    EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
+    Idx e = at.e, f = at.f, i = at.k;
     Stream s(layout, width, f);
     Idx c = s.channelOf(i);
     Num zs = load(z, {e, 0, c});
