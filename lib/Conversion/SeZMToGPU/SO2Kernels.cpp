@@ -45,9 +45,8 @@ constexpr int64_t kWarpsPerBlock = 4;
 /// Blocks per multiprocessor asked of the register allocator. rotate_mix is
 /// bound by the latency of its loads, so warps are worth more than
 /// registers: 12 blocks cap it at 40 registers (it takes 48 otherwise)
-/// without spilling. The fused backward takes up to 168 (3 blocks): capped
-/// at 128 for 4 blocks it spills, and workgroup memory, which the spills go
-/// through, is what bounds it.
+/// without spilling. The fused backward takes up to 168 (3 blocks); capped
+/// at 128 for 4 blocks it spills, and measured no faster.
 constexpr int64_t kRotateMixBlocksPerSm = 12;
 constexpr int64_t kGradReduceBlocksPerSm = 3;
 
@@ -55,7 +54,7 @@ int64_t channelsOf(Value tensor) {
   return cast<RankedTensorType>(tensor.getType()).getDimSize(2);
 }
 
-/// The warp schedules give each lane the channels lane, lane + 32, ...
+/// The warp schedules give every lane the same number of channels.
 bool channelsFillWarps(Value x) { return channelsOf(x) % kWarpSize == 0; }
 
 template <typename OpTy> RadialMixer mixerOf(OpTy op, KernelIO &io) {
