@@ -8,6 +8,8 @@
 
 #include "sezm_runtime.h"
 
+#include "SeZM/Support/RuntimeTensors.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -85,5 +87,25 @@ TEST(RuntimeApi, DescribeKeepsShapeAndRefusesRankOverEight) {
   sezm_tensor tooDeep = sezm_tensor_describe(SEZM_F32, 9, shape, data, 0);
   EXPECT_EQ(sezm_tensor_to_device(&tooDeep, &device), 1);
   EXPECT_NE(lastError().find("rank 0-8"), std::string::npos) << lastError();
+}
+
+TEST(RuntimeApi, HostTensorsCrossTheApiUnchanged) {
+  using sezmrt::ElementType;
+  for (ElementType type : {ElementType::F32, ElementType::F64, ElementType::I32,
+                           ElementType::I64}) {
+    EXPECT_EQ(sezmrt::elementTypeOf(sezmrt::runtimeDtype(type)), type);
+    sezmrt::HostTensor host(type, {2, 3});
+    for (size_t i = 0; i < host.bytes.size(); ++i)
+      host.bytes[i] = static_cast<unsigned char>(i * 7 + 1);
+    sezm_tensor view = sezmrt::describeHost(host);
+    EXPECT_EQ(view.data, host.bytes.data());
+    EXPECT_EQ(view.on_device, 0);
+    sezmrt::HostTensor copy = sezmrt::copyToHostTensor(view);
+    EXPECT_EQ(copy.type, type);
+    EXPECT_EQ(copy.shape, host.shape);
+    EXPECT_EQ(copy.bytes, host.bytes);
+  }
+  EXPECT_EQ(sezmrt::runtimeDtype(ElementType::I64), SEZM_I64);
+  EXPECT_EQ(sezmrt::runtimeDtype(ElementType::F64), SEZM_F64);
 }
 } // namespace

@@ -6,6 +6,7 @@
 #include "RuntimeState.h"
 #include "SeZM/Support/Artifact.h"
 #include "SeZM/Support/MemRefABI.h"
+#include "SeZM/Support/RuntimeTensors.h"
 #include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Signature.h"
 
@@ -61,32 +62,6 @@ const EntrySignature *findEntry(const sezm_model *model, const char *entry) {
   return nullptr;
 }
 
-ElementType toElementType(sezm_dtype dtype) {
-  switch (dtype) {
-  case SEZM_F64:
-    return ElementType::F64;
-  case SEZM_I32:
-    return ElementType::I32;
-  case SEZM_I64:
-    return ElementType::I64;
-  default:
-    return ElementType::F32;
-  }
-}
-
-sezm_dtype toDtype(ElementType type) {
-  switch (type) {
-  case ElementType::F64:
-    return SEZM_F64;
-  case ElementType::I32:
-    return SEZM_I32;
-  case ElementType::I64:
-    return SEZM_I64;
-  default:
-    return SEZM_F32;
-  }
-}
-
 /// Makes this library's symbols (the mgpu* ABI) visible to the artifacts it
 /// loads, even when it was itself loaded with RTLD_LOCAL.
 void exportRuntimeSymbols() {
@@ -110,7 +85,7 @@ sezm_tensor deviceArray(sezm_dtype dtype, std::initializer_list<int64_t> shape,
 
 /// The bytes of a tensor's elements (its rank checked by the caller).
 size_t byteCount(const sezm_tensor &t) {
-  size_t bytes = elementSize(toElementType(t.dtype));
+  size_t bytes = elementSize(elementTypeOf(t.dtype));
   for (int axis = 0; axis < t.rank; ++axis)
     bytes *= t.shape[axis];
   return bytes;
@@ -372,9 +347,7 @@ int sezm_model_run(sezm_model *model, const char *entry,
           model->carriedOnDevice.try_emplace(port.name, sezm_tensor{});
       if (fresh) {
         const HostTensor &host = weight->second;
-        sezm_tensor view = sezm_tensor_describe(
-            toDtype(host.type), static_cast<int>(host.shape.size()),
-            host.shape.data(), host.bytes.data(), 0);
+        sezm_tensor view = describeHost(host);
         if (sezm_tensor_to_device(&view, &cached->second)) {
           model->carriedOnDevice.erase(cached);
           return failWith("the carried input '" + port.name +
@@ -400,7 +373,7 @@ int sezm_model_run(sezm_model *model, const char *entry,
                           std::to_string(in.rank),
                       1);
     HostTensor view;
-    view.type = toElementType(in.dtype);
+    view.type = elementTypeOf(in.dtype);
     view.shape.assign(in.shape, in.shape + in.rank);
     bool index = view.type == ElementType::I32 || view.type == ElementType::I64;
     if (index && in.on_device) {
@@ -453,7 +426,7 @@ int sezm_model_run(sezm_model *model, const char *entry,
   for (size_t i = 0; i < results.size(); ++i) {
     const MemRefDescriptor &r = results[i];
     sezm_tensor &out = outputs[i];
-    out.dtype = toDtype(signature->results[i].type);
+    out.dtype = runtimeDtype(signature->results[i].type);
     out.rank = static_cast<int>(r.sizes.size());
     for (int a = 0; a < out.rank; ++a)
       out.shape[a] = r.sizes[a];

@@ -13,6 +13,7 @@
 #include "sezm_runtime.h"
 
 #include "SeZM/Support/Npy.h"
+#include "SeZM/Support/RuntimeTensors.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,25 +47,6 @@ const char *usage =
     "  --bench N        run N more times, print the median and min time\n"
     "                   (of each kernel too, with --profile)\n"
     "  --profile        time each kernel launch (CUDA events)\n";
-
-sezm_tensor toTensor(const HostTensor &t) {
-  sezm_dtype dtype = t.type == ElementType::F64   ? SEZM_F64
-                     : t.type == ElementType::I32 ? SEZM_I32
-                     : t.type == ElementType::I64 ? SEZM_I64
-                                                  : SEZM_F32;
-  return sezm_tensor_describe(dtype, static_cast<int>(t.shape.size()),
-                              t.shape.data(), t.bytes.data(), 0);
-}
-
-HostTensor fromTensor(const sezm_tensor &t) {
-  ElementType type = t.dtype == SEZM_F64   ? ElementType::F64
-                     : t.dtype == SEZM_I32 ? ElementType::I32
-                     : t.dtype == SEZM_I64 ? ElementType::I64
-                                           : ElementType::F32;
-  HostTensor out(type, std::vector<int64_t>(t.shape, t.shape + t.rank));
-  std::memcpy(out.bytes.data(), t.data, out.bytes.size());
-  return out;
-}
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -163,7 +145,7 @@ int main(int argc, char **argv) {
     std::string error;
     if (!readNpy(it->second, hostInputs[i], error))
       return fail("input '" + name + "': " + error);
-    inputs.push_back(toTensor(hostInputs[i]));
+    inputs.push_back(describeHost(hostInputs[i]));
     bound.erase(it);
   }
   if (!bound.empty())
@@ -182,7 +164,7 @@ int main(int argc, char **argv) {
   int failures = 0;
   for (int i = 0; i < outputCount; ++i) {
     std::string name = sezm_model_output_name(model, entry.c_str(), i);
-    HostTensor out = fromTensor(outputs[i]);
+    HostTensor out = copyToHostTensor(outputs[i]);
     std::printf("  %s: %s\n", name.c_str(), out.describe().c_str());
     std::string error;
     if (!outputDir.empty()) {

@@ -13,6 +13,7 @@
 #include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Artifact.h"
 #include "SeZM/Support/Npy.h"
+#include "SeZM/Support/RuntimeTensors.h"
 #include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Structure.h"
 #include "SeZM/Transforms/Passes.h"
@@ -252,9 +253,7 @@ static std::vector<sezm_tensor>
 hostViews(const std::vector<sezmrt::HostTensor> &inputs) {
   std::vector<sezm_tensor> in;
   for (const sezmrt::HostTensor &t : inputs)
-    in.push_back(sezm_tensor_describe(static_cast<sezm_dtype>(t.type),
-                                      static_cast<int>(t.shape.size()),
-                                      t.shape.data(), t.bytes.data(), 0));
+    in.push_back(sezmrt::describeHost(t));
   return in;
 }
 
@@ -338,13 +337,8 @@ runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
   if (run())
     return llvm::createStringError(sezm_last_error());
   std::vector<sezmrt::HostTensor> outputs;
-  for (size_t i = 0; i < out.size(); ++i) {
-    sezmrt::HostTensor t(
-        signature.results[i].type,
-        std::vector<int64_t>(out[i].shape, out[i].shape + out[i].rank));
-    std::memcpy(t.bytes.data(), out[i].data, t.bytes.size());
-    outputs.push_back(std::move(t));
-  }
+  for (const sezm_tensor &t : out)
+    outputs.push_back(sezmrt::copyToHostTensor(t));
   if (bench > 0) {
     sezm_set_profiling(1);
     std::map<std::string, std::vector<double>> perKernel;
