@@ -233,6 +233,15 @@ Value kernel::allocateEdgeRows(KernelIO &io, unsigned index, Idx edges,
       rows);
 }
 
+Value kernel::allocateKernelGrad(KernelIO &io, unsigned index, Value kc,
+                                 Idx edges) {
+  SmallVector<Idx> extents{edges};
+  for (int64_t size :
+       cast<RankedTensorType>(kc.getType()).getShape().drop_front())
+    extents.push_back(Idx(size));
+  return io.allocate(index, extents);
+}
+
 /// buffer[e, :, c] as a 1-D strided view.
 static Value rowView(Value buffer, Idx e, int64_t count, Idx c) {
   return rowWindowView(buffer, e, count, c, 1, {count});

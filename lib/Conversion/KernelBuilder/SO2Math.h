@@ -126,6 +126,10 @@ Value focusMajorRows(Value buffer, int64_t rows);
 Value allocateEdgeRows(KernelIO &io, unsigned index, Idx edges, int64_t rows,
                        int64_t channels, std::optional<int64_t> focusMajor);
 
+/// Allocates result `index` of `io`'s op as the (E, ...) gradient of a
+/// per-edge kernel `kc` (its trailing extents are static).
+Value allocateKernelGrad(KernelIO &io, unsigned index, Value kc, Idx edges);
+
 /// Loads buffer[e, r, c] for r = 0..count-1.
 std::vector<Num> loadRows(Value buffer, Idx e, int64_t count, Idx c);
 /// Stores rows[r] to buffer[e, r, c].

@@ -105,28 +105,10 @@ void emitRotateMix(RotateMixOp op, KernelIO &io) {
   int64_t streams = static_cast<int64_t>(op.getFocusMajor().value_or(1));
   int64_t width =
       channels % (2 * kWarpSize) == 0 && (channels / streams) % 2 == 0 ? 2 : 1;
-  int64_t parts = channels / (width * kWarpSize);
+  int64_t step = width * kWarpSize;
   Idx edges = dim(src, 0);
   Value out = allocateEdgeRows(io, 0, edges, layout.reducedRows(), channels,
                                op.getFocusMajor());
-  auto firstChannel = [&](Idx lane, int64_t part) {
-    return lane * Idx(width) + Idx(part * width * kWarpSize);
-  };
-  // Edge e from the rows packed[part][k] of its source, per lane.
-  auto emitEdge =
-      [&](Idx e, Idx lane,
-          function_ref<std::vector<std::vector<Num>>(int64_t)> packed) {
-        EdgeRotation rotation(layout, wigner, e);
-        RadialMixer::Edge edge = mixer.atEdge(e);
-        for (int64_t part = 0; part < parts; ++part) {
-          Idx first = firstChannel(lane, part);
-          std::vector<std::vector<Num>> result = packed(part);
-          for (int64_t k = 0; k < width; ++k)
-            result[k] = mixer.mix(edge, mixer.atChannel(edge, first + Idx(k)),
-                                  rotation.toEdgeFrame(result[k]));
-          storeRowGroups(result, out, e, first);
-        }
-      };
   launchKernel(
       "rotate_mix", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
@@ -135,9 +117,17 @@ void emitRotateMix(RotateMixOp op, KernelIO &io) {
         Idx lane = ids.thread[0];
         ifThen(e < edges, [&] {
           Idx s = loadIndex(src, {e});
-          emitEdge(e, lane, [&](int64_t part) {
-            return loadRowGroups(x, s, rows, firstChannel(lane, part), width);
-          });
+          EdgeRotation rotation(layout, wigner, e);
+          RadialMixer::Edge edge = mixer.atEdge(e);
+          for (int64_t part = 0; part < channels / step; ++part) {
+            Idx first = lane * Idx(width) + Idx(part * step);
+            std::vector<std::vector<Num>> result =
+                loadRowGroups(x, s, rows, first, width);
+            for (int64_t k = 0; k < width; ++k)
+              result[k] = mixer.mix(edge, mixer.atChannel(edge, first + Idx(k)),
+                                    rotation.toEdgeFrame(result[k]));
+            storeRowGroups(result, out, e, first);
+          }
         });
       },
       kRotateMixBlocksPerSm);
@@ -373,15 +363,6 @@ private:
   SpreadSlots slots;
   SmallVector<Idx> places;
 };
-
-/// The (E, ...) kernel gradient buffer of an op's kc, result `index`.
-Value allocateKernelGrad(KernelIO &io, unsigned index, Value kc, Idx edges) {
-  SmallVector<Idx> extents{edges};
-  for (int64_t size :
-       cast<RankedTensorType>(kc.getType()).getShape().drop_front())
-    extents.push_back(Idx(size));
-  return io.allocate(index, extents);
-}
 
 //===----------------------------------------------------------------------===//
 // rotate_mix_grad: one warp per edge

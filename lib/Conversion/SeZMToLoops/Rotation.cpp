@@ -223,13 +223,6 @@ void emitRotateMixBackward(
   });
 }
 
-Value allocateKernelGrad(KernelIO &io, unsigned index, Value kc, Idx edges) {
-  auto type = cast<RankedTensorType>(kc.getType());
-  SmallVector<Idx> extents{edges};
-  for (int64_t size : type.getShape().drop_front())
-    extents.push_back(Idx(size));
-  return io.allocate(index, extents);
-}
 } // namespace
 
 void sezm::emitKernel(RotateMixGradOp op, KernelIO &io) {
