@@ -32,13 +32,13 @@ module attributes {gpu.container_module} {
 }
 
 // PTX: .entry rotate_mix(
-// PTX: .minnctapersm 12
+// PTX: .minnctapersm 8
 // PTX: .entry rotate_mix(
-// PTX: .minnctapersm 12
+// PTX: .minnctapersm 8
 // PTX: .entry rotate_mix_grad_reduce(
 // PTX: .minnctapersm 3
 
 // REGS: 0 bytes spill stores, 0 bytes spill loads
-// REGS-NEXT: Used 40 registers
+// REGS-NEXT: Used 56 registers
 // REGS: 0 bytes spill stores, 0 bytes spill loads
-// REGS-NEXT: Used 40 registers
+// REGS-NEXT: Used 56 registers

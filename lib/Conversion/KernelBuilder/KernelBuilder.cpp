@@ -530,6 +530,44 @@ SmallVector<Num> kernel::warpSumSpread(int64_t count,
   return sums;
 }
 
+Num kernel::shuffleFrom(Num value, int64_t from) {
+  Type i32 = b().getI32Type();
+  Value width =
+      arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, kWarpSize));
+  Value source =
+      arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, from));
+  return Num(gpu::ShuffleOp::create(b(), loc(), value, source, width,
+                                    gpu::ShuffleMode::IDX)
+                 .getShuffleResult());
+}
+
+SmallVector<Num> kernel::warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
+                                        llvm::function_ref<Num(Idx)> loadAt) {
+  int64_t count = places.size();
+  SmallVector<Num> rounds;
+  for (int64_t first = 0; first < count; first += kWarpSize) {
+    // Lanes past the table's end take its first place (lookup's default).
+    ArrayRef<int64_t> table =
+        places.slice(first, std::min<int64_t>(kWarpSize, count - first));
+    bool consecutive = llvm::all_of(llvm::seq<size_t>(0, table.size()),
+                                    [&](size_t k) {
+                                      return table[k] ==
+                                             table.front() +
+                                                 static_cast<int64_t>(k);
+                                    });
+    Idx place = consecutive
+                    ? Idx(arith::SelectOp::create(
+                          b(), loc(), lane < Idx(static_cast<int64_t>(table.size())),
+                          lane + Idx(table.front()), Idx(table.front())))
+                    : lookup(lane, table);
+    rounds.push_back(loadAt(place));
+  }
+  SmallVector<Num> values;
+  for (int64_t k = 0; k < count; ++k)
+    values.push_back(shuffleFrom(rounds[k / kWarpSize], k % kWarpSize));
+  return values;
+}
+
 Idx kernel::lookup(Idx i, ArrayRef<int64_t> table) {
   Idx result(table.front());
   for (auto [k, entry] : llvm::enumerate(table.drop_front())) {

@@ -352,6 +352,18 @@ warpSumSpread(int64_t count, llvm::function_ref<Num(int64_t)> value, Idx lane);
 /// constants outside loops).
 Idx lookup(Idx i, ArrayRef<int64_t> table);
 
+/// `value` as lane `from` of the warp holds it, in every lane.
+Num shuffleFrom(Num value, int64_t from);
+
+/// Values that every lane of a warp needs (an edge's Wigner-D entries, say),
+/// value k read by `loadAt(places[k])`, loaded together: lane L loads value
+/// L + 32 r for each round r and shuffles hand them round. One load per lane
+/// per 32 values instead of one broadcast load each: the warp has a few
+/// requests in flight instead of one per value. Lanes past the end load
+/// their round's first value again. All lanes of the warp must take part.
+SmallVector<Num> warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
+                                llvm::function_ref<Num(Idx)> loadAt);
+
 /// Allocates a scratch float buffer with the given extents (sizes of dynamic
 /// dimensions are read from `extents`).
 Value allocateScratch(ArrayRef<int64_t> shape, ArrayRef<Idx> extents);

@@ -29,16 +29,30 @@ static Num sum(ArrayRef<Num> terms) {
   return total;
 }
 
-EdgeRotation::EdgeRotation(SO2Layout layout, Value wigner, Idx e)
+EdgeRotation::EdgeRotation(SO2Layout layout, Value wigner, Idx e,
+                           std::optional<Idx> lane)
     : layout(layout) {
   Value matrix = edgeView(wigner, e);
+  int64_t width = layout.packedRows();
+  // Each kept entry by its place row * D + column in the edge's matrix.
+  SmallVector<int64_t> places;
+  forEachEntry([&](int64_t j, int64_t d) {
+    places.push_back(layout.packedRowOfReduced(j) * width + d);
+  });
+  auto loadAt = [&](Idx place) {
+    return load(matrix, {place / Idx(width), place % Idx(width)});
+  };
+  SmallVector<Num> loaded;
+  if (lane)
+    loaded = warpSharedLoad(places, *lane, loadAt);
+  else
+    for (int64_t place : places)
+      loaded.push_back(loadAt(Idx(place)));
+  const Num *next = loaded.begin();
   for (int64_t j = 0; j < layout.reducedRows(); ++j) {
     int64_t l = layout.degreeOfReduced(j);
-    Idx row(layout.packedRowOfReduced(j));
-    std::vector<Num> block;
-    for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d)
-      block.push_back(load(matrix, {row, Idx(d)}));
-    entries.push_back(std::move(block));
+    entries.emplace_back(next, next + 2 * l + 1);
+    next += 2 * l + 1;
   }
 }
 
@@ -112,10 +126,18 @@ int64_t EdgeRotation::numEntries() const {
 }
 
 DegreeKernel::DegreeKernel(SO2Layout layout, int64_t rank, Value kc, Value cb,
-                           Idx e)
+                           Idx e, std::optional<Idx> lane)
     : layout(layout), rankValue(rank), cb(cb) {
-  for (int64_t k = 0; k < layout.compactKernelSize() * rank; ++k)
-    coefficients.push_back(load(kc, {e, Idx(k)}));
+  int64_t count = layout.compactKernelSize() * rank;
+  if (!lane) {
+    for (int64_t k = 0; k < count; ++k)
+      coefficients.push_back(load(kc, {e, Idx(k)}));
+    return;
+  }
+  SmallVector<int64_t> places = llvm::to_vector(llvm::seq<int64_t>(0, count));
+  for (Num coefficient :
+       warpSharedLoad(places, *lane, [&](Idx k) { return load(kc, {e, k}); }))
+    coefficients.push_back(coefficient);
 }
 
 std::vector<Num> DegreeKernel::basis(Idx c) const {

@@ -33,8 +33,10 @@ void forEachKeptEntry(SO2Layout layout,
 /// The kept entries wigner[e, coeff[j], d] of one edge, d over block deg(j).
 class EdgeRotation {
 public:
-  /// Loads the kept entries of edge `e` from a (E, D, D) buffer.
-  EdgeRotation(SO2Layout layout, Value wigner, Idx e);
+  /// Loads the kept entries of edge `e` from a (E, D, D) buffer; with a
+  /// `lane`, the warp's lanes load them together (warpSharedLoad).
+  EdgeRotation(SO2Layout layout, Value wigner, Idx e,
+               std::optional<Idx> lane = std::nullopt);
 
   /// xl[j] = sum_{d in block deg(j)} W[coeff[j], d] * x[d] (one channel).
   std::vector<Num> toEdgeFrame(ArrayRef<Num> packed) const;
@@ -69,8 +71,10 @@ private:
 /// kc[e, k*rank + r], combined with the channel basis per channel.
 class DegreeKernel {
 public:
-  /// Loads kc[e, :] from a (E, KSZ*rank) buffer (rank >= 1).
-  DegreeKernel(SO2Layout layout, int64_t rank, Value kc, Value cb, Idx e);
+  /// Loads kc[e, :] from a (E, KSZ*rank) buffer (rank >= 1); with a `lane`,
+  /// the warp's lanes load it together (warpSharedLoad).
+  DegreeKernel(SO2Layout layout, int64_t rank, Value kc, Value cb, Idx e,
+               std::optional<Idx> lane = std::nullopt);
 
   /// cb[r, c] for each rank r: channel c's share of the kernel.
   std::vector<Num> basis(Idx c) const;
@@ -150,15 +154,16 @@ public:
   RadialMixer(SO2Layout layout, int64_t rank, Value kc, Value cb)
       : layout(layout), rankValue(rank), kc(kc), cb(cb) {}
 
-  /// Per-edge state: the loaded degree kernel for rank >= 1.
+  /// Per-edge state: the loaded degree kernel for rank >= 1 (loaded by the
+  /// warp's lanes together when `lane` is given).
   struct Edge {
     Idx e;
     std::optional<DegreeKernel> kernel;
   };
-  Edge atEdge(Idx e) const {
+  Edge atEdge(Idx e, std::optional<Idx> lane = std::nullopt) const {
     Edge edge{e, std::nullopt};
     if (rankValue > 0)
-      edge.kernel.emplace(layout, rankValue, kc, cb, e);
+      edge.kernel.emplace(layout, rankValue, kc, cb, e, lane);
     return edge;
   }
 

@@ -44,10 +44,9 @@ constexpr int64_t kBlockThreads = 128;
 constexpr int64_t kWarpsPerBlock = 4;
 /// Blocks per multiprocessor asked of the register allocator. rotate_mix is
 /// bound by the latency of its loads, so warps are worth more than
-/// registers: 12 blocks cap it at 40 registers (it takes 48 otherwise)
-/// without spilling. The fused backward takes up to 168 (3 blocks); capped
+/// registers, but not a spill: 8 blocks cap it at 64 registers. The fused backward takes up to 168 (3 blocks); capped
 /// at 128 for 4 blocks it spills, and measured no faster.
-constexpr int64_t kRotateMixBlocksPerSm = 12;
+constexpr int64_t kRotateMixBlocksPerSm = 8;
 constexpr int64_t kGradReduceBlocksPerSm = 3;
 
 int64_t channelsOf(Value tensor) {
@@ -89,10 +88,10 @@ void copyVector(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
 // rotate_mix: one warp per edge
 //===----------------------------------------------------------------------===//
 
-/// Each lane loads the edge's Wigner-D non-zeros and degree kernel once for
-/// all of its channels (the same addresses across the warp: one broadcast
-/// transaction each), rotates, mixes and stores its channels (coalesced
-/// across lanes). Where the channels fill the warp twice, a lane takes two
+/// The warp's lanes load the edge's Wigner-D non-zeros and degree kernel
+/// together, one or two values each, and hand them round by shuffles (71
+/// broadcast loads per edge were 71 requests in flight per warp); each lane
+/// rotates, mixes and stores its channels (coalesced across lanes). Where the channels fill the warp twice, a lane takes two
 /// neighbouring channels per pass as one 8-byte access: half the load and
 /// store instructions, and the edge's entries loaded once for both.
 void emitRotateMix(RotateMixOp op, KernelIO &io) {
@@ -117,8 +116,8 @@ void emitRotateMix(RotateMixOp op, KernelIO &io) {
         Idx lane = ids.thread[0];
         ifThen(e < edges, [&] {
           Idx s = loadIndex(src, {e});
-          EdgeRotation rotation(layout, wigner, e);
-          RadialMixer::Edge edge = mixer.atEdge(e);
+          EdgeRotation rotation(layout, wigner, e, lane);
+          RadialMixer::Edge edge = mixer.atEdge(e, lane);
           for (int64_t part = 0; part < channels / step; ++part) {
             Idx first = lane * Idx(width) + Idx(part * step);
             std::vector<std::vector<Num>> result =
@@ -203,11 +202,20 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io) {
 /// channel's node gradient rows W^T gl go to a sink.
 class WarpEdgeBackward {
 public:
+  /// How a warp loads an edge's Wigner-D and kernel entries: each lane all
+  /// of them (broadcast), or the lanes together (warpSharedLoad). The fused
+  /// kernel's warps walk many edges, so the lanes' places are found once
+  /// outside the edge loop and the shared loads win (1.228 -> 1.124 ms at
+  /// N = 4096); rotate_mix_grad, one edge per warp, measured slower with
+  /// them (1.958 -> 2.028 ms) and keeps the broadcast.
+  enum class EntryLoads { Broadcast, WarpShared };
+
   template <typename OpTy>
-  WarpEdgeBackward(OpTy op, KernelIO &io, Value wignerGrad, Value kcGrad)
+  WarpEdgeBackward(OpTy op, KernelIO &io, Value wignerGrad, Value kcGrad,
+                   EntryLoads entryLoads)
       : layout{static_cast<int64_t>(op.getLmax())}, mixer(mixerOf(op, io)),
         grad(io.in(op.getGrad())), wigner(io.in(op.getWigner())),
-        wignerGrad(wignerGrad), kcGrad(kcGrad) {
+        wignerGrad(wignerGrad), kcGrad(kcGrad), entryLoads(entryLoads) {
     int64_t channels = channelsOf(op.getX());
     width = channels % (2 * kWarpSize) == 0 ? 2 : 1;
     parts = channels / (width * kWarpSize);
@@ -263,8 +271,11 @@ public:
             function_ref<void(int64_t, ArrayRef<std::vector<Num>>,
                               const EdgeRotation &)>
                 nodeSink) {
-    RadialMixer::Edge edge = mixer.atEdge(e);
-    EdgeRotation rotation(layout, wigner, e);
+    std::optional<Idx> sharedBy;
+    if (entryLoads == EntryLoads::WarpShared)
+      sharedBy = lane;
+    RadialMixer::Edge edge = mixer.atEdge(e, sharedBy);
+    EdgeRotation rotation(layout, wigner, e, sharedBy);
     int64_t rank = mixer.rank();
     // Per channel: the gradient in the edge frame and the rotated input.
     struct Channel {
@@ -355,6 +366,7 @@ private:
   SO2Layout layout;
   RadialMixer mixer;
   Value grad, wigner, wignerGrad, kcGrad;
+  EntryLoads entryLoads;
   int64_t matrixSize, entries, sums;
   SmallVector<int64_t> entryReduced, entryColumn, entryPlace;
   // Set by begin().
@@ -381,7 +393,8 @@ void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io) {
                        : Value();
   WarpEdgeBackward backward(op, io,
                             io.allocate(1, {edges, Idx(rows), Idx(rows)}),
-                            allocateKernelGrad(io, 2, op.getKc(), edges));
+                            allocateKernelGrad(io, 2, op.getKc(), edges),
+                            WarpEdgeBackward::EntryLoads::Broadcast);
   launchKernel(
       "rotate_mix_grad", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {backward.matrixShape()},
@@ -430,7 +443,8 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   Value xGrad = io.allocate(0, {nodes, Idx(rows), Idx(channels)});
   WarpEdgeBackward backward(op, io,
                             io.allocate(1, {edges, Idx(rows), Idx(rows)}),
-                            allocateKernelGrad(io, 2, op.getKc(), edges));
+                            allocateKernelGrad(io, 2, op.getKc(), edges),
+                            WarpEdgeBackward::EntryLoads::WarpShared);
   int64_t width = backward.width;
   launchKernel(
       "rotate_mix_grad_reduce", {nodes, Idx(1), Idx(1)},
