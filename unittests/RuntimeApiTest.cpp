@@ -27,6 +27,15 @@ TEST(RuntimeApi, ComputeEdgesNeedsAModelEntry) {
             "sezm_model_compute_edges_gpu: no entry 'energy_forces'");
 }
 
+TEST(RuntimeApi, NoDeviceBlocksKeptWithoutADevice) {
+  // Nothing was allocated, so nothing is kept; releasing then is harmless
+  // and touches no driver.
+  EXPECT_EQ(sezm_device_bytes_cached(), 0u);
+  sezm_device_release_cache();
+  EXPECT_EQ(sezm_device_bytes_cached(), 0u);
+  EXPECT_EQ(sezm_device_bytes_in_use(), 0u);
+}
+
 TEST(RuntimeApi, GraphFromPositionsChecksItsArguments) {
   float coord[3] = {0, 0, 0};
   EXPECT_EQ(sezm_graph_from_positions_gpu(0, coord, nullptr, 0, nullptr,

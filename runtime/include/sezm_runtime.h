@@ -158,6 +158,13 @@ size_t sezm_device_bytes_in_use(void);
 size_t sezm_device_bytes_peak(void);
 void sezm_reset_device_peak(void);
 
+/* Freed device blocks that sezm keeps for the next call's buffers of about
+ * the same size (not in use, so not counted above), and their release to
+ * the driver. An allocation that finds the device full releases them
+ * itself. */
+size_t sezm_device_bytes_cached(void);
+void sezm_device_release_cache(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,6 +39,14 @@ void timed(CudaDriver *d, CUstream stream, const std::string &name,
   }
 }
 
+/// Gives the kept device blocks back to the driver (the lock held).
+void releaseCachedBlocks(CudaDriver *d, RuntimeState &s) {
+  for (auto [size, block] : s.cachedBlocks)
+    s.check("cuMemFree", d->cuMemFree(block));
+  s.cachedBlocks.clear();
+  s.bytesCached = 0;
+}
+
 /// The driver, or null after recording why it is unusable.
 CudaDriver *usableDriver() {
   RuntimeState &s = state();
@@ -204,13 +212,30 @@ SEZM_MGPU void *mgpuMemAlloc(uint64_t bytes, void *, bool) {
   // Empty tensors (no edges) need no memory; kernels never touch them.
   if (!d || bytes == 0)
     return nullptr;
-  CUdeviceptr pointer = 0;
-  if (!state().check("cuMemAlloc", d->cuMemAlloc(&pointer, bytes)))
-    return nullptr;
   RuntimeState &s = state();
   std::lock_guard<std::mutex> guard(s.lock);
-  s.allocations[pointer] = bytes;
-  s.bytesInUse += bytes;
+  CUdeviceptr pointer = 0;
+  size_t held = bytes;
+  // The smallest kept block that fits, if it wastes at most a quarter: an
+  // MD step's edge count moves a little from call to call.
+  auto cached = s.cachedBlocks.lower_bound(bytes);
+  if (cached != s.cachedBlocks.end() && cached->first <= bytes + bytes / 4) {
+    held = cached->first;
+    pointer = cached->second;
+    s.cachedBlocks.erase(cached);
+    s.bytesCached -= held;
+  } else {
+    CUresult result = d->cuMemAlloc(&pointer, bytes);
+    // Kept blocks may be what fills the device: give them back.
+    if (result == CUDA_ERROR_OUT_OF_MEMORY && !s.cachedBlocks.empty()) {
+      releaseCachedBlocks(d, s);
+      result = d->cuMemAlloc(&pointer, bytes);
+    }
+    if (!s.check("cuMemAlloc", result))
+      return nullptr;
+  }
+  s.allocations[pointer] = held;
+  s.bytesInUse += held;
   if (s.bytesInUse > s.bytesPeak)
     s.bytesPeak = s.bytesInUse;
   return reinterpret_cast<void *>(pointer);
@@ -221,14 +246,21 @@ SEZM_MGPU void mgpuMemFree(void *pointer, void *) {
   if (!d || !pointer)
     return;
   auto device = reinterpret_cast<CUdeviceptr>(pointer);
-  state().check("cuMemFree", d->cuMemFree(device));
   RuntimeState &s = state();
   std::lock_guard<std::mutex> guard(s.lock);
   auto it = s.allocations.find(device);
-  if (it != s.allocations.end()) {
-    s.bytesInUse -= it->second;
-    s.allocations.erase(it);
+  if (it == s.allocations.end()) {
+    s.check("cuMemFree", d->cuMemFree(device));
+    return;
   }
+  // cuMemFree waits for the work in flight, which may still use the block;
+  // so does a block kept for reuse, before anything can be given it.
+  if (!s.check("cuCtxSynchronize", d->cuCtxSynchronize()))
+    return;
+  s.bytesInUse -= it->second;
+  s.cachedBlocks.emplace(it->second, device);
+  s.bytesCached += it->second;
+  s.allocations.erase(it);
 }
 
 SEZM_MGPU void mgpuMemcpy(void *destination, void *source, size_t bytes,
@@ -267,3 +299,12 @@ SEZM_MGPU void mgpuMemset16(void *destination, unsigned short value,
 }
 
 SEZM_MGPU void mgpuSetDefaultDevice(int32_t) {}
+
+void sezmrt::cuda::releaseDeviceCache() {
+  RuntimeState &s = state();
+  std::lock_guard<std::mutex> guard(s.lock);
+  if (s.cachedBlocks.empty())
+    return;
+  if (CudaDriver *d = usableDriver())
+    releaseCachedBlocks(d, s);
+}

@@ -20,6 +20,13 @@ struct RuntimeState {
   std::string error;
   std::map<CUdeviceptr, size_t> allocations;
   size_t bytesInUse = 0, bytesPeak = 0;
+  /// Freed device blocks kept for the next allocation of the same size: a
+  /// model called step after step with the same shapes reuses its buffers
+  /// instead of mapping fresh memory per call (cuMemAlloc and cuMemFree of
+  /// gigabytes cost host time, and the new pages cost the first kernel that
+  /// touches them). Not counted in use; released when an allocation fails.
+  std::multimap<size_t, CUdeviceptr> cachedBlocks;
+  size_t bytesCached = 0;
   std::map<CUfunction, std::string> kernelNames;
   std::map<size_t, CUmodule> modules; // by PTX hash: JIT once per process
   /// Machine code for a PTX text (by the same hash), from an artifact's
@@ -51,6 +58,9 @@ struct RuntimeState {
 };
 
 RuntimeState &state();
+
+/// Gives the freed device blocks kept for reuse back to the driver.
+void releaseDeviceCache();
 
 } // namespace sezmrt::cuda
 

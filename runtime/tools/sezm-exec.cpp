@@ -238,6 +238,8 @@ int main(int argc, char **argv) {
       std::printf("  kernel %s: median %.3f ms, min %.3f ms\n", name.c_str(),
                   median(samples),
                   *std::min_element(samples.begin(), samples.end()));
+    std::printf("  freed device blocks kept for reuse: %zu bytes\n",
+                sezm_device_bytes_cached());
   }
   sezm_model_close(model);
   return failures ? 1 : 0;

@@ -16,6 +16,12 @@
 // RUN: %python -c "import json, struct, numpy; a = numpy.load('%t/cb.npy').astype('<f4'); h = json.dumps({'cb': {'dtype': 'F32', 'shape': list(a.shape), 'data_offsets': [0, a.nbytes]}}).encode(); open('%t/w.safetensors', 'wb').write(struct.pack('<Q', len(h)) + h + a.tobytes())"
 // RUN: sezm-compile %s --weights %t/w.safetensors -o %t/model.sezm
 // RUN: sezm-exec %t/model.sezm --input x=%t/x.npy --input src=%t/src.npy --input wigner=%t/w.npy --input kc=%t/kc.npy --expect %t/cpu | FileCheck %s --check-prefix=CARRIED
+// Timed runs reuse their output blocks: the freed ones are kept, and each
+// later run takes them instead of fresh device memory (the peak stays one
+// run's outputs, 6*10*32 floats).
+// RUN: sezm-exec %t/model.sezm --input x=%t/x.npy --input src=%t/src.npy --input wigner=%t/w.npy --input kc=%t/kc.npy --bench 3 | FileCheck %s --check-prefix=REUSE
+// REUSE: 3 runs {{.*}} peak 7680 bytes beyond the inputs
+// REUSE: freed device blocks kept for reuse: {{[1-9][0-9]*}} bytes
 // CARRIED: u: float32 (6, 10, 32)
 // CARRIED-NEXT: max abs error {{.*}} ok
 // sezm-run runs the artifact too, the carried cb bound by itself.

@@ -549,17 +549,16 @@ SmallVector<Num> kernel::warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
     // Lanes past the table's end take its first place (lookup's default).
     ArrayRef<int64_t> table =
         places.slice(first, std::min<int64_t>(kWarpSize, count - first));
-    bool consecutive = llvm::all_of(llvm::seq<size_t>(0, table.size()),
-                                    [&](size_t k) {
-                                      return table[k] ==
-                                             table.front() +
-                                                 static_cast<int64_t>(k);
-                                    });
-    Idx place = consecutive
-                    ? Idx(arith::SelectOp::create(
-                          b(), loc(), lane < Idx(static_cast<int64_t>(table.size())),
-                          lane + Idx(table.front()), Idx(table.front())))
-                    : lookup(lane, table);
+    bool consecutive =
+        llvm::all_of(llvm::seq<size_t>(0, table.size()), [&](size_t k) {
+          return table[k] == table.front() + static_cast<int64_t>(k);
+        });
+    Idx place =
+        consecutive
+            ? Idx(arith::SelectOp::create(
+                  b(), loc(), lane < Idx(static_cast<int64_t>(table.size())),
+                  lane + Idx(table.front()), Idx(table.front())))
+            : lookup(lane, table);
     rounds.push_back(loadAt(place));
   }
   SmallVector<Num> values;

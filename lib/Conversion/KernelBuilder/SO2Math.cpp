@@ -135,8 +135,9 @@ DegreeKernel::DegreeKernel(SO2Layout layout, int64_t rank, Value kc, Value cb,
     return;
   }
   SmallVector<int64_t> places = llvm::to_vector(llvm::seq<int64_t>(0, count));
-  for (Num coefficient :
-       warpSharedLoad(places, *lane, [&](Idx k) { return load(kc, {e, k}); }))
+  for (Num coefficient : warpSharedLoad(places, *lane, [&](Idx k) {
+         return load(kc, {e, k});
+       }))
     coefficients.push_back(coefficient);
 }
 

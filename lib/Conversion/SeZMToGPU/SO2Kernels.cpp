@@ -44,8 +44,9 @@ constexpr int64_t kBlockThreads = 128;
 constexpr int64_t kWarpsPerBlock = 4;
 /// Blocks per multiprocessor asked of the register allocator. rotate_mix is
 /// bound by the latency of its loads, so warps are worth more than
-/// registers, but not a spill: 8 blocks cap it at 64 registers. The fused backward takes up to 168 (3 blocks); capped
-/// at 128 for 4 blocks it spills, and measured no faster.
+/// registers, but not a spill: 8 blocks cap it at 64 registers. The fused
+/// backward takes up to 168 (3 blocks); capped at 128 for 4 blocks it spills,
+/// and measured no faster.
 constexpr int64_t kRotateMixBlocksPerSm = 8;
 constexpr int64_t kGradReduceBlocksPerSm = 3;
 
@@ -91,9 +92,10 @@ void copyVector(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
 /// The warp's lanes load the edge's Wigner-D non-zeros and degree kernel
 /// together, one or two values each, and hand them round by shuffles (71
 /// broadcast loads per edge were 71 requests in flight per warp); each lane
-/// rotates, mixes and stores its channels (coalesced across lanes). Where the channels fill the warp twice, a lane takes two
-/// neighbouring channels per pass as one 8-byte access: half the load and
-/// store instructions, and the edge's entries loaded once for both.
+/// rotates, mixes and stores its channels (coalesced across lanes). Where the
+/// channels fill the warp twice, a lane takes two neighbouring channels per
+/// pass as one 8-byte access: half the load and store instructions, and the
+/// edge's entries loaded once for both.
 void emitRotateMix(RotateMixOp op, KernelIO &io) {
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
