@@ -41,10 +41,8 @@ void timed(CudaDriver *d, CUstream stream, const std::string &name,
 
 /// Gives the kept device blocks back to the driver (the lock held).
 void releaseCachedBlocks(CudaDriver *d, RuntimeState &s) {
-  for (auto [size, block] : s.cachedBlocks)
-    s.check("cuMemFree", d->cuMemFree(block));
-  s.cachedBlocks.clear();
-  s.bytesCached = 0;
+  for (sezmrt::BlockCache::Block block : s.cachedBlocks.drain())
+    s.check("cuMemFree", d->cuMemFree(block.address));
 }
 
 /// The driver, or null after recording why it is unusable.
@@ -216,14 +214,10 @@ SEZM_MGPU void *mgpuMemAlloc(uint64_t bytes, void *, bool) {
   std::lock_guard<std::mutex> guard(s.lock);
   CUdeviceptr pointer = 0;
   size_t held = bytes;
-  // The smallest kept block that fits, if it wastes at most a quarter: an
-  // MD step's edge count moves a little from call to call.
-  auto cached = s.cachedBlocks.lower_bound(bytes);
-  if (cached != s.cachedBlocks.end() && cached->first <= bytes + bytes / 4) {
-    held = cached->first;
-    pointer = cached->second;
-    s.cachedBlocks.erase(cached);
-    s.bytesCached -= held;
+  if (std::optional<sezmrt::BlockCache::Block> kept =
+          s.cachedBlocks.take(bytes)) {
+    pointer = kept->address;
+    held = kept->bytes;
   } else {
     CUresult result = d->cuMemAlloc(&pointer, bytes);
     // Kept blocks may be what fills the device: give them back.
@@ -258,8 +252,7 @@ SEZM_MGPU void mgpuMemFree(void *pointer, void *) {
   if (!s.check("cuCtxSynchronize", d->cuCtxSynchronize()))
     return;
   s.bytesInUse -= it->second;
-  s.cachedBlocks.emplace(it->second, device);
-  s.bytesCached += it->second;
+  s.cachedBlocks.keep(device, it->second);
   s.allocations.erase(it);
 }
 

@@ -686,7 +686,7 @@ void sezm_module_loads(int *fromCubin, int *fromPtx) {
 size_t sezm_device_bytes_in_use(void) { return state().bytesInUse; }
 size_t sezm_device_bytes_peak(void) { return state().bytesPeak; }
 void sezm_reset_device_peak(void) { state().bytesPeak = state().bytesInUse; }
-size_t sezm_device_bytes_cached(void) { return state().bytesCached; }
+size_t sezm_device_bytes_cached(void) { return state().cachedBlocks.bytes(); }
 void sezm_device_release_cache(void) { releaseDeviceCache(); }
 
 } // extern "C"

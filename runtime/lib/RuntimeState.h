@@ -2,6 +2,7 @@
 #ifndef SEZM_RUNTIME_RUNTIMESTATE_H
 #define SEZM_RUNTIME_RUNTIMESTATE_H
 
+#include "BlockCache.h"
 #include "CudaDriver.h"
 
 #include <cstdint>
@@ -20,13 +21,12 @@ struct RuntimeState {
   std::string error;
   std::map<CUdeviceptr, size_t> allocations;
   size_t bytesInUse = 0, bytesPeak = 0;
-  /// Freed device blocks kept for the next allocation of the same size: a
-  /// model called step after step with the same shapes reuses its buffers
-  /// instead of mapping fresh memory per call (cuMemAlloc and cuMemFree of
-  /// gigabytes cost host time, and the new pages cost the first kernel that
-  /// touches them). Not counted in use; released when an allocation fails.
-  std::multimap<size_t, CUdeviceptr> cachedBlocks;
-  size_t bytesCached = 0;
+  /// Freed device blocks kept for the next allocation of about the same
+  /// size: a model called step after step reuses its buffers instead of
+  /// mapping fresh memory per call (cuMemAlloc and cuMemFree of gigabytes
+  /// cost host time, and new pages cost the first kernel that touches
+  /// them). Not counted in use; released when an allocation fails.
+  BlockCache cachedBlocks;
   std::map<CUfunction, std::string> kernelNames;
   std::map<size_t, CUmodule> modules; // by PTX hash: JIT once per process
   /// Machine code for a PTX text (by the same hash), from an artifact's

@@ -435,16 +435,20 @@ void kernel::warpSync() {
   NVVM::SyncWarpOp::create(b(), loc(), allLanes);
 }
 
-/// The value of the lane `offset` lanes away in the xor butterfly.
-static Num shuffleXor(Num value, int64_t offset) {
+/// A whole-warp shuffle of `value` with a constant lane operand.
+static Num shuffle(Num value, int64_t operand, gpu::ShuffleMode mode) {
   Type i32 = b().getI32Type();
   Value width =
       arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, kWarpSize));
-  Value distance =
-      arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, offset));
-  return Num(gpu::ShuffleOp::create(b(), loc(), value, distance, width,
-                                    gpu::ShuffleMode::XOR)
+  Value lane =
+      arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, operand));
+  return Num(gpu::ShuffleOp::create(b(), loc(), value, lane, width, mode)
                  .getShuffleResult());
+}
+
+/// The value of the lane `offset` lanes away in the xor butterfly.
+static Num shuffleXor(Num value, int64_t offset) {
+  return shuffle(value, offset, gpu::ShuffleMode::XOR);
 }
 
 Num kernel::warpSum(Num value) {
@@ -531,14 +535,7 @@ SmallVector<Num> kernel::warpSumSpread(int64_t count,
 }
 
 Num kernel::shuffleFrom(Num value, int64_t from) {
-  Type i32 = b().getI32Type();
-  Value width =
-      arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, kWarpSize));
-  Value source =
-      arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, from));
-  return Num(gpu::ShuffleOp::create(b(), loc(), value, source, width,
-                                    gpu::ShuffleMode::IDX)
-                 .getShuffleResult());
+  return shuffle(value, from, gpu::ShuffleMode::IDX);
 }
 
 SmallVector<Num> kernel::warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
@@ -547,6 +544,8 @@ SmallVector<Num> kernel::warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
   SmallVector<Num> rounds;
   for (int64_t first = 0; first < count; first += kWarpSize) {
     // Lanes past the table's end take its first place (lookup's default).
+    // A run of consecutive places (a kernel row) is one select, not a
+    // lookup's chain of 31.
     ArrayRef<int64_t> table =
         places.slice(first, std::min<int64_t>(kWarpSize, count - first));
     bool consecutive =

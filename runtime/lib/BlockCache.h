@@ -1,0 +1,66 @@
+//===- BlockCache.h - freed device blocks kept for reuse --------*- C++ -*-===//
+//
+// The bookkeeping of the runtime's device block cache (Mgpu.cpp makes the
+// driver calls): a model called step after step with the same shapes takes
+// back the blocks its last call freed instead of mapping fresh memory.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SEZM_RUNTIME_BLOCKCACHE_H
+#define SEZM_RUNTIME_BLOCKCACHE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <vector>
+
+namespace sezmrt {
+
+class BlockCache {
+public:
+  struct Block {
+    uint64_t address;
+    size_t bytes;
+  };
+
+  /// The smallest kept block of at least `bytes` that wastes at most a
+  /// quarter of them (an MD step's edge count moves a little between
+  /// calls; a much larger block is left for a request its size), removed
+  /// from the cache.
+  std::optional<Block> take(size_t bytes) {
+    auto it = blocks.lower_bound(bytes);
+    if (it == blocks.end() || it->first > bytes + bytes / 4)
+      return std::nullopt;
+    Block block{it->second, it->first};
+    blocks.erase(it);
+    keptBytes -= block.bytes;
+    return block;
+  }
+
+  /// Keeps a freed block of `bytes` at `address`.
+  void keep(uint64_t address, size_t bytes) {
+    blocks.emplace(bytes, address);
+    keptBytes += bytes;
+  }
+
+  /// Empties the cache: the blocks to give back to the driver.
+  std::vector<Block> drain() {
+    std::vector<Block> drained;
+    for (auto [bytes, address] : blocks)
+      drained.push_back({address, bytes});
+    blocks.clear();
+    keptBytes = 0;
+    return drained;
+  }
+
+  size_t bytes() const { return keptBytes; }
+  bool empty() const { return blocks.empty(); }
+
+private:
+  std::multimap<size_t, uint64_t> blocks;
+  size_t keptBytes = 0;
+};
+
+} // namespace sezmrt
+
+#endif // SEZM_RUNTIME_BLOCKCACHE_H
