@@ -14,6 +14,7 @@
 
 #include "Reference/Reference.h"
 
+#include "SeZM/Dialect/SeZM/SO2Layout.h"
 #include "SeZM/Execution/CpuRunner.h"
 #include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Npy.h"
@@ -1124,6 +1125,132 @@ TEST_P(FusedOps, EqualTheirUnfusedCompositionBitForBit) {
   std::vector<HostTensor> again = run(*program, "fused_backward", backward);
   for (int i = 0; i < 3; ++i)
     expectIdentical(fused[i], again[i], std::string("second run ") + names[i]);
+}
+
+/// A Wigner-D stored as the entries a rotation keeps, (E, K), gives the
+/// same numbers as the whole matrix, and its gradient is the whole one's
+/// kept entries: the same sums in the same order, so the same bits.
+TEST_P(FusedOps, KeptWignerEntriesEqualTheWholeMatrix) {
+  const Config &c = GetParam();
+  SCOPED_TRACE(c.label());
+  Rng rng(c.seed);
+  Inputs in(c, rng);
+  Types t{c, "f32"};
+  const Graph &g = in.graph;
+  mlir::sezm::SO2Layout layout{c.lmax};
+  int64_t keptCount = layout.keptWignerEntries();
+  std::string kept = t.t({-1, keptCount});
+  auto f32 = [](const ref::Array &a) { return toHost(a, ElementType::F32); };
+  std::string basis = c.rank > 0 ? " basis %a4" : "";
+  std::string gradBasis = c.rank > 0 ? " basis %a5" : "";
+  std::string order = c.rank > 0 ? "%a6, %a7" : "%a5, %a6";
+  auto inputsWith = [&](const std::string &wigner) {
+    std::vector<std::string> types = {t.x(), t.index(), wigner, t.kernel()};
+    if (c.rank > 0)
+      types.push_back(t.basis());
+    return types;
+  };
+  auto backwardWith = [&](const std::string &wigner) {
+    std::vector<std::string> types = inputsWith(wigner);
+    types.insert(types.begin(), t.edgeFrame());
+    types.push_back(t.index());
+    types.push_back(t.index());
+    return types;
+  };
+  std::string forwardOp =
+      "sezm.rotate_mix %a0[%a1] by %a2 kernel %a3" + basis + t.mixSuffix();
+  std::string backwardOp =
+      "sezm.rotate_mix_grad_reduce %a0, %a1[%a2] by %a3 kernel %a4" +
+      gradBasis + " over(" + order + ")" + t.mixSuffix();
+  // The per-edge backward (loop kernels on the CPU) and the rotation alone.
+  auto perEdgeBody = [&](const std::string &wigner) {
+    std::vector<std::string> in = backwardWith(wigner);
+    return "  %n:3 = sezm.rotate_mix_grad %a0, %a1[%a2] by %a3 kernel %a4" +
+           gradBasis + t.mixSuffix() + " : (" +
+           joined(std::vector<std::string>(in.begin(), in.end() - 2)) +
+           ") -> (" + t.x() + ", " + wigner + ", " + t.kernel() + ")\n" +
+           "  %r = sezm.rotate %a1[%a2] by %a3" + t.lmax() + " : (" + t.x() +
+           ", " + t.index() + ", " + wigner + ") -> " + t.edgeFrame() +
+           "\n  return %n#0, %n#1, %n#2, %r : " + t.x() + ", " + wigner + ", " +
+           t.kernel() + ", " + t.edgeFrame();
+  };
+  std::vector<Entry> entries = {
+      {"whole_forward", inputsWith(t.wigner()), forwardOp, {t.edgeFrame()}},
+      {"kept_forward", inputsWith(kept), forwardOp, {t.edgeFrame()}},
+      {"whole_backward",
+       backwardWith(t.wigner()),
+       backwardOp,
+       {t.x(), t.wigner(), t.kernel()}},
+      {"kept_backward",
+       backwardWith(kept),
+       backwardOp,
+       {t.x(), kept, t.kernel()}},
+      {"whole_per_edge",
+       backwardWith(t.wigner()),
+       "",
+       {t.x(), t.wigner(), t.kernel(), t.edgeFrame()},
+       perEdgeBody(t.wigner())},
+      {"kept_per_edge",
+       backwardWith(kept),
+       "",
+       {t.x(), kept, t.kernel(), t.edgeFrame()},
+       perEdgeBody(kept)},
+  };
+  Compiler compiler;
+  auto program = compiler.compile(entries);
+  ASSERT_TRUE(program);
+
+  // The kept entries of the whole matrix, in the order of reduced row j,
+  // then column d of its degree's block.
+  HostTensor whole = f32(in.wigner);
+  int64_t edges = whole.shape[0], rows = layout.packedRows();
+  std::vector<int64_t> places;
+  for (int64_t j = 0; j < layout.reducedRows(); ++j) {
+    int64_t l = layout.degreeOfReduced(j);
+    for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d)
+      places.push_back(layout.packedRowOfReduced(j) * rows + d);
+  }
+  ASSERT_EQ(static_cast<int64_t>(places.size()), keptCount);
+  auto keptOf = [&](const HostTensor &matrix) {
+    HostTensor entries(ElementType::F32, {edges, keptCount});
+    for (int64_t e = 0; e < edges; ++e)
+      for (int64_t k = 0; k < keptCount; ++k)
+        entries.data<float>()[e * keptCount + k] =
+            matrix.data<float>()[e * rows * rows + places[k]];
+    return entries;
+  };
+  HostTensor keptWigner = keptOf(whole);
+
+  auto withWigner = [&](const HostTensor &wigner, bool backward) {
+    std::vector<HostTensor> inputs = {f32(in.x), indexTensor(g.src), wigner,
+                                      f32(in.kc)};
+    if (c.rank > 0)
+      inputs.push_back(f32(in.cb));
+    if (backward) {
+      inputs.insert(inputs.begin(), f32(in.xl));
+      inputs.push_back(indexTensor(g.bySrc.order));
+      inputs.push_back(indexTensor(g.bySrc.rowptr));
+    }
+    return inputs;
+  };
+  expectIdentical(
+      run(*program, "kept_forward", withWigner(keptWigner, false))[0],
+      run(*program, "whole_forward", withWigner(whole, false))[0],
+      "rotate_mix on the kept entries");
+  for (const char *form : {"backward", "per_edge"}) {
+    std::vector<HostTensor> fromKept = run(
+        *program, std::string("kept_") + form, withWigner(keptWigner, true));
+    std::vector<HostTensor> fromWhole =
+        run(*program, std::string("whole_") + form, withWigner(whole, true));
+    ASSERT_EQ(fromKept.size(), fromWhole.size());
+    for (size_t i = 0; i < fromKept.size(); ++i) {
+      std::string what = std::string(form) + " output " + std::to_string(i);
+      if (i == 1)
+        expectIdentical(fromKept[i], keptOf(fromWhole[i]), what);
+      else
+        expectIdentical(fromKept[i], fromWhole[i], what);
+    }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Sweep, FusedOps,

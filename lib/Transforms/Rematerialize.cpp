@@ -41,7 +41,11 @@ struct RematerializePass : sezm::impl::RematerializeBase<RematerializePass> {
             return use->getOwner()->getBlock() != block;
           }))
         continue;
-      llvm::stable_sort(uses, [](OpOperand *a, OpOperand *b) {
+      // Block order, then operand order within one user: a total order, so
+      // the sort is deterministic without being stable.
+      llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
+        if (a->getOwner() == b->getOwner())
+          return a->getOperandNumber() < b->getOperandNumber();
         return a->getOwner()->isBeforeInBlock(b->getOwner());
       });
       OpBuilder builder(&getContext());

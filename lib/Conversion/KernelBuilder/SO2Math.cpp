@@ -33,13 +33,18 @@ EdgeRotation::EdgeRotation(SO2Layout layout, Value wigner, Idx e,
                            std::optional<Idx> lane)
     : layout(layout) {
   Value matrix = edgeView(wigner, e);
+  bool kept = isKeptEntries(wigner);
   int64_t width = layout.packedRows();
-  // Each kept entry by its place row * D + column in the edge's matrix.
+  // Each kept entry by its place: k among the kept entries, or row * D +
+  // column in the edge's whole matrix.
   SmallVector<int64_t> places;
   forEachEntry([&](int64_t j, int64_t d) {
-    places.push_back(layout.packedRowOfReduced(j) * width + d);
+    places.push_back(kept ? static_cast<int64_t>(places.size())
+                          : layout.packedRowOfReduced(j) * width + d);
   });
   auto loadAt = [&](Idx place) {
+    if (kept)
+      return load(matrix, {place});
     return load(matrix, {place / Idx(width), place % Idx(width)});
   };
   SmallVector<Num> loaded;
@@ -113,10 +118,19 @@ void EdgeRotation::appendGradientTerms(ArrayRef<Num> gl, ArrayRef<Num> packed,
 void EdgeRotation::storeGradient(ArrayRef<Num> sums, Value wignerGrad,
                                  Idx e) const {
   int64_t index = 0;
+  bool kept = isKeptEntries(wignerGrad);
   forEachEntry([&](int64_t j, int64_t d) {
-    store(sums[index++], wignerGrad,
-          {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
+    if (kept)
+      store(sums[index], wignerGrad, {e, Idx(index)});
+    else
+      store(sums[index], wignerGrad,
+            {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
+    ++index;
   });
+}
+
+bool kernel::isKeptEntries(Value wigner) {
+  return cast<ShapedType>(wigner.getType()).getRank() == 2;
 }
 
 int64_t EdgeRotation::numEntries() const {
@@ -256,11 +270,11 @@ Value kernel::allocateEdgeRows(KernelIO &io, unsigned index, Idx edges,
       rows);
 }
 
-Value kernel::allocateKernelGrad(KernelIO &io, unsigned index, Value kc,
-                                 Idx edges) {
+Value kernel::allocateEdgeGrad(KernelIO &io, unsigned index, Value operand,
+                               Idx edges) {
   SmallVector<Idx> extents{edges};
   for (int64_t size :
-       cast<RankedTensorType>(kc.getType()).getShape().drop_front())
+       cast<RankedTensorType>(operand.getType()).getShape().drop_front())
     extents.push_back(Idx(size));
   return io.allocate(index, extents);
 }

@@ -30,11 +30,16 @@ double rotateBackRescale(int64_t packedRow);
 void forEachKeptEntry(SO2Layout layout,
                       llvm::function_ref<void(int64_t, int64_t)> f);
 
+/// Whether a Wigner-D (or its gradient) is stored as its kept entries,
+/// (E, K) (SO2Layout::keptWignerEntries), rather than whole, (E, D, D).
+bool isKeptEntries(Value wigner);
+
 /// The kept entries wigner[e, coeff[j], d] of one edge, d over block deg(j).
 class EdgeRotation {
 public:
-  /// Loads the kept entries of edge `e` from a (E, D, D) buffer; with a
-  /// `lane`, the warp's lanes load them together (warpSharedLoad).
+  /// Loads the kept entries of edge `e` from a (E, D, D) buffer or a (E, K)
+  /// one of the kept entries alone; with a `lane`, the warp's lanes load
+  /// them together (warpSharedLoad).
   EdgeRotation(SO2Layout layout, Value wigner, Idx e,
                std::optional<Idx> lane = std::nullopt);
 
@@ -53,7 +58,8 @@ public:
   void appendGradientTerms(ArrayRef<Num> gl, ArrayRef<Num> packed,
                            SmallVectorImpl<Num> &terms) const;
   /// Stores one sum per kept entry, in forEachEntry order, at
-  /// wignerGrad[e, coeff[j], d].
+  /// wignerGrad[e, coeff[j], d] (or [e, k] where it holds the kept entries
+  /// alone).
   void storeGradient(ArrayRef<Num> sums, Value wignerGrad, Idx e) const;
 
   /// Calls f(j, d) for every kept entry (reduced row j, packed column d).
@@ -131,8 +137,9 @@ Value allocateEdgeRows(KernelIO &io, unsigned index, Idx edges, int64_t rows,
                        int64_t channels, std::optional<int64_t> focusMajor);
 
 /// Allocates result `index` of `io`'s op as the (E, ...) gradient of a
-/// per-edge kernel `kc` (its trailing extents are static).
-Value allocateKernelGrad(KernelIO &io, unsigned index, Value kc, Idx edges);
+/// per-edge operand whose trailing extents are static (a kernel `kc`, a
+/// Wigner-D dense or as its kept entries).
+Value allocateEdgeGrad(KernelIO &io, unsigned index, Value operand, Idx edges);
 
 /// Loads buffer[e, r, c] for r = 0..count-1.
 std::vector<Num> loadRows(Value buffer, Idx e, int64_t count, Idx c);

@@ -217,7 +217,8 @@ public:
                    EntryLoads entryLoads)
       : layout{static_cast<int64_t>(op.getLmax())}, mixer(mixerOf(op, io)),
         grad(io.in(op.getGrad())), wigner(io.in(op.getWigner())),
-        wignerGrad(wignerGrad), kcGrad(kcGrad), entryLoads(entryLoads) {
+        wignerGrad(wignerGrad), kcGrad(kcGrad), entryLoads(entryLoads),
+        keptGrad(isKeptEntries(wignerGrad)) {
     int64_t channels = channelsOf(op.getX());
     width = channels % (2 * kWarpSize) == 0 ? 2 : 1;
     parts = channels / (width * kWarpSize);
@@ -253,18 +254,21 @@ public:
     matrix = matrixBuffer;
     warp = warpId;
     lane = laneId;
-    flatGrad = flattenRows(wignerGrad);
-    for (int64_t i = 0; i * kWarpSize < matrixSize; ++i) {
-      Idx place = lane + Idx(i * kWarpSize);
-      ifThen(place < Idx(matrixSize), [&] {
-        store(Num(0.0), matrix, {warp, place});
-      });
+    if (!keptGrad) {
+      flatGrad = flattenRows(wignerGrad);
+      for (int64_t i = 0; i * kWarpSize < matrixSize; ++i) {
+        Idx place = lane + Idx(i * kWarpSize);
+        ifThen(place < Idx(matrixSize), [&] {
+          store(Num(0.0), matrix, {warp, place});
+        });
+      }
+      warpSync();
     }
-    warpSync();
     slots = spreadSlots(sums, lane);
     places.clear();
-    for (Idx index : slots.index)
-      places.push_back(lookup(index, entryPlace));
+    if (!keptGrad)
+      for (Idx index : slots.index)
+        places.push_back(lookup(index, entryPlace));
   }
 
   /// Edge e, with the rows packed[part][k] of its source for the lane's
@@ -336,7 +340,12 @@ public:
       int64_t r = group, base = r * kWarpSize;
       int64_t size = std::min(kWarpSize, sums - base);
       Idx index = slots.index[r];
-      auto toMatrix = [&] { store(total, matrix, {warp, places[r]}); };
+      auto toMatrix = [&] {
+        if (keptGrad)
+          store(total, wignerGrad, {e, index});
+        else
+          store(total, matrix, {warp, places[r]});
+      };
       auto toKernel = [&] { store(total, kcGrad, {e, index - Idx(entries)}); };
       ifThen(slots.owner[r], [&] {
         if (base + size <= entries)
@@ -347,6 +356,9 @@ public:
           ifThenElse(index < Idx(entries), toMatrix, toKernel);
       });
     }
+    // Kept entries alone are stored by their lanes above.
+    if (keptGrad)
+      return;
     // The whole matrix out (16-byte pieces where they tile it evenly), then
     // free for the next edge.
     warpSync();
@@ -369,6 +381,9 @@ private:
   RadialMixer mixer;
   Value grad, wigner, wignerGrad, kcGrad;
   EntryLoads entryLoads;
+  /// wigner_grad holds the kept entries alone: each sum is stored by the
+  /// lane that holds it, with no matrix in workgroup memory.
+  bool keptGrad;
   int64_t matrixSize, entries, sums;
   SmallVector<int64_t> entryReduced, entryColumn, entryPlace;
   // Set by begin().
@@ -394,8 +409,8 @@ void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io) {
                        ? io.allocate(0, {edges, Idx(rows), Idx(channels)})
                        : Value();
   WarpEdgeBackward backward(op, io,
-                            io.allocate(1, {edges, Idx(rows), Idx(rows)}),
-                            allocateKernelGrad(io, 2, op.getKc(), edges),
+                            allocateEdgeGrad(io, 1, op.getWigner(), edges),
+                            allocateEdgeGrad(io, 2, op.getKc(), edges),
                             WarpEdgeBackward::EntryLoads::Broadcast);
   launchKernel(
       "rotate_mix_grad", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
@@ -444,8 +459,8 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   int64_t rows = SO2Layout{static_cast<int64_t>(op.getLmax())}.packedRows();
   Value xGrad = io.allocate(0, {nodes, Idx(rows), Idx(channels)});
   WarpEdgeBackward backward(op, io,
-                            io.allocate(1, {edges, Idx(rows), Idx(rows)}),
-                            allocateKernelGrad(io, 2, op.getKc(), edges),
+                            allocateEdgeGrad(io, 1, op.getWigner(), edges),
+                            allocateEdgeGrad(io, 2, op.getKc(), edges),
                             WarpEdgeBackward::EntryLoads::WarpShared);
   int64_t width = backward.width;
   launchKernel(

@@ -274,6 +274,11 @@ LogicalResult checkRotateInputs(ShapeChecker &shapes, SO2Layout layout, Value x,
   if (failed(shapes.check("x", x, kFloat, {kNodes, rows, kChannels})) ||
       failed(shapes.check("src", src, kIndex, {kEdges})))
     return failure();
+  // Whole, or as the entries a rotation keeps (SO2Layout::keptWignerEntries).
+  auto type = dyn_cast<RankedTensorType>(wigner.getType());
+  if (type && type.getRank() == 2)
+    return shapes.check("wigner", wigner, kFloat,
+                        {kEdges, Dim::fixed(layout.keptWignerEntries())});
   return shapes.check("wigner", wigner, kFloat, {kEdges, rows, rows});
 }
 

@@ -272,6 +272,35 @@ func.func @rotate_edges(%x: tensor<?x16x64xf32>, %src: tensor<8xi64>,
 
 // -----
 
+func.func @rotate_kept_entries(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
+                               %w: tensor<?x45xf32>) {
+  // expected-error @+1 {{'wigner' must have shape (E, 46) for lmax = 3, but has type 'tensor<?x45xf32>'}}
+  %0 = sezm.rotate %x[%src] by %w lmax = 3
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x45xf32>)
+      -> tensor<?x10x64xf32>
+  return
+}
+
+// -----
+
+func.func @rotate_mix_grad_kept_entries(%g: tensor<?x10x64xf32>,
+                                        %x: tensor<?x16x64xf32>,
+                                        %src: tensor<?xi64>,
+                                        %w: tensor<?x46xf32>,
+                                        %kc: tensor<?x25xf32>,
+                                        %cb: tensor<1x64xf32>) {
+  // The gradient takes the form of the Wigner-D it is of.
+  // expected-error @+1 {{'wigner_grad' must have the type of 'wigner'}}
+  %0:3 = sezm.rotate_mix_grad %g, %x[%src] by %w kernel %kc basis %cb
+      lmax = 3 rank = 1
+      : (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?xi64>,
+         tensor<?x46xf32>, tensor<?x25xf32>, tensor<1x64xf32>)
+      -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>)
+  return
+}
+
+// -----
+
 func.func @rotate_grad_node_grad(%g: tensor<?x10x64xf32>, %x: tensor<?x16x64xf32>,
                                  %src: tensor<?xi64>, %w: tensor<?x16x16xf32>) {
   // expected-error @+1 {{'node_grad' must have shape (E, 16, C) for lmax = 3, but has type 'tensor<?x10x64xf32>'}}

@@ -55,7 +55,8 @@ func.func @geometry(%pos: tensor<?x3xf32>, %src: tensor<?xi64>,
 func.func @rotate_and_mix(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
                           %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>,
                           %cb: tensor<1x64xf32>, %rad: tensor<?x4x64xf32>,
-                          %so: tensor<?xi64>, %sr: tensor<?xi64>) {
+                          %so: tensor<?xi64>, %sr: tensor<?xi64>,
+                          %wk: tensor<?x46xf32>) {
   // CHECK: sezm.rotate %{{.*}}[%{{.*}}] by %{{.*}} lmax = 3 : {{.*}} -> tensor<?x10x64xf32>
   %xl = sezm.rotate %x[%src] by %wd lmax = 3
       : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>)
@@ -89,6 +90,18 @@ func.func @rotate_and_mix(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
       focus_major = 2
       : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
          tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<2x?x320xf32>
+  // The Wigner-D as the 46 entries a rotation keeps; its gradient alike.
+  // CHECK: sezm.rotate_mix %{{.*}}[%{{.*}}] by %{{.*}} kernel %{{.*}} basis %{{.*}} lmax = 3 rank = 1 : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>, {{.*}}) -> tensor<?x10x64xf32>
+  %uk = sezm.rotate_mix %x[%src] by %wk kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>,
+         tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  // CHECK: sezm.rotate_mix_grad_reduce {{.*}} -> (tensor<?x16x64xf32>, tensor<?x46xf32>, tensor<?x25xf32>)
+  %gxk, %gwk, %gkk = sezm.rotate_mix_grad_reduce %uk, %x[%src] by %wk
+      kernel %kc basis %cb over(%so, %sr) lmax = 3 rank = 1
+      : (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?xi64>,
+         tensor<?x46xf32>, tensor<?x25xf32>, tensor<1x64xf32>, tensor<?xi64>,
+         tensor<?xi64>)
+      -> (tensor<?x16x64xf32>, tensor<?x46xf32>, tensor<?x25xf32>)
   // CHECK: sezm.rotate_mix_grad %{{.*}}, %{{.*}}[%{{.*}}] by %{{.*}} kernel %{{.*}} basis %{{.*}} lmax = 3 rank = 1 : {{.*}} -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<1x64xf32>)
   %a, %b, %c, %d = sezm.rotate_mix_grad %u, %x[%src] by %wd kernel %kc
       basis %cb lmax = 3 rank = 1

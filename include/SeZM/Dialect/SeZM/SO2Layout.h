@@ -28,6 +28,14 @@ struct SO2Layout {
     return (lmax + 1) * (lmax + 1) + lmax * lmax;
   }
 
+  /// Wigner-D entries a rotation keeps (the |m| <= 1 rows of each degree's
+  /// block): (lmax+1)^2 + 2*lmax*(lmax+2), 46 of 256 at lmax 3. A Wigner-D
+  /// may be stored as these alone, (E, K), in the order of reduced row j,
+  /// then packed column d in the block of degree deg(j).
+  int64_t keptWignerEntries() const {
+    return (lmax + 1) * (lmax + 1) + 2 * lmax * (lmax + 2);
+  }
+
   /// Degree of reduced row j.
   int64_t degreeOfReduced(int64_t j) const {
     if (j <= lmax)

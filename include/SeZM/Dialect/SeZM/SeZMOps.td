@@ -327,6 +327,14 @@ def SeZM_RotateOp : SeZM_Op<"rotate"> {
 
     Shapes: x (N, D, C), src (E), wigner (E, D, D) -> (E, Dm, C).
 
+    The Wigner-D may instead hold only the entries a rotation keeps,
+    (E, K) with K = (lmax+1)^2 + 2*lmax*(lmax+2) (46 at lmax 3), in the
+    order of reduced row j, then column d of its degree's block: a sixth of
+    the bytes at lmax 3, the same numbers. So may `sezm.rotate_grad`,
+    `sezm.rotate_mix`, `sezm.rotate_mix_grad` and
+    `sezm.rotate_mix_grad_reduce`, whose `wigner_grad` then has that form
+    too.
+
     Example:
     ```mlir
     %xl = sezm.rotate %x[%src] by %wd lmax = 3
@@ -455,10 +463,15 @@ def SeZM_RotateMixOp : SeZM_Op<"rotate_mix"> {
     `[e, j, f*Cf + cf]` of the edge-frame result, `Cf = C / F`. The values
     are the same; only the store addresses change.
 
+    The Wigner-D may be whole or its kept entries alone (see `sezm.rotate`).
+
     Example:
     ```mlir
     %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
         : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+           tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
+    %uk = sezm.rotate_mix %x[%src] by %wk kernel %kc basis %cb lmax = 3 rank = 1
+        : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>,
            tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
     %u0 = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
         focus_major = 2
