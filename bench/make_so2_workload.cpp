@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SeZM/Dialect/SeZM/SO2Layout.h"
 #include "SeZM/Support/Npy.h"
 #include "SeZM/Support/Structure.h"
 
@@ -51,6 +52,25 @@ void write(const std::string &dir, const std::string &name,
     std::fprintf(stderr, "make-so2-workload: %s\n", error.c_str());
     std::exit(1);
   }
+}
+
+/// The entries of an (E, D, D) Wigner-D that a rotation keeps, (E, K), in
+/// the order the rotation ops take them (SO2Layout::keptWignerEntries).
+HostTensor keptEntries(const HostTensor &wigner) {
+  mlir::sezm::SO2Layout layout{kLmax};
+  std::vector<int64_t> places;
+  for (int64_t j = 0; j < layout.reducedRows(); ++j) {
+    int64_t l = layout.degreeOfReduced(j);
+    for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d)
+      places.push_back(layout.packedRowOfReduced(j) * kRows + d);
+  }
+  int64_t edges = wigner.shape[0], count = places.size();
+  HostTensor kept(ElementType::F32, {edges, count});
+  for (int64_t e = 0; e < edges; ++e)
+    for (int64_t k = 0; k < count; ++k)
+      kept.data<float>()[e * count + k] =
+          wigner.data<float>()[e * kRows * kRows + places[k]];
+  return kept;
 }
 
 /// Gaussian values, drawn in blocks of 2^20 by all cores: each block's
@@ -219,7 +239,9 @@ int main(int argc, char **argv) {
   write(out, "src", indices(graph.src));
   write(out, "src_order", indices(graph.srcOrder));
   write(out, "src_rowptr", indices(graph.srcRowptr));
-  write(out, "wigner", gaussian(seed, 1, {edges, kRows, kRows}, 0.5));
+  HostTensor wigner = gaussian(seed, 1, {edges, kRows, kRows}, 0.5);
+  write(out, "wigner", wigner);
+  write(out, "wigner_kept", keptEntries(wigner));
   write(out, "kc", gaussian(seed, 2, {edges, kKernel}, 0.3));
   write(out, "cb", gaussian(seed, 3, {1, kChannels}, 1.0));
   write(out, "grad", gaussian(seed, 4, {edges, kReduced, kChannels}, 1.0));

@@ -56,6 +56,17 @@ def degree_of(packed_row):
     return l
 
 
+def kept_places():
+    """Where the Wigner-D entries a rotation keeps lie in its flattened
+    16 x 16 matrix, in the order of the kept-entries layout (reduced row j,
+    then column d of its degree's block): wigner_kept = wigner[:, places]."""
+    places = []
+    for row in reduced_rows():
+        l = degree_of(row)
+        places += [row * ROWS + d for d in range(l * l, (l + 1) * (l + 1))]
+    return places
+
+
 def block_mask(device):
     """(10, 16): 1 where reduced row j meets a column of its degree block."""
     mask = torch.zeros(REDUCED, ROWS, device=device)
@@ -247,10 +258,21 @@ def main():
                                             sezm_dir + "-fused")
     unfused_kernels, unfused_transient, _ = run_sezm(args, "unfused_backward",
                                                 bwd_inputs)
+    # The same with the Wigner-D as its kept entries (wigner_kept).
+    kept_fwd_kernels, kept_fwd_transient, _ = run_sezm(
+        args, "rotate_mix_kept", ["x", "src", "wigner_kept", "kc", "cb"],
+        sezm_dir + "-kept-forward")
+    kept_bwd_inputs = [
+        "wigner_kept" if name == "wigner" else name for name in bwd_inputs
+    ]
+    kept_fused_kernels, kept_fused_transient, _ = run_sezm(
+        args, "fused_backward_kept", kept_bwd_inputs, sezm_dir + "-kept-fused")
     for entry, kernels in [("rotate_mix", fwd_kernels),
                            ("rotate_mix_focus_major", fm_kernels),
                            ("fused_backward", fused_kernels),
-                           ("unfused_backward", unfused_kernels)]:
+                           ("unfused_backward", unfused_kernels),
+                           ("rotate_mix_kept", kept_fwd_kernels),
+                           ("fused_backward_kept", kept_fused_kernels)]:
         print(f"sezm @{entry} kernels (median ms): " +
               ", ".join(f"{k} {v:.3f}" for k, v in sorted(kernels.items())))
 
@@ -293,6 +315,20 @@ def main():
                  backward_bytes, None))
     rows.append(("segment_reduce alone", "sezm", reduce_ms, None, reduce_bytes,
                  None))
+    # Kept entries: the same numbers as the whole matrix (its gradient's kept
+    # entries), checked here.
+    places = torch.tensor(kept_places(), device="cuda")
+    kept_error = relative_error(sezm_out("-kept-forward", "u"), u_sezm)
+    rows.append(("rotate_mix fwd, kept W", "sezm", kernel_sum(kept_fwd_kernels),
+                 kept_fwd_transient, forward_bytes, kept_error))
+    kept_error = max(
+        relative_error(sezm_out("-kept-fused", "x_grad"), x_grad_sezm),
+        relative_error(sezm_out("-kept-fused", "wigner_grad"),
+                       wigner_grad_sezm.reshape(edges, -1)[:, places]),
+        relative_error(sezm_out("-kept-fused", "kc_grad"), kc_grad_sezm))
+    rows.append(("backward fused, kept W", "sezm",
+                 kernel_sum(kept_fused_kernels), kept_fused_transient,
+                 backward_bytes, kept_error))
 
     def check_backward(result):
         xg, wg, kg = result
@@ -353,10 +389,16 @@ def main():
         rows.append(("rotate_mix fwd focus-major", "deepmd triton", ms,
                      transient, forward_bytes,
                      relative_error(forward_triton(), u0_sezm)))
+        # Triton takes the whole Wigner-D only: the same time, beside sezm's
+        # kept-entries line.
+        rows.append(("rotate_mix fwd, kept W", "deepmd triton", ms, transient,
+                     forward_bytes, error))
         error = check_backward(backward_triton())
         ms, transient = time_ms(backward_triton, args.repeats)
         rows.append(("backward unfused + reduce", "deepmd triton", ms,
                      transient, backward_bytes, error))
+        rows.append(("backward fused, kept W", "deepmd triton", ms, transient,
+                     backward_bytes, error))
         node_grad = triton_path._rotate_mix_bwd_impl(
             grad_focus, x, src, wigner, kc, cb, LMAX, focus, 1)[0]
         error = relative_error(
@@ -380,8 +422,9 @@ def main():
     failed = False
     for op in [
             "rotate_mix forward", "rotate_mix fwd focus-major",
-            "backward fused + reduce",
-            "backward unfused + reduce", "segment_reduce alone"
+            "rotate_mix fwd, kept W", "backward fused + reduce",
+            "backward unfused + reduce", "backward fused, kept W",
+            "segment_reduce alone"
     ]:
         for row_op, who, ms, transient, minimum, error in rows:
             if row_op != op:
@@ -397,7 +440,9 @@ def main():
                   f"{100 * rate / bandwidth:6.1f}% {memory:>13} {check:>9}")
     print("\nx sezm: the comparator's time over sezm's fused backward (for the "
           "backward lines) or sezm's same op;\nrel err: max |comparator - "
-          "sezm| / max |sezm| over every output.")
+          "sezm| / max |sezm| over every output;\nkept W: sezm given the "
+          "Wigner-D as the 46 entries a rotation keeps (wigner_kept), its "
+          "comparators the whole (E, 16, 16) one.")
     return 1 if failed else 0
 
 
