@@ -34,6 +34,8 @@ LogicalResult sezm::addForces(ModuleOp module, llvm::StringRef energy) {
   PassManager pm(module.getContext());
   AutodiffOptions autodiff;
   autodiff.energy = energy.str();
+  // Before the derivatives, which then take the Wigner-D's form.
+  pm.addNestedPass<func::FuncOp>(createKeepWignerEntries());
   pm.addPass(createAutodiff(autodiff));
   return pm.run(module);
 }

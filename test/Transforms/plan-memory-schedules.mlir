@@ -1,13 +1,16 @@
 // The memory plan of energy + forces for two SO(2) blocks (lmax 3, C 64,
 // rank 1) at the N = 4096 workload (E = 647,642). Under the training
 // schedule the peak is at the unfused backward of the second block, which
-// holds the per-edge node gradient (4096*E bytes): 12508*E + 4096*N. Under
+// holds the per-edge node gradient (4096*E bytes): 9988*E + 4096*N. Under
 // the inference schedule that gradient never exists, and sezm-rematerialize
 // recomputes the first block's message and the edge vectors for the
 // backward instead of keeping them, so the peak is at the backward of the
-// first block's aggregation: 8404*E + 4096*N. Inference plans 4104*E =
+// first block's aggregation: 5884*E + 4096*N. Inference plans 4104*E =
 // 2,657,922,768 bytes less, more than the node gradient's 4096*E =
-// 2,652,741,632 (the awk line compares them).
+// 2,652,741,632 (the awk line compares them). Both hold the Wigner-D and its
+// gradient as the 46 entries a rotation keeps (sezm-keep-wigner-entries:
+// 184 bytes per edge each where the whole matrix took 1024; the peaks were
+// 12508*E and 8404*E with it).
 // RUN: sezm-opt %S/Inputs/two-blocks.mlir --sezm-pipeline="forces-of=energy schedule=inference plan-at=N=4096,E=647642" -o /dev/null 2>&1 | FileCheck %s --check-prefix=INFERENCE
 // RUN: sezm-opt %S/Inputs/two-blocks.mlir --sezm-pipeline="forces-of=energy schedule=training plan-at=N=4096,E=647642" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TRAINING
 // RUN: sezm-opt %S/Inputs/two-blocks.mlir --sezm-pipeline="forces-of=energy schedule=inference plan-at=N=4096,E=647642" -o /dev/null 2>%t.inference
@@ -18,8 +21,8 @@
 // segment reduction's launch.
 // RUN: sezm-opt %S/Inputs/backward-training.mlir --sezm-pipeline="target=gpu" 2>&1 | FileCheck %s --check-prefix=GPU
 
-// INFERENCE: remark: inference schedule: @energy_forces planned peak max(3688*E + 16384*N + 4, 7276*E + 8192*N + 4, 8404*E + 4096*N + 4) bytes (unplanned 18380*E + 24588*N + 840); {{.*}}; at E=647642 N=4096: planned 5459560588 bytes, unplanned 12004373248 bytes
-// TRAINING: remark: training schedule: @energy_forces planned peak max(6260*E + 16384*N + 4, 9848*E + 8192*N + 4, 12508*E + 4096*N + 4) bytes (unplanned 19892*E + 24588*N + 840); {{.*}}; at E=647642 N=4096: planned 8117483356 bytes, unplanned 12983607952 bytes
+// INFERENCE: remark: inference schedule: @energy_forces planned peak max(2848*E + 16384*N + 4, 5596*E + 8192*N + 4, 5884*E + 4096*N + 4) bytes (unplanned 14180*E + 24588*N + 840); {{.*}}; at E=647642 N=4096: planned 3827502748 bytes, unplanned 9284276848 bytes
+// TRAINING: remark: training schedule: @energy_forces planned peak max(5420*E + 16384*N + 4, 8168*E + 8192*N + 4, 9988*E + 4096*N + 4) bytes (unplanned 15692*E + 24588*N + 840); {{.*}}; at E=647642 N=4096: planned 6485425516 bytes, unplanned 10263511552 bytes
 // DIFFERENCE: training - inference = 2657922768 bytes; per-edge node gradient 2652741632 bytes; at least the gradient: yes
 // GPU: remark: training schedule: @backward planned peak 5220*E + 4096*N bytes (unplanned 5220*E + 4096*N); 4 buffers, 0 reused, 1 freed after last use
 // GPU: %[[NODE_GRAD:.*]] = llvm.call @mgpuMemAlloc

@@ -202,6 +202,37 @@ def PlanMemory : Pass<"sezm-plan-memory", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def KeepWignerEntries : Pass<"sezm-keep-wigner-entries", "::mlir::func::FuncOp"> {
+  let summary = "Store each edge's Wigner-D as the entries a rotation keeps";
+  let description = [{
+    A `sezm.wigner` whose every use is the Wigner-D of a rotation
+    (`sezm.rotate`, `sezm.rotate_mix`, `sezm.rotate_back`,
+    `sezm.envelope_aggregate`, `sezm.attention_aggregate`) gets the result
+    type (E, K), K = (lmax+1)^2 + 2*lmax*(lmax+2): the |m| <= 1 rows of each
+    diagonal block, all that those ops read (46 of 256 entries at lmax 3,
+    119 MB instead of 661 MB at 645k edges). The numbers do not change.
+    It runs before `sezm-autodiff`, whose derivative rules then give the
+    Wigner-D's gradients the same form, and `sezm.wigner_grad` reads it. A
+    Wigner-D with any other use (a function result, a gradient op already
+    built) is left whole.
+
+    Before:
+    ```mlir
+    %wd = sezm.wigner %v lmax = 3 : (tensor<?x3xf32>) -> tensor<?x16x16xf32>
+    %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+        : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+           tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
+    ```
+    After:
+    ```mlir
+    %wd = sezm.wigner %v lmax = 3 : (tensor<?x3xf32>) -> tensor<?x46xf32>
+    %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+        : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>,
+           tensor<?x25xf32>, tensor<1x64xf32>) -> tensor<?x10x64xf32>
+    ```
+  }];
+}
+
 def Rematerialize : Pass<"sezm-rematerialize", "::mlir::func::FuncOp"> {
   let summary = "Recompute cheap per-edge values for the backward instead of keeping them";
   let description = [{

@@ -115,22 +115,59 @@ void EdgeRotation::appendGradientTerms(ArrayRef<Num> gl, ArrayRef<Num> packed,
       [&](int64_t j, int64_t d) { terms.push_back(gl[j] * packed[d]); });
 }
 
-void EdgeRotation::storeGradient(ArrayRef<Num> sums, Value wignerGrad,
-                                 Idx e) const {
+/// Calls f(sum, place) for each kept entry's sum and its place in
+/// wignerGrad (whole or kept entries).
+static void
+forEachGradientPlace(SO2Layout layout, ArrayRef<Num> sums, Value wignerGrad,
+                     Idx e, llvm::function_ref<void(Num, SmallVector<Idx>)> f) {
   int64_t index = 0;
   bool kept = isKeptEntries(wignerGrad);
-  forEachEntry([&](int64_t j, int64_t d) {
+  forEachKeptEntry(layout, [&](int64_t j, int64_t d) {
     if (kept)
-      store(sums[index], wignerGrad, {e, Idx(index)});
+      f(sums[index], {e, Idx(index)});
     else
-      store(sums[index], wignerGrad,
-            {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
+      f(sums[index], {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
     ++index;
   });
 }
 
+void EdgeRotation::storeGradient(ArrayRef<Num> sums, Value wignerGrad,
+                                 Idx e) const {
+  forEachGradientPlace(
+      layout, sums, wignerGrad, e,
+      [&](Num sum, SmallVector<Idx> place) { store(sum, wignerGrad, place); });
+}
+
+void EdgeRotation::addGradient(ArrayRef<Num> sums, Value wignerGrad,
+                               Idx e) const {
+  forEachGradientPlace(
+      layout, sums, wignerGrad, e,
+      [&](Num sum, SmallVector<Idx> place) { addTo(sum, wignerGrad, place); });
+}
+
 bool kernel::isKeptEntries(Value wigner) {
   return cast<ShapedType>(wigner.getType()).getRank() == 2;
+}
+
+void kernel::storeWignerEntry(SO2Layout layout, Num value, Value wigner, Idx e,
+                              int64_t row, int64_t column) {
+  if (!isKeptEntries(wigner)) {
+    store(value, wigner, {e, Idx(row), Idx(column)});
+    return;
+  }
+  int64_t place = layout.keptWignerIndex(row, column);
+  if (place >= 0)
+    store(value, wigner, {e, Idx(place)});
+}
+
+std::optional<Num> kernel::loadWignerEntry(SO2Layout layout, Value wigner,
+                                           Idx e, int64_t row, int64_t column) {
+  if (!isKeptEntries(wigner))
+    return load(wigner, {e, Idx(row), Idx(column)});
+  int64_t place = layout.keptWignerIndex(row, column);
+  if (place < 0)
+    return std::nullopt;
+  return load(wigner, {e, Idx(place)});
 }
 
 int64_t EdgeRotation::numEntries() const {
@@ -270,11 +307,11 @@ Value kernel::allocateEdgeRows(KernelIO &io, unsigned index, Idx edges,
       rows);
 }
 
-Value kernel::allocateEdgeGrad(KernelIO &io, unsigned index, Value operand,
-                               Idx edges) {
+Value kernel::allocateEdgesLike(KernelIO &io, unsigned index, Value like,
+                                Idx edges) {
   SmallVector<Idx> extents{edges};
   for (int64_t size :
-       cast<RankedTensorType>(operand.getType()).getShape().drop_front())
+       cast<RankedTensorType>(like.getType()).getShape().drop_front())
     extents.push_back(Idx(size));
   return io.allocate(index, extents);
 }

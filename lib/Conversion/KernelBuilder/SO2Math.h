@@ -34,6 +34,16 @@ void forEachKeptEntry(SO2Layout layout,
 /// (E, K) (SO2Layout::keptWignerEntries), rather than whole, (E, D, D).
 bool isKeptEntries(Value wigner);
 
+/// Stores entry (row, column) of edge e's Wigner-D (or gradient) into a
+/// whole (E, D, D) buffer, or into a kept-entries one if it is kept there.
+void storeWignerEntry(SO2Layout layout, Num value, Value wigner, Idx e,
+                      int64_t row, int64_t column);
+/// Loads entry (row, column) of edge e's Wigner-D (or gradient); nothing
+/// where a kept-entries buffer does not hold it (an entry no rotation
+/// uses).
+std::optional<Num> loadWignerEntry(SO2Layout layout, Value wigner, Idx e,
+                                   int64_t row, int64_t column);
+
 /// The kept entries wigner[e, coeff[j], d] of one edge, d over block deg(j).
 class EdgeRotation {
 public:
@@ -61,6 +71,8 @@ public:
   /// wignerGrad[e, coeff[j], d] (or [e, k] where it holds the kept entries
   /// alone).
   void storeGradient(ArrayRef<Num> sums, Value wignerGrad, Idx e) const;
+  /// The same, added to what the places hold.
+  void addGradient(ArrayRef<Num> sums, Value wignerGrad, Idx e) const;
 
   /// Calls f(j, d) for every kept entry (reduced row j, packed column d).
   void forEachEntry(llvm::function_ref<void(int64_t, int64_t)> f) const;
@@ -136,10 +148,11 @@ Value focusMajorRows(Value buffer, int64_t rows);
 Value allocateEdgeRows(KernelIO &io, unsigned index, Idx edges, int64_t rows,
                        int64_t channels, std::optional<int64_t> focusMajor);
 
-/// Allocates result `index` of `io`'s op as the (E, ...) gradient of a
-/// per-edge operand whose trailing extents are static (a kernel `kc`, a
-/// Wigner-D dense or as its kept entries).
-Value allocateEdgeGrad(KernelIO &io, unsigned index, Value operand, Idx edges);
+/// Allocates result `index` of `io`'s op as an (E, ...) buffer with the
+/// static trailing extents of the per-edge tensor `like` (the gradient of
+/// a kernel `kc`; a Wigner-D whole or as its kept entries, or its
+/// gradient).
+Value allocateEdgesLike(KernelIO &io, unsigned index, Value like, Idx edges);
 
 /// Loads buffer[e, r, c] for r = 0..count-1.
 std::vector<Num> loadRows(Value buffer, Idx e, int64_t count, Idx c);

@@ -113,6 +113,8 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
 
 void sezm::buildSeZMPipeline(OpPassManager &pm,
                              const SeZMPipelineOptions &options) {
+  // Before the derivatives, which then take the Wigner-D's form.
+  pm.addNestedPass<func::FuncOp>(createKeepWignerEntries());
   if (!options.forcesOf.empty()) {
     AutodiffOptions autodiff;
     autodiff.energy = options.forcesOf;

@@ -409,8 +409,8 @@ void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io) {
                        ? io.allocate(0, {edges, Idx(rows), Idx(channels)})
                        : Value();
   WarpEdgeBackward backward(op, io,
-                            allocateEdgeGrad(io, 1, op.getWigner(), edges),
-                            allocateEdgeGrad(io, 2, op.getKc(), edges),
+                            allocateEdgesLike(io, 1, op.getWigner(), edges),
+                            allocateEdgesLike(io, 2, op.getKc(), edges),
                             WarpEdgeBackward::EntryLoads::Broadcast);
   launchKernel(
       "rotate_mix_grad", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
@@ -459,8 +459,8 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   int64_t rows = SO2Layout{static_cast<int64_t>(op.getLmax())}.packedRows();
   Value xGrad = io.allocate(0, {nodes, Idx(rows), Idx(channels)});
   WarpEdgeBackward backward(op, io,
-                            allocateEdgeGrad(io, 1, op.getWigner(), edges),
-                            allocateEdgeGrad(io, 2, op.getKc(), edges),
+                            allocateEdgesLike(io, 1, op.getWigner(), edges),
+                            allocateEdgesLike(io, 2, op.getKc(), edges),
                             WarpEdgeBackward::EntryLoads::WarpShared);
   int64_t width = backward.width;
   launchKernel(

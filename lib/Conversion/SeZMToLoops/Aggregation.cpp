@@ -110,7 +110,7 @@ void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
   Idx nodes = dim(rowptr, 0) - 1, edges = dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, layout.reducedRows(), channels});
-  Value wignerGrad = io.allocate(1, {edges, rows, rows});
+  Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
   Value envGrad = io.allocate(2, {edges});
   Value normGrad = io.allocate(3, {nodes});
   // Edges in no segment receive no gradient.
@@ -248,7 +248,7 @@ void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
   int64_t width = channels / focus, headWidth = width / heads;
   Idx nodes = dim(rowptr, 0) - 1, edges = dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, layout.reducedRows(), channels});
-  Value wignerGrad = io.allocate(1, {edges, rows, rows});
+  Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
   Value logitGrad = io.allocate(2, {edges, focus, heads});
   Value envGrad = io.allocate(3, {edges});
   Value nullGrad = io.allocate(4, {focus, heads});
@@ -306,11 +306,7 @@ void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
                 [&](int64_t j, int64_t d) { terms.push_back(in[j] * g[d]); });
             return terms;
           });
-          int64_t index = 0;
-          rotation.forEachEntry([&](int64_t j, int64_t d) {
-            addTo(sums[index++], wignerGrad,
-                  {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
-          });
+          rotation.addGradient(sums, wignerGrad, e);
         });
         // d null = -S / Z; null = softplus(z) + 1e-7, d null / dz = sigmoid(z).
         Num z = load(nullLogit, {f, h});

@@ -8,6 +8,7 @@
 #include "Kernels.h"
 
 #include "KernelBuilder/EdgeFrameMath.h"
+#include "KernelBuilder/SO2Math.h"
 
 using namespace mlir;
 using namespace mlir::sezm;
@@ -150,17 +151,19 @@ void sezm::emitKernel(WignerOp op, KernelIO &io) {
   Value edgeVec = io.in(op.getEdgeVec());
   SO2Layout layout = layoutOf(op);
   Idx edges = dim(edgeVec, 0);
-  int64_t rows = layout.packedRows();
-  Value out = io.allocate(0, {edges, rows, rows});
-  fillZero(out);
+  // As the entries a rotation keeps, every one is written: no fill first.
+  bool kept = isKeptEntries(op.getResult());
+  Value out = allocateEdgesLike(io, 0, op.getResult(), edges);
+  if (!kept)
+    fillZero(out);
   parallelRange(0, edges, [&](Idx e) {
     std::array<Num, 3> v = loadEdgeVector<Num>(edgeVec, e);
     Quaternion<Num> q = edgeQuaternion(v[0], v[1], v[2]);
-    wignerBlocks<Num>(q, layout.lmax,
-                      [&](int64_t l, int64_t mp, int64_t m, Num value) {
-                        int64_t center = l * l + l;
-                        store(value, out, {e, center + mp, center + m});
-                      });
+    wignerBlocks<Num>(
+        q, layout.lmax, [&](int64_t l, int64_t mp, int64_t m, Num value) {
+          int64_t center = l * l + l;
+          storeWignerEntry(layout, value, out, e, center + mp, center + m);
+        });
   });
 }
 
@@ -173,13 +176,16 @@ void sezm::emitKernel(WignerGradOp op, KernelIO &io) {
     std::array<Jet, 3> v = loadEdgeVector<Jet>(edgeVec, e);
     Quaternion<Jet> q = edgeQuaternion(v[0], v[1], v[2]);
     std::array<Num, 3> total = {Num(0.0), Num(0.0), Num(0.0)};
-    wignerBlocks<Jet>(q, layout.lmax,
-                      [&](int64_t l, int64_t mp, int64_t m, Jet value) {
-                        int64_t center = l * l + l;
-                        Num g = load(grad, {e, center + mp, center + m});
-                        for (int k = 0; k < 3; ++k)
-                          total[k] = total[k] + g * value.derivative(k);
-                      });
+    wignerBlocks<Jet>(
+        q, layout.lmax, [&](int64_t l, int64_t mp, int64_t m, Jet value) {
+          int64_t center = l * l + l;
+          std::optional<Num> g =
+              loadWignerEntry(layout, grad, e, center + mp, center + m);
+          if (!g)
+            return;
+          for (int k = 0; k < 3; ++k)
+            total[k] = total[k] + *g * value.derivative(k);
+        });
     for (int k = 0; k < 3; ++k)
       store(total[k], out, {e, k});
   });
@@ -254,11 +260,11 @@ void sezm::emitKernel(WignerGradGradOp op, KernelIO &io) {
   Value edgeVec = io.in(op.getEdgeVec()), grad = io.in(op.getGrad());
   Value cot = io.in(op.getCot());
   SO2Layout layout = layoutOf(op);
-  int64_t rows = layout.packedRows();
   Idx edges = dim(edgeVec, 0);
-  Value gradCot = io.allocate(0, {edges, rows, rows});
+  Value gradCot = allocateEdgesLike(io, 0, op.getGrad(), edges);
   Value edgeVecGrad = io.allocate(1, {edges, 3});
-  fillZero(gradCot);
+  if (!isKeptEntries(op.getGrad()))
+    fillZero(gradCot);
   parallelRange(0, edges, [&](Idx e) {
     std::array<Second, 3> v = edgeVectorAlong(edgeVec, cot, e);
     Quaternion<Second> q = edgeQuaternion(v[0], v[1], v[2]);
@@ -266,9 +272,11 @@ void sezm::emitKernel(WignerGradGradOp op, KernelIO &io) {
     wignerBlocks<Second>(
         q, layout.lmax, [&](int64_t l, int64_t mp, int64_t m, Second value) {
           int64_t row = l * l + l + mp, column = l * l + l + m;
-          store(
-              accumulateSecondOrder(value, load(grad, {e, row, column}), total),
-              gradCot, {e, row, column});
+          std::optional<Num> g = loadWignerEntry(layout, grad, e, row, column);
+          if (!g)
+            return;
+          storeWignerEntry(layout, accumulateSecondOrder(value, *g, total),
+                           gradCot, e, row, column);
         });
     storeEdgeVector(total, edgeVecGrad, e);
   });

@@ -197,24 +197,37 @@ LogicalResult RadialBasisGradOp::verify() {
   return shapes.check("result", getResult(), kFloat, {kEdges, kXYZ});
 }
 
+namespace {
+/// The dimensions of a Wigner-D, or of a gradient or tangent of one: whole,
+/// (E, D, D), or the entries a rotation keeps, (E, K) (SO2Layout::
+/// keptWignerEntries), as `value` holds it.
+SmallVector<Dim> wignerDims(SO2Layout layout, Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (type && type.getRank() == 2)
+    return {kEdges, Dim::fixed(layout.keptWignerEntries())};
+  Dim rows = Dim::fixed(layout.packedRows());
+  return {kEdges, rows, rows};
+}
+} // namespace
+
 LogicalResult WignerOp::verify() {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  Dim rows = Dim::fixed(layout.packedRows());
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
   if (failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
     return failure();
-  return shapes.check("result", getResult(), kFloat, {kEdges, rows, rows});
+  return shapes.check("result", getResult(), kFloat,
+                      wignerDims(layout, getResult()));
 }
 
 LogicalResult WignerGradOp::verify() {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  Dim rows = Dim::fixed(layout.packedRows());
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
-  if (failed(shapes.check("grad", getGrad(), kFloat, {kEdges, rows, rows})) ||
+  if (failed(shapes.check("grad", getGrad(), kFloat,
+                          wignerDims(layout, getGrad()))) ||
       failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
     return failure();
   return shapes.check("result", getResult(), kFloat, {kEdges, kXYZ});
@@ -257,9 +270,8 @@ LogicalResult WignerGradGradOp::verify() {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  Dim rows = Dim::fixed(layout.packedRows());
   ShapeChecker shapes(*this, lmaxContext(layout.lmax));
-  return verifySecondOrder(*this, shapes, {kEdges, rows, rows});
+  return verifySecondOrder(*this, shapes, wignerDims(layout, getGrad()));
 }
 
 //===----------------------------------------------------------------------===//
@@ -274,12 +286,7 @@ LogicalResult checkRotateInputs(ShapeChecker &shapes, SO2Layout layout, Value x,
   if (failed(shapes.check("x", x, kFloat, {kNodes, rows, kChannels})) ||
       failed(shapes.check("src", src, kIndex, {kEdges})))
     return failure();
-  // Whole, or as the entries a rotation keeps (SO2Layout::keptWignerEntries).
-  auto type = dyn_cast<RankedTensorType>(wigner.getType());
-  if (type && type.getRank() == 2)
-    return shapes.check("wigner", wigner, kFloat,
-                        {kEdges, Dim::fixed(layout.keptWignerEntries())});
-  return shapes.check("wigner", wigner, kFloat, {kEdges, rows, rows});
+  return shapes.check("wigner", wigner, kFloat, wignerDims(layout, wigner));
 }
 
 Dim packedRows(SO2Layout layout) { return Dim::fixed(layout.packedRows()); }
@@ -423,7 +430,8 @@ LogicalResult RotateBackOp::verify() {
   Dim rows = packedRows(layout);
   if (failed(shapes.check("xl", getXl(), kFloat,
                           {kEdges, reducedRows(layout), kChannels})) ||
-      failed(shapes.check("wigner", getWigner(), kFloat, {kEdges, rows, rows})))
+      failed(shapes.check("wigner", getWigner(), kFloat,
+                          wignerDims(layout, getWigner()))))
     return failure();
   return shapes.check("result", getResult(), kFloat, {kEdges, rows, kChannels});
 }
@@ -438,8 +446,8 @@ LogicalResult RotateBackGradOp::verify() {
           shapes.check("grad", getGrad(), kFloat, {kEdges, rows, kChannels})) ||
       failed(shapes.check("xl", getXl(), kFloat,
                           {kEdges, reducedRows(layout), kChannels})) ||
-      failed(
-          shapes.check("wigner", getWigner(), kFloat, {kEdges, rows, rows})) ||
+      failed(shapes.check("wigner", getWigner(), kFloat,
+                          wignerDims(layout, getWigner()))) ||
       failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())))
     return failure();
   return checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
@@ -725,10 +733,10 @@ namespace {
 LogicalResult checkAggregateInputs(ShapeChecker &shapes, SO2Layout layout,
                                    Value xl, Value wigner, Value env,
                                    Value dstOrder, Value dstRowptr) {
-  Dim rows = packedRows(layout);
   if (failed(shapes.check("xl", xl, kFloat,
                           {kEdges, reducedRows(layout), kChannels})) ||
-      failed(shapes.check("wigner", wigner, kFloat, {kEdges, rows, rows})) ||
+      failed(
+          shapes.check("wigner", wigner, kFloat, wignerDims(layout, wigner))) ||
       failed(shapes.check("env", env, kFloat, {kEdges})))
     return failure();
   return checkCsr(shapes, "dst_order", dstOrder, "dst_rowptr", dstRowptr);

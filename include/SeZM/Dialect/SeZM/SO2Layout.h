@@ -36,6 +36,20 @@ struct SO2Layout {
     return (lmax + 1) * (lmax + 1) + 2 * lmax * (lmax + 2);
   }
 
+  /// The place of Wigner-D entry (row, column) among the kept entries, or
+  /// -1 if a rotation does not keep it (|m| > 1, or off the diagonal
+  /// blocks).
+  int64_t keptWignerIndex(int64_t row, int64_t column) const {
+    int64_t l = degreeOfPacked(row), m = row - l * l - l;
+    if (m < -1 || m > 1 || degreeOfPacked(column) != l)
+      return -1;
+    int64_t j = m == 0 ? l : (m < 0 ? lmax + l : 2 * lmax + l);
+    int64_t place = 0;
+    for (int64_t i = 0; i < j; ++i)
+      place += 2 * degreeOfReduced(i) + 1;
+    return place + column - l * l;
+  }
+
   /// Degree of reduced row j.
   int64_t degreeOfReduced(int64_t j) const {
     if (j <= lmax)

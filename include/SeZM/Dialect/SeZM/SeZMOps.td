@@ -193,11 +193,14 @@ def SeZM_WignerOp : SeZM_Op<"wigner"> {
     `result[e]` is block-diagonal with block l = D^l(q_e) on rows and columns
     l^2 .. (l+1)^2 - 1, zero elsewhere, so that `D^l Y_l(r) = Y_l(R r)`.
 
-    Shapes: edge_vec (E, 3) -> (E, D, D).
+    Shapes: edge_vec (E, 3) -> (E, D, D), or (E, K): the entries a
+    rotation keeps alone (see `sezm.rotate`), which
+    `sezm-keep-wigner-entries` chooses when only rotations read the result.
 
     Example:
     ```mlir
     %wd = sezm.wigner %v lmax = 3 : (tensor<?x3xf32>) -> tensor<?x16x16xf32>
+    %wk = sezm.wigner %v lmax = 3 : (tensor<?x3xf32>) -> tensor<?x46xf32>
     ```
   }];
   let arguments = (ins SeZM_FloatTensor:$edge_vec, I64Attr:$lmax);
@@ -216,7 +219,8 @@ def SeZM_WignerGradOp : SeZM_Op<"wigner_grad"> {
     the quaternion. Entries of `grad` off the diagonal blocks multiply exact
     zeros and do not contribute.
 
-    Shapes: grad (E, D, D), edge_vec (E, 3) -> (E, 3).
+    Shapes: grad (E, D, D) or (E, K) (the kept entries alone; the others
+    are then zero), edge_vec (E, 3) -> (E, 3).
 
     Example:
     ```mlir
@@ -330,10 +334,9 @@ def SeZM_RotateOp : SeZM_Op<"rotate"> {
     The Wigner-D may instead hold only the entries a rotation keeps,
     (E, K) with K = (lmax+1)^2 + 2*lmax*(lmax+2) (46 at lmax 3), in the
     order of reduced row j, then column d of its degree's block: a sixth of
-    the bytes at lmax 3, the same numbers. So may `sezm.rotate_grad`,
-    `sezm.rotate_mix`, `sezm.rotate_mix_grad` and
-    `sezm.rotate_mix_grad_reduce`, whose `wigner_grad` then has that form
-    too.
+    the bytes at lmax 3, the same numbers. So may every op that takes a
+    Wigner-D (the rotations, `sezm.rotate_back`, the aggregations and their
+    gradients, whose `wigner_grad` then has that form too).
 
     Example:
     ```mlir
