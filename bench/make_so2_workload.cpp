@@ -58,13 +58,13 @@ void write(const std::string &dir, const std::string &name,
 /// the order the rotation ops take them (SO2Layout::keptWignerEntries).
 HostTensor keptEntries(const HostTensor &wigner) {
   mlir::sezm::SO2Layout layout{kLmax};
-  std::vector<int64_t> places;
-  for (int64_t j = 0; j < layout.reducedRows(); ++j) {
-    int64_t l = layout.degreeOfReduced(j);
-    for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d)
-      places.push_back(layout.packedRowOfReduced(j) * kRows + d);
-  }
-  int64_t edges = wigner.shape[0], count = places.size();
+  int64_t edges = wigner.shape[0], count = layout.keptWignerEntries();
+  // Each kept entry's place in the whole matrix, found once.
+  std::vector<int64_t> places(count);
+  for (int64_t row = 0; row < kRows; ++row)
+    for (int64_t column = 0; column < kRows; ++column)
+      if (int64_t k = layout.keptWignerIndex(row, column); k >= 0)
+        places[k] = row * kRows + column;
   HostTensor kept(ElementType::F32, {edges, count});
   for (int64_t e = 0; e < edges; ++e)
     for (int64_t k = 0; k < count; ++k)

@@ -1037,24 +1037,52 @@ INSTANTIATE_TEST_SUITE_P(Sweep, GradientOps,
 
 class FusedOps : public ::testing::TestWithParam<Config> {};
 
+/// The argument types of a rotate_mix, (x, src, wigner, kc[, cb]), and
+/// with `backward` of its backward fused with the source reduction, (grad,
+/// ..., src_order, src_rowptr); `wigner` the Wigner-D's type.
+std::vector<std::string> rotateMixArgTypes(const Config &c, const Types &t,
+                                           const std::string &wigner,
+                                           bool backward) {
+  std::vector<std::string> types = {t.x(), t.index(), wigner, t.kernel()};
+  if (c.rank > 0)
+    types.push_back(t.basis());
+  if (backward) {
+    types.insert(types.begin(), t.edgeFrame());
+    types.push_back(t.index());
+    types.push_back(t.index());
+  }
+  return types;
+}
+
+/// The arguments of the same, from `in`, with the Wigner-D `wigner`.
+std::vector<HostTensor> rotateMixArgs(const Config &c, const Inputs &in,
+                                      const HostTensor &wigner, bool backward) {
+  auto f32 = [](const ref::Array &a) { return toHost(a, ElementType::F32); };
+  std::vector<HostTensor> args = {f32(in.x), indexTensor(in.graph.src), wigner,
+                                  f32(in.kc)};
+  if (c.rank > 0)
+    args.push_back(f32(in.cb));
+  if (backward) {
+    args.insert(args.begin(), f32(in.xl));
+    args.push_back(indexTensor(in.graph.bySrc.order));
+    args.push_back(indexTensor(in.graph.bySrc.rowptr));
+  }
+  return args;
+}
+
 TEST_P(FusedOps, EqualTheirUnfusedCompositionBitForBit) {
   const Config &c = GetParam();
   SCOPED_TRACE(c.label());
   Rng rng(c.seed);
   Inputs in(c, rng);
   Types t{c, "f32"};
-  const Graph &g = in.graph;
   auto f32 = [](const ref::Array &a) { return toHost(a, ElementType::F32); };
   std::string basis = c.rank > 0 ? " basis %a4" : "";
   std::string gradBasis = c.rank > 0 ? " basis %a5" : "";
-  std::vector<std::string> forwardIn = {t.x(), t.index(), t.wigner(),
-                                        t.kernel()};
-  if (c.rank > 0)
-    forwardIn.push_back(t.basis());
-  std::vector<std::string> backwardIn = forwardIn;
-  backwardIn.insert(backwardIn.begin(), t.edgeFrame());
-  backwardIn.push_back(t.index());
-  backwardIn.push_back(t.index());
+  std::vector<std::string> forwardIn =
+      rotateMixArgTypes(c, t, t.wigner(), false);
+  std::vector<std::string> backwardIn =
+      rotateMixArgTypes(c, t, t.wigner(), true);
   std::string order = c.rank > 0 ? "%a6, %a7" : "%a5, %a6";
   std::string mixTypes = "(" + t.edgeFrame() + ", " + t.kernel() +
                          (c.rank > 0 ? ", " + t.basis() : "") + ")";
@@ -1093,14 +1121,8 @@ TEST_P(FusedOps, EqualTheirUnfusedCompositionBitForBit) {
   auto program = compiler.compile(entries);
   ASSERT_TRUE(program);
 
-  std::vector<HostTensor> forward = {f32(in.x), indexTensor(g.src),
-                                     f32(in.wigner), f32(in.kc)};
-  if (c.rank > 0)
-    forward.push_back(f32(in.cb));
-  std::vector<HostTensor> backward = forward;
-  backward.insert(backward.begin(), f32(in.xl));
-  backward.push_back(indexTensor(g.bySrc.order));
-  backward.push_back(indexTensor(g.bySrc.rowptr));
+  std::vector<HostTensor> forward = rotateMixArgs(c, in, f32(in.wigner), false);
+  std::vector<HostTensor> backward = rotateMixArgs(c, in, f32(in.wigner), true);
 
   expectIdentical(run(*program, "fused_forward", forward)[0],
                   run(*program, "unfused_forward", forward)[0],
@@ -1136,26 +1158,17 @@ TEST_P(FusedOps, KeptWignerEntriesEqualTheWholeMatrix) {
   Rng rng(c.seed);
   Inputs in(c, rng);
   Types t{c, "f32"};
-  const Graph &g = in.graph;
   mlir::sezm::SO2Layout layout{c.lmax};
   int64_t keptCount = layout.keptWignerEntries();
   std::string kept = t.t({-1, keptCount});
-  auto f32 = [](const ref::Array &a) { return toHost(a, ElementType::F32); };
   std::string basis = c.rank > 0 ? " basis %a4" : "";
   std::string gradBasis = c.rank > 0 ? " basis %a5" : "";
   std::string order = c.rank > 0 ? "%a6, %a7" : "%a5, %a6";
   auto inputsWith = [&](const std::string &wigner) {
-    std::vector<std::string> types = {t.x(), t.index(), wigner, t.kernel()};
-    if (c.rank > 0)
-      types.push_back(t.basis());
-    return types;
+    return rotateMixArgTypes(c, t, wigner, false);
   };
   auto backwardWith = [&](const std::string &wigner) {
-    std::vector<std::string> types = inputsWith(wigner);
-    types.insert(types.begin(), t.edgeFrame());
-    types.push_back(t.index());
-    types.push_back(t.index());
-    return types;
+    return rotateMixArgTypes(c, t, wigner, true);
   };
   std::string forwardOp =
       "sezm.rotate_mix %a0[%a1] by %a2 kernel %a3" + basis + t.mixSuffix();
@@ -1202,7 +1215,7 @@ TEST_P(FusedOps, KeptWignerEntriesEqualTheWholeMatrix) {
 
   // The kept entries of the whole matrix, in the order of reduced row j,
   // then column d of its degree's block.
-  HostTensor whole = f32(in.wigner);
+  HostTensor whole = toHost(in.wigner, ElementType::F32);
   int64_t edges = whole.shape[0], rows = layout.packedRows();
   std::vector<int64_t> places;
   for (int64_t j = 0; j < layout.reducedRows(); ++j) {
@@ -1222,16 +1235,7 @@ TEST_P(FusedOps, KeptWignerEntriesEqualTheWholeMatrix) {
   HostTensor keptWigner = keptOf(whole);
 
   auto withWigner = [&](const HostTensor &wigner, bool backward) {
-    std::vector<HostTensor> inputs = {f32(in.x), indexTensor(g.src), wigner,
-                                      f32(in.kc)};
-    if (c.rank > 0)
-      inputs.push_back(f32(in.cb));
-    if (backward) {
-      inputs.insert(inputs.begin(), f32(in.xl));
-      inputs.push_back(indexTensor(g.bySrc.order));
-      inputs.push_back(indexTensor(g.bySrc.rowptr));
-    }
-    return inputs;
+    return rotateMixArgs(c, in, wigner, backward);
   };
   expectIdentical(
       run(*program, "kept_forward", withWigner(keptWigner, false))[0],
