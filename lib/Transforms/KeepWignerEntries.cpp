@@ -5,6 +5,8 @@
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 
+#include "llvm/ADT/TypeSwitch.h"
+
 namespace mlir::sezm {
 #define GEN_PASS_DEF_KEEPWIGNERENTRIES
 #include "SeZM/Transforms/Passes.h.inc"
@@ -17,19 +19,11 @@ namespace {
 /// Whether `use` is the Wigner-D operand of a forward rotation, which reads
 /// the kept entries alone and takes them in either form.
 bool readsKeptEntriesOnly(OpOperand &use) {
-  Operation *user = use.getOwner();
-  auto isWigner = [&](Value wigner) { return use.get() == wigner; };
-  if (auto op = dyn_cast<RotateOp>(user))
-    return isWigner(op.getWigner());
-  if (auto op = dyn_cast<RotateMixOp>(user))
-    return isWigner(op.getWigner());
-  if (auto op = dyn_cast<RotateBackOp>(user))
-    return isWigner(op.getWigner());
-  if (auto op = dyn_cast<EnvelopeAggregateOp>(user))
-    return isWigner(op.getWigner());
-  if (auto op = dyn_cast<AttentionAggregateOp>(user))
-    return isWigner(op.getWigner());
-  return false;
+  return llvm::TypeSwitch<Operation *, bool>(use.getOwner())
+      .Case<RotateOp, RotateMixOp, RotateBackOp, EnvelopeAggregateOp,
+            AttentionAggregateOp>(
+          [&](auto op) { return use.get() == op.getWigner(); })
+      .Default(false);
 }
 
 struct KeepWignerEntriesPass

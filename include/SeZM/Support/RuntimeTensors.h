@@ -1,5 +1,4 @@
-//===- RuntimeTensors.h - host tensors as libsezm_runtime tensors -*- C++
-//-*-===//
+//===- RuntimeTensors.h - HostTensor as sezm_tensor ------------*- C++ -*-===//
 //
 // The one mapping between the tools' HostTensor and the C API's sezm_tensor,
 // for the tools that run artifacts through libsezm_runtime (sezm-run,

@@ -544,21 +544,9 @@ SmallVector<Num> kernel::warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
   SmallVector<Num> rounds;
   for (int64_t first = 0; first < count; first += kWarpSize) {
     // Lanes past the table's end take its first place (lookup's default).
-    // A run of consecutive places (a kernel row) is one select, not a
-    // lookup's chain of 31.
     ArrayRef<int64_t> table =
         places.slice(first, std::min<int64_t>(kWarpSize, count - first));
-    bool consecutive =
-        llvm::all_of(llvm::seq<size_t>(0, table.size()), [&](size_t k) {
-          return table[k] == table.front() + static_cast<int64_t>(k);
-        });
-    Idx place =
-        consecutive
-            ? Idx(arith::SelectOp::create(
-                  b(), loc(), lane < Idx(static_cast<int64_t>(table.size())),
-                  lane + Idx(table.front()), Idx(table.front())))
-            : lookup(lane, table);
-    rounds.push_back(loadAt(place));
+    rounds.push_back(loadAt(lookup(lane, table)));
   }
   SmallVector<Num> values;
   for (int64_t k = 0; k < count; ++k)
@@ -567,6 +555,13 @@ SmallVector<Num> kernel::warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
 }
 
 Idx kernel::lookup(Idx i, ArrayRef<int64_t> table) {
+  // A run of consecutive entries (a row of kernel coefficients, kept
+  // Wigner-D entries) is one select, not a chain.
+  int64_t size = table.size();
+  if (llvm::all_of(llvm::seq<int64_t>(0, size),
+                   [&](int64_t k) { return table[k] == table.front() + k; }))
+    return Idx(arith::SelectOp::create(
+        b(), loc(), i < Idx(size), i + Idx(table.front()), Idx(table.front())));
   Idx result(table.front());
   for (auto [k, entry] : llvm::enumerate(table.drop_front())) {
     Value hit = arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::eq, i,

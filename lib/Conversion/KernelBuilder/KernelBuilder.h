@@ -348,8 +348,9 @@ SpreadSlots spreadSlots(int64_t count, Idx lane);
 SmallVector<Num>
 warpSumSpread(int64_t count, llvm::function_ref<Num(int64_t)> value, Idx lane);
 
-/// table[i] for 0 <= i < table.size() (a chain of selects; for per-lane
-/// constants outside loops).
+/// table[i] for 0 <= i < table.size(), table[0] for larger i (a chain of
+/// selects, one select for consecutive entries; for per-lane constants
+/// outside loops).
 Idx lookup(Idx i, ArrayRef<int64_t> table);
 
 /// `value` as lane `from` of the warp holds it, in every lane.

@@ -316,6 +316,14 @@ Value kernel::allocateEdgesLike(KernelIO &io, unsigned index, Value like,
   return io.allocate(index, extents);
 }
 
+Value kernel::allocateWignerLike(KernelIO &io, unsigned index, Value like,
+                                 Idx edges) {
+  Value buffer = allocateEdgesLike(io, index, like, edges);
+  if (!isKeptEntries(like))
+    fillZero(buffer);
+  return buffer;
+}
+
 /// buffer[e, :, c] as a 1-D strided view.
 static Value rowView(Value buffer, Idx e, int64_t count, Idx c) {
   return rowWindowView(buffer, e, count, c, 1, {count});

@@ -153,6 +153,11 @@ Value allocateEdgeRows(KernelIO &io, unsigned index, Idx edges, int64_t rows,
 /// a kernel `kc`; a Wigner-D whole or as its kept entries, or its
 /// gradient).
 Value allocateEdgesLike(KernelIO &io, unsigned index, Value like, Idx edges);
+/// Allocates result `index` as a Wigner-D, or a gradient of one, in the form
+/// of `like`, for a kernel that writes the entries it keeps: a whole
+/// (E, D, D) one is zeroed first (its other entries stay zero), a
+/// kept-entries one is not (every entry gets written).
+Value allocateWignerLike(KernelIO &io, unsigned index, Value like, Idx edges);
 
 /// Loads buffer[e, r, c] for r = 0..count-1.
 std::vector<Num> loadRows(Value buffer, Idx e, int64_t count, Idx c);

@@ -247,9 +247,9 @@ public:
     return lane * Idx(width) + Idx(part * width * kWarpSize);
   }
 
-  /// Before the warp's first edge: zeroes its matrix, and finds which sum
-  /// the lane will hold after each spread and, for a Wigner-D entry, its
-  /// place in the matrix.
+  /// Before the warp's first edge: finds which sum the lane will hold after
+  /// each spread and, where wigner_grad is whole, zeroes the warp's matrix
+  /// and finds each Wigner-D sum's place in it.
   void begin(Value matrixBuffer, Idx warpId, Idx laneId) {
     matrix = matrixBuffer;
     warp = warpId;

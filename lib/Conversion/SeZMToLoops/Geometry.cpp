@@ -151,11 +151,7 @@ void sezm::emitKernel(WignerOp op, KernelIO &io) {
   Value edgeVec = io.in(op.getEdgeVec());
   SO2Layout layout = layoutOf(op);
   Idx edges = dim(edgeVec, 0);
-  // As the entries a rotation keeps, every one is written: no fill first.
-  bool kept = isKeptEntries(op.getResult());
-  Value out = allocateEdgesLike(io, 0, op.getResult(), edges);
-  if (!kept)
-    fillZero(out);
+  Value out = allocateWignerLike(io, 0, op.getResult(), edges);
   parallelRange(0, edges, [&](Idx e) {
     std::array<Num, 3> v = loadEdgeVector<Num>(edgeVec, e);
     Quaternion<Num> q = edgeQuaternion(v[0], v[1], v[2]);
@@ -261,10 +257,8 @@ void sezm::emitKernel(WignerGradGradOp op, KernelIO &io) {
   Value cot = io.in(op.getCot());
   SO2Layout layout = layoutOf(op);
   Idx edges = dim(edgeVec, 0);
-  Value gradCot = allocateEdgesLike(io, 0, op.getGrad(), edges);
+  Value gradCot = allocateWignerLike(io, 0, op.getGrad(), edges);
   Value edgeVecGrad = io.allocate(1, {edges, 3});
-  if (!isKeptEntries(op.getGrad()))
-    fillZero(gradCot);
   parallelRange(0, edges, [&](Idx e) {
     std::array<Second, 3> v = edgeVectorAlong(edgeVec, cot, e);
     Quaternion<Second> q = edgeQuaternion(v[0], v[1], v[2]);
