@@ -119,10 +119,12 @@ for step in "$@"; do
       ip link set lo up 2>/dev/null || true
       work=/tmp/so2-ncu
       "$tools/bin/make-so2-workload" "$atoms" "$work" > /dev/null
-      for entry in rotate_mix fused_backward; do
-        inputs=(x src wigner kc cb)
-        [ $entry = fused_backward ] &&
-          inputs=(grad x src wigner kc cb src_order src_rowptr)
+      for entry in rotate_mix fused_backward rotate_mix_kept fused_backward_kept; do
+        wigner=wigner
+        [ "${entry%_kept}" != $entry ] && wigner=wigner_kept
+        inputs=(x src $wigner kc cb)
+        [ "${entry#fused_backward}" != $entry ] &&
+          inputs=(grad x src $wigner kc cb src_order src_rowptr)
         args=()
         for name in "${inputs[@]}"; do args+=(--input "$name=$work/$name.npy"); done
         "$ncu" --clock-control none --target-processes application-only --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:rotate_mix \
