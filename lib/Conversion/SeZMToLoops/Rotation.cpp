@@ -86,8 +86,7 @@ void sezm::emitKernel(RotateGradOp op, KernelIO &io) {
   int64_t channels = staticDim(op.getX(), 2), rows = layout.packedRows();
   Idx edges = dim(src, 0);
   Value nodeGrad = io.allocate(0, {edges, rows, channels});
-  Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
-  fillZero(wignerGrad);
+  Value wignerGrad = allocateWignerLike(io, 1, op.getWigner(), edges);
   parallelRange(0, edges, [&](Idx e) {
     Idx s = loadIndex(src, {e});
     EdgeRotation rotation(layout, wigner, e);
@@ -234,9 +233,8 @@ void sezm::emitKernel(RotateMixGradOp op, KernelIO &io) {
   Value nodeGrad = op.getNodeGrad().use_empty()
                        ? Value()
                        : io.allocate(0, {edges, rows, channels});
-  Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
+  Value wignerGrad = allocateWignerLike(io, 1, op.getWigner(), edges);
   Value kcGrad = allocateEdgesLike(io, 2, op.getKc(), edges);
-  fillZero(wignerGrad);
   emitRotateMixBackward(
       op, io, wignerGrad, kcGrad,
       [&](llvm::function_ref<void(Idx)> body) {
@@ -268,10 +266,9 @@ void sezm::emitKernel(RotateMixGradReduceOp op, KernelIO &io) {
   Idx edges = dim(io.in(op.getSrc()), 0);
   Idx nodes = dim(rowptr, 0) - 1;
   Value xGrad = io.allocate(0, {nodes, rows, channels});
-  Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
+  Value wignerGrad = allocateWignerLike(io, 1, op.getWigner(), edges);
   Value kcGrad = allocateEdgesLike(io, 2, op.getKc(), edges);
   fillZero(xGrad);
-  fillZero(wignerGrad);
   // Each source node walks its CSR segment and sums the node gradient rows
   // of its edges in segment order, as segment_reduce does: the per-edge node
   // gradient never exists.
@@ -311,8 +308,7 @@ void sezm::emitKernel(RotateBackGradOp op, KernelIO &io) {
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
   Idx edges = dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, layout.reducedRows(), channels});
-  Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
-  fillZero(wignerGrad);
+  Value wignerGrad = allocateWignerLike(io, 1, op.getWigner(), edges);
   parallelRange(0, edges, [&](Idx e) {
     EdgeRotation rotation(layout, wigner, e);
     SmallVector<Num> init(rotation.numEntries(), Num(0.0));
