@@ -7,11 +7,6 @@
 
 namespace mlir::sezm {
 
-/// The key, in the metadata of a `gpu.launch`'s fused location, of the
-/// blocks per multiprocessor that its kernel wants (see
-/// `sezm-apply-occupancy-hints`).
-inline constexpr llvm::StringLiteral kBlocksPerSmHint = "sezm.blocks_per_sm";
-
 #define GEN_PASS_DECL
 #include "SeZM/Conversion/Passes.h.inc"
 

@@ -2,8 +2,6 @@
 
 #include "KernelBuilder.h"
 
-#include "SeZM/Conversion/Passes.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"

@@ -303,6 +303,11 @@ struct LaunchIds {
   SmallVector<Value> workgroup;
 };
 
+/// The key, in the metadata of a `gpu.launch`'s fused location, of the
+/// blocks per multiprocessor that its kernel wants (launchKernel writes it,
+/// `sezm-apply-occupancy-hints` reads it).
+inline constexpr llvm::StringLiteral kBlocksPerSmHint = "sezm.blocks_per_sm";
+
 /// A gpu.launch, named `name` once outlined, of `grid` blocks of `block`
 /// threads, with workgroup (shared) buffers of the given shapes in the
 /// scope's float type.

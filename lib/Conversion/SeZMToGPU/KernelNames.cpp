@@ -2,6 +2,8 @@
 
 #include "SeZM/Conversion/Passes.h"
 
+#include "KernelBuilder/KernelBuilder.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -66,7 +68,7 @@ struct ApplyOccupancyHintsPass
           fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
                 : DictionaryAttr();
       auto blocks = metadata
-                        ? metadata.getAs<IntegerAttr>(sezm::kBlocksPerSmHint)
+                        ? metadata.getAs<IntegerAttr>(sezm::kernel::kBlocksPerSmHint)
                         : IntegerAttr();
       if (!blocks)
         return;
