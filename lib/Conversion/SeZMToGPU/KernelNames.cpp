@@ -67,9 +67,9 @@ struct ApplyOccupancyHintsPass
       auto metadata =
           fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
                 : DictionaryAttr();
-      auto blocks = metadata
-                        ? metadata.getAs<IntegerAttr>(sezm::kernel::kBlocksPerSmHint)
-                        : IntegerAttr();
+      auto blocks =
+          metadata ? metadata.getAs<IntegerAttr>(sezm::kernel::kBlocksPerSmHint)
+                   : IntegerAttr();
       if (!blocks)
         return;
       kernel->setAttr("nvvm.minctasm",
