@@ -40,7 +40,7 @@ EdgeRotation::EdgeRotation(SO2Layout layout, Value wigner, Idx e,
   SmallVector<int64_t> places;
   forEachEntry([&](int64_t j, int64_t d) {
     places.push_back(kept ? static_cast<int64_t>(places.size())
-                          : layout.packedRowOfReduced(j) * width + d);
+                          : layout.wholeWignerPlace(j, d));
   });
   auto loadAt = [&](Idx place) {
     if (kept)

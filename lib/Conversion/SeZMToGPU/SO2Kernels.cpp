@@ -230,7 +230,7 @@ public:
     forEachKeptEntry(layout, [&](int64_t j, int64_t d) {
       entryReduced.push_back(j);
       entryColumn.push_back(d);
-      entryPlace.push_back(layout.packedRowOfReduced(j) * rows + d);
+      entryPlace.push_back(layout.wholeWignerPlace(j, d));
     });
     entries = entryReduced.size();
     sums = entries + mixer.numKernelSums();

@@ -50,6 +50,12 @@ struct SO2Layout {
     return place + column - l * l;
   }
 
+  /// The place of kept entry (reduced row j, packed column d) in a whole
+  /// D x D Wigner-D stored row by row.
+  int64_t wholeWignerPlace(int64_t j, int64_t d) const {
+    return packedRowOfReduced(j) * packedRows() + d;
+  }
+
   /// Degree of reduced row j.
   int64_t degreeOfReduced(int64_t j) const {
     if (j <= lmax)
