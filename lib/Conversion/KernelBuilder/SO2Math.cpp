@@ -115,34 +115,24 @@ void EdgeRotation::appendGradientTerms(ArrayRef<Num> gl, ArrayRef<Num> packed,
       [&](int64_t j, int64_t d) { terms.push_back(gl[j] * packed[d]); });
 }
 
-/// Calls f(sum, place) for each kept entry's sum and its place in
-/// wignerGrad (whole or kept entries).
-static void
-forEachGradientPlace(SO2Layout layout, ArrayRef<Num> sums, Value wignerGrad,
-                     Idx e, llvm::function_ref<void(Num, SmallVector<Idx>)> f) {
-  int64_t index = 0;
-  bool kept = isKeptEntries(wignerGrad);
-  forEachKeptEntry(layout, [&](int64_t j, int64_t d) {
-    if (kept)
-      f(sums[index], {e, Idx(index)});
-    else
-      f(sums[index], {e, Idx(layout.packedRowOfReduced(j)), Idx(d)});
-    ++index;
-  });
-}
-
 void EdgeRotation::storeGradient(ArrayRef<Num> sums, Value wignerGrad,
                                  Idx e) const {
-  forEachGradientPlace(
-      layout, sums, wignerGrad, e,
-      [&](Num sum, SmallVector<Idx> place) { store(sum, wignerGrad, place); });
+  const Num *sum = sums.begin();
+  forEachEntry([&](int64_t j, int64_t d) {
+    storeWignerEntry(layout, *sum++, wignerGrad, e,
+                     layout.packedRowOfReduced(j), d);
+  });
 }
 
 void EdgeRotation::addGradient(ArrayRef<Num> sums, Value wignerGrad,
                                Idx e) const {
-  forEachGradientPlace(
-      layout, sums, wignerGrad, e,
-      [&](Num sum, SmallVector<Idx> place) { addTo(sum, wignerGrad, place); });
+  const Num *sum = sums.begin();
+  forEachEntry([&](int64_t j, int64_t d) {
+    int64_t row = layout.packedRowOfReduced(j);
+    // Every kept entry has a place in either form.
+    Num held = *loadWignerEntry(layout, wignerGrad, e, row, d);
+    storeWignerEntry(layout, held + *sum++, wignerGrad, e, row, d);
+  });
 }
 
 bool kernel::isKeptEntries(Value wigner) {
@@ -170,11 +160,7 @@ std::optional<Num> kernel::loadWignerEntry(SO2Layout layout, Value wigner,
   return load(wigner, {e, Idx(place)});
 }
 
-int64_t EdgeRotation::numEntries() const {
-  int64_t count = 0;
-  forEachEntry([&](int64_t, int64_t) { ++count; });
-  return count;
-}
+int64_t EdgeRotation::numEntries() const { return layout.keptWignerEntries(); }
 
 DegreeKernel::DegreeKernel(SO2Layout layout, int64_t rank, Value kc, Value cb,
                            Idx e, std::optional<Idx> lane)
