@@ -112,6 +112,7 @@ def ConvertSeZMToGPUKernels
     "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect",
     "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
   ];
 }

@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <cassert>
@@ -64,6 +65,10 @@ Value kernel::operator<(Idx a, Idx c) {
 
 Idx kernel::ceilDiv(Idx a, int64_t c) {
   return Idx(arith::CeilDivUIOp::create(b(), loc(), a, Idx(c)));
+}
+
+Idx kernel::min(Idx a, Idx c) {
+  return Idx(arith::MinUIOp::create(b(), loc(), a, c));
 }
 
 //===----------------------------------------------------------------------===//
@@ -339,6 +344,28 @@ SmallVector<Num> kernel::foldRangeStep(
       llvm::map_range(loop.getResults(), [](Value v) { return Num(v); }));
 }
 
+SmallVector<Idx> kernel::foldIndexRangeStep(
+    Idx lb, Idx ub, Idx step, ArrayRef<Idx> init,
+    llvm::function_ref<SmallVector<Idx>(Idx, ArrayRef<Idx>)> body) {
+  SmallVector<Value> initValues =
+      llvm::to_vector(llvm::map_range(init, [](Idx i) -> Value { return i; }));
+  auto loop = scf::ForOp::create(
+      b(), loc(), lb, ub, step, initValues,
+      [&](OpBuilder &nested, Location, Value iv, ValueRange carried) {
+        OpBuilder::InsertionGuard guard(b());
+        b().setInsertionPointToEnd(nested.getInsertionBlock());
+        SmallVector<Idx> current = llvm::to_vector(
+            llvm::map_range(carried, [](Value v) { return Idx(v); }));
+        SmallVector<Idx> next = body(Idx(iv), current);
+        assert(next.size() == carried.size() && "one value per carried one");
+        scf::YieldOp::create(b(), loc(),
+                             llvm::to_vector(llvm::map_range(
+                                 next, [](Idx i) -> Value { return i; })));
+      });
+  return llvm::to_vector(
+      llvm::map_range(loop.getResults(), [](Value v) { return Idx(v); }));
+}
+
 Num kernel::sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body) {
   return sumRange(lb, ub, {Num(0.0)},
                   [&](Idx i) { return SmallVector<Num>{body(i)}; })[0];
@@ -433,11 +460,31 @@ void kernel::warpSync() {
   NVVM::SyncWarpOp::create(b(), loc(), allLanes);
 }
 
+void kernel::copyAsync(Value from, ArrayRef<Idx> at, Value to,
+                       ArrayRef<Idx> toAt, int64_t width) {
+  auto values = [](ArrayRef<Idx> idx) {
+    return llvm::to_vector(
+        llvm::map_range(idx, [](Idx i) -> Value { return i; }));
+  };
+  nvgpu::DeviceAsyncCopyOp::create(b(), loc(), to, values(toAt), from,
+                                   values(at), b().getIndexAttr(width),
+                                   /*srcElements=*/Value(),
+                                   /*bypassL1=*/UnitAttr());
+}
+
+void kernel::commitAsyncCopies() {
+  NVVM::CpAsyncCommitGroupOp::create(b(), loc());
+}
+
+void kernel::waitAsyncCopies(int64_t pending) {
+  NVVM::CpAsyncWaitGroupOp::create(b(), loc(), static_cast<uint32_t>(pending));
+}
+
 /// A whole-warp shuffle of `value` with a constant lane operand.
 static Num shuffle(Num value, int64_t operand, gpu::ShuffleMode mode) {
   Type i32 = b().getI32Type();
-  Value width =
-      arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, kWarpSize));
+  Value width = arith::ConstantOp::create(
+      b(), loc(), b().getIntegerAttr(i32, kernel::kWarpSize));
   Value lane =
       arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, operand));
   return Num(gpu::ShuffleOp::create(b(), loc(), value, lane, width, mode)
@@ -465,7 +512,7 @@ static Value laneBit(Idx lane, int64_t mask) {
 /// Lanes per value in a group of `size` values (padded to a power of two)
 /// once the halvings have spread it: the log2 of it.
 static int64_t groupShift(int64_t size) {
-  return llvm::Log2_64(kWarpSize / llvm::PowerOf2Ceil(size));
+  return llvm::Log2_64(kernel::kWarpSize / llvm::PowerOf2Ceil(size));
 }
 
 SpreadSlots kernel::spreadSlots(int64_t count, Idx lane) {

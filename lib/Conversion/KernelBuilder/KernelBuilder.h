@@ -65,6 +65,8 @@ Idx operator%(Idx a, Idx b);
 Value operator<(Idx a, Idx b);
 /// ceil(a / b).
 Idx ceilDiv(Idx a, int64_t b);
+/// The smaller of a and b (unsigned).
+Idx min(Idx a, Idx b);
 
 //===----------------------------------------------------------------------===//
 // Floating-point scalars
@@ -280,6 +282,10 @@ SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
 SmallVector<Num>
 foldRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
               llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)> body);
+/// foldRangeStep for index values (edge indices loaded ahead of their use).
+SmallVector<Idx> foldIndexRangeStep(
+    Idx lb, Idx ub, Idx step, ArrayRef<Idx> init,
+    llvm::function_ref<SmallVector<Idx>(Idx, ArrayRef<Idx>)> body);
 /// The single-sum form of sumRange, starting from zero.
 Num sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body);
 
@@ -369,6 +375,19 @@ Num shuffleFrom(Num value, int64_t from);
 /// their round's first value again. All lanes of the warp must take part.
 SmallVector<Num> warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
                                 llvm::function_ref<Num(Idx)> loadAt);
+
+/// Starts copying `width` consecutive floats from global from[at...] to
+/// workgroup to[toAt...] (4, 8 or 16 bytes, both places aligned to that)
+/// without waiting for them: the thread goes on while the load is in
+/// flight. The copy belongs to the next commitAsyncCopies() group.
+void copyAsync(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
+               int64_t width);
+/// Closes the thread's group of copies started since the last call.
+void commitAsyncCopies();
+/// Waits until at most `pending` of the thread's groups are in flight. The
+/// copies are then visible to the thread alone: warpSync() before lanes
+/// read each other's.
+void waitAsyncCopies(int64_t pending);
 
 /// Allocates a scratch float buffer with the given extents (sizes of dynamic
 /// dimensions are read from `extents`).

@@ -169,6 +169,11 @@ void storeRows(ArrayRef<Num> rows, Value buffer, Idx e, Idx c);
 /// GPU lane moves several channels per instruction: result[k][r].
 std::vector<std::vector<Num>> loadRowGroups(Value buffer, Idx e, int64_t count,
                                             Idx c, int64_t width);
+/// Starts copying buffer[e, r, c + k] to stage[slot, r, c + k] for r <
+/// count and k < width, one `width`-wide copy per row (copyAsync): the
+/// rows of loadRowGroups, read later from the workgroup buffer `stage`.
+void copyRowGroupsAsync(Value buffer, Idx e, int64_t count, Idx c,
+                        int64_t width, Value stage, Idx slot);
 /// Stores rows[k][r] to buffer[e, r, c + k], one wide access per row.
 void storeRowGroups(ArrayRef<std::vector<Num>> rows, Value buffer, Idx e,
                     Idx c);

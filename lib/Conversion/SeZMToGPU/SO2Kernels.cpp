@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
@@ -38,10 +39,25 @@ using namespace mlir::sezm;
 using namespace mlir::sezm::kernel;
 
 namespace {
+// NVGPUDialect.h declares a global kWarpSize of its own.
+using kernel::kWarpSize;
+
 /// Threads per block of the per-row schedules.
 constexpr int64_t kBlockThreads = 128;
 /// Warps per block of the warp schedules.
 constexpr int64_t kWarpsPerBlock = 4;
+/// The workgroup memory a block may declare statically (more needs a
+/// dynamic allocation and an opt-in at launch).
+constexpr int64_t kStaticWorkgroupBytes = 48 * 1024;
+
+/// The elements of workgroup buffers of the given shapes.
+int64_t workgroupElements(ArrayRef<SmallVector<int64_t>> shapes) {
+  int64_t total = 0;
+  for (ArrayRef<int64_t> shape : shapes)
+    total += llvm::product_of(shape);
+  return total;
+}
+
 /// Blocks per multiprocessor asked of the register allocator. rotate_mix
 /// takes 56 registers at 8 blocks (12 fit it in 40 without spilling and
 /// measured the same: it is bound by DRAM and L2 now). The fused
@@ -209,17 +225,21 @@ public:
   /// kernel's warps walk many edges, so the lanes' places are found once
   /// outside the edge loop and the shared loads win (1.228 -> 1.124 ms at
   /// N = 4096); rotate_mix_grad, one edge per warp, measured slower with
-  /// them (1.958 -> 2.028 ms) and keeps the broadcast.
-  enum class EntryLoads { Broadcast, WarpShared };
+  /// them (1.958 -> 2.028 ms) and keeps the broadcast. Staged: the warp
+  /// copies an edge's gradient rows and entries into workgroup memory while
+  /// it works on the edge before (stage()), so that no edge waits for its
+  /// loads, and reads the entries from there as broadcasts.
+  enum class EntryLoads { Broadcast, WarpShared, Staged };
 
   template <typename OpTy>
   WarpEdgeBackward(OpTy op, KernelIO &io, Value wignerGrad, Value kcGrad,
                    EntryLoads entryLoads)
       : layout{static_cast<int64_t>(op.getLmax())}, mixer(mixerOf(op, io)),
         grad(io.in(op.getGrad())), wigner(io.in(op.getWigner())),
+        kc(io.in(op.getKc())), cb(op.getCb() ? io.in(op.getCb()) : Value()),
         wignerGrad(wignerGrad), kcGrad(kcGrad), entryLoads(entryLoads),
         keptGrad(isKeptEntries(wignerGrad)) {
-    int64_t channels = channelsOf(op.getX());
+    channels = channelsOf(op.getX());
     width = channels % (2 * kWarpSize) == 0 ? 2 : 1;
     parts = channels / (width * kWarpSize);
     rows = layout.packedRows();
@@ -236,9 +256,36 @@ public:
     sums = entries + mixer.numKernelSums();
   }
 
-  /// The D x D matrix per warp in workgroup memory that `begin` takes.
-  SmallVector<int64_t> matrixShape() const {
-    return {kWarpsPerBlock, matrixSize};
+  /// Slots per warp of the staged inputs: the edge being worked on and the
+  /// next one.
+  static constexpr int64_t kStageSlots = 2;
+
+  /// The workgroup buffers that `begin` takes, in order: the warp's D x D
+  /// matrix where the Wigner-D gradient is whole (`keptGrad` false); where
+  /// the inputs are staged, one slot per (warp, stage) of the edge's
+  /// gradient rows, its kept Wigner-D entries and its kernel (coefficients,
+  /// or the mixer-free radial rows). Rows of entries are padded to 16 bytes:
+  /// they load 4 at a time.
+  static SmallVector<SmallVector<int64_t>>
+  workgroupShapes(SO2Layout layout, bool keptGrad, EntryLoads entryLoads,
+                  int64_t rank, int64_t channels) {
+    SmallVector<SmallVector<int64_t>> shapes;
+    if (!keptGrad)
+      shapes.push_back(
+          {kWarpsPerBlock, layout.packedRows() * layout.packedRows()});
+    if (entryLoads != EntryLoads::Staged)
+      return shapes;
+    int64_t slots = kWarpsPerBlock * kStageSlots;
+    auto alignTo4 = [](int64_t count) {
+      return static_cast<int64_t>(llvm::alignTo(count, 4));
+    };
+    shapes.push_back({slots, layout.reducedRows(), channels});
+    shapes.push_back({slots, alignTo4(layout.keptWignerEntries())});
+    if (rank > 0)
+      shapes.push_back({slots, alignTo4(layout.compactKernelSize() * rank)});
+    else
+      shapes.push_back({slots, layout.lmax + 1, channels});
+    return shapes;
   }
   int64_t width, parts, rows;
 
@@ -250,10 +297,25 @@ public:
   /// Before the warp's first edge: finds which sum the lane will hold after
   /// each spread and, where wigner_grad is whole, zeroes the warp's matrix
   /// and finds each Wigner-D sum's place in it.
-  void begin(Value matrixBuffer, Idx warpId, Idx laneId) {
-    matrix = matrixBuffer;
+  void begin(ArrayRef<Value> workgroup, Idx warpId, Idx laneId) {
     warp = warpId;
     lane = laneId;
+    if (!keptGrad) {
+      matrix = workgroup.front();
+      workgroup = workgroup.drop_front();
+    }
+    if (entryLoads == EntryLoads::Staged) {
+      gradStage = workgroup[0];
+      wignerStage = workgroup[1];
+      kcStage = workgroup[2];
+      // The whole-matrix place of the kept entry that the lane copies in
+      // each round of 32.
+      wignerCopyPlaces.clear();
+      for (int64_t first = 0; first < entries; first += kWarpSize)
+        wignerCopyPlaces.push_back(lookup(
+            lane, ArrayRef<int64_t>(entryPlace)
+                      .slice(first, std::min(kWarpSize, entries - first))));
+    }
     if (!keptGrad) {
       flatGrad = flattenRows(wignerGrad);
       for (int64_t i = 0; i * kWarpSize < matrixSize; ++i) {
@@ -271,17 +333,59 @@ public:
         places.push_back(lookup(index, entryPlace));
   }
 
+  /// Starts copying edge e's gradient rows, Wigner-D entries and kernel into
+  /// workgroup slot `slot` (Staged): each lane its own channels' rows and
+  /// one entry per round of 32.
+  void stage(Idx e, Idx slot) {
+    for (int64_t part = 0; part < parts; ++part)
+      copyRowGroupsAsync(grad, e, layout.reducedRows(),
+                         firstChannel(lane, part), width, gradStage, slot);
+    // Lane L copies entry L + 32 r of each round r where there is one.
+    auto copyEntries = [&](int64_t count, function_ref<void(int64_t)> copy) {
+      for (int64_t round = 0; round * kWarpSize < count; ++round) {
+        if ((round + 1) * kWarpSize <= count)
+          copy(round);
+        else
+          ifThen(lane < Idx(count - round * kWarpSize), [&] { copy(round); });
+      }
+    };
+    bool keptWigner = isKeptEntries(wigner);
+    copyEntries(entries, [&](int64_t round) {
+      Idx k = lane + Idx(round * kWarpSize);
+      Idx place = wignerCopyPlaces[round];
+      if (keptWigner)
+        copyAsync(wigner, {e, k}, wignerStage, {slot, k}, 1);
+      else
+        copyAsync(wigner, {e, place / Idx(rows), place % Idx(rows)},
+                  wignerStage, {slot, k}, 1);
+    });
+    if (mixer.rank() > 0)
+      copyEntries(mixer.numKernelSums(), [&](int64_t round) {
+        Idx k = lane + Idx(round * kWarpSize);
+        copyAsync(kc, {e, k}, kcStage, {slot, k}, 1);
+      });
+    else
+      for (int64_t part = 0; part < parts; ++part)
+        copyRowGroupsAsync(kc, e, layout.lmax + 1, firstChannel(lane, part),
+                           width, kcStage, slot);
+  }
+
   /// Edge e, with the rows packed[part][k] of its source for the lane's
   /// channels; nodeSink(part, rows[k]) gets the node gradient rows of part.
-  void emit(Idx e, ArrayRef<std::vector<std::vector<Num>>> packed,
+  /// Its inputs are read at `at`: e itself, or the workgroup slot that
+  /// stage() filled (Staged, once the copies are waited for).
+  void emit(Idx e, Idx at, ArrayRef<std::vector<std::vector<Num>>> packed,
             function_ref<void(int64_t, ArrayRef<std::vector<Num>>,
                               const EdgeRotation &)>
                 nodeSink) {
     std::optional<Idx> sharedBy;
     if (entryLoads == EntryLoads::WarpShared)
       sharedBy = lane;
-    RadialMixer::Edge edge = mixer.atEdge(e, sharedBy);
-    EdgeRotation rotation(layout, wigner, e, sharedBy);
+    bool staged = entryLoads == EntryLoads::Staged;
+    RadialMixer inputMixer =
+        staged ? RadialMixer(layout, mixer.rank(), kcStage, cb) : mixer;
+    RadialMixer::Edge edge = inputMixer.atEdge(at, sharedBy);
+    EdgeRotation rotation(layout, staged ? wignerStage : wigner, at, sharedBy);
     int64_t rank = mixer.rank();
     // Per channel: the gradient in the edge frame and the rotated input.
     struct Channel {
@@ -294,15 +398,15 @@ public:
     std::vector<Channel> owned;
     for (int64_t part = 0; part < parts; ++part) {
       Idx first = firstChannel(lane, part);
-      std::vector<std::vector<Num>> g =
-          loadRowGroups(grad, e, layout.reducedRows(), first, width);
+      std::vector<std::vector<Num>> g = loadRowGroups(
+          staged ? gradStage : grad, at, layout.reducedRows(), first, width);
       std::vector<std::vector<Num>> gl;
       for (int64_t k = 0; k < width; ++k) {
         Channel channel;
         channel.g = g[k];
         channel.packed = packed[part][k];
-        channel.basis = mixer.atChannel(edge, first + Idx(k));
-        channel.gl = mixer.mixTransposed(edge, channel.basis, channel.g);
+        channel.basis = inputMixer.atChannel(edge, first + Idx(k));
+        channel.gl = inputMixer.mixTransposed(edge, channel.basis, channel.g);
         channel.xl = rotation.toEdgeFrame(channel.packed);
         for (int64_t r = 0; r < rank && edge.kernel; ++r) {
           std::vector<Num> weighted;
@@ -379,15 +483,17 @@ public:
 private:
   SO2Layout layout;
   RadialMixer mixer;
-  Value grad, wigner, wignerGrad, kcGrad;
+  Value grad, wigner, kc, cb, wignerGrad, kcGrad;
   EntryLoads entryLoads;
+  int64_t channels;
   /// wigner_grad holds the kept entries alone: each sum is stored by the
   /// lane that holds it, with no matrix in workgroup memory.
   bool keptGrad;
   int64_t matrixSize, entries, sums;
   SmallVector<int64_t> entryReduced, entryColumn, entryPlace;
   // Set by begin().
-  Value matrix, flatGrad;
+  Value matrix, flatGrad, gradStage, wignerStage, kcStage;
+  SmallVector<Idx> wignerCopyPlaces;
   Idx warp = Idx(Value()), lane = Idx(Value());
   SpreadSlots slots;
   SmallVector<Idx> places;
@@ -404,7 +510,8 @@ void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io) {
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Idx edges = dim(src, 0);
   int64_t channels = channelsOf(op.getX());
-  int64_t rows = SO2Layout{static_cast<int64_t>(op.getLmax())}.packedRows();
+  SO2Layout layout{static_cast<int64_t>(op.getLmax())};
+  int64_t rows = layout.packedRows();
   Value nodeGrad = io.needed(0)
                        ? io.allocate(0, {edges, Idx(rows), Idx(channels)})
                        : Value();
@@ -414,20 +521,23 @@ void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io) {
                             WarpEdgeBackward::EntryLoads::Broadcast);
   launchKernel(
       "rotate_mix_grad", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
-      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {backward.matrixShape()},
+      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)},
+      WarpEdgeBackward::workgroupShapes(layout, isKeptEntries(op.getWigner()),
+                                        WarpEdgeBackward::EntryLoads::Broadcast,
+                                        op.getRank(), channels),
       [&](const LaunchIds &ids) {
         Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
         Idx lane = ids.thread[0];
         // Every lane of a warp has the same edge: the whole warp runs the
         // edge or skips it, as its warp barriers need.
-        backward.begin(ids.workgroup[0], ids.thread[1], lane);
+        backward.begin(ids.workgroup, ids.thread[1], lane);
         ifThen(e < edges, [&] {
           Idx s = loadIndex(src, {e});
           std::vector<std::vector<std::vector<Num>>> packed;
           for (int64_t part = 0; part < backward.parts; ++part)
             packed.push_back(loadRowGroups(
                 x, s, rows, backward.firstChannel(lane, part), backward.width));
-          backward.emit(e, packed,
+          backward.emit(e, e, packed,
                         [&](int64_t part, ArrayRef<std::vector<Num>> gl,
                             const EdgeRotation &rotation) {
                           if (!nodeGrad)
@@ -456,22 +566,41 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   Value order = io.in(op.getSrcOrder()), rowptr = io.in(op.getSrcRowptr());
   int64_t channels = channelsOf(op.getX());
   Idx edges = dim(src, 0), nodes = dim(rowptr, 0) - 1;
-  int64_t rows = SO2Layout{static_cast<int64_t>(op.getLmax())}.packedRows();
+  SO2Layout layout{static_cast<int64_t>(op.getLmax())};
+  int64_t rows = layout.packedRows();
   Value xGrad = io.allocate(0, {nodes, Idx(rows), Idx(channels)});
+  // The inputs are staged where their slots fit beside the node sums (and
+  // the matrix) in a block's static workgroup memory.
+  bool keptGrad = isKeptEntries(op.getWigner());
+  auto workgroupFor = [&](WarpEdgeBackward::EntryLoads entryLoads) {
+    SmallVector<SmallVector<int64_t>> shapes = {
+        {kWarpsPerBlock, rows, channels}};
+    llvm::append_range(
+        shapes, WarpEdgeBackward::workgroupShapes(layout, keptGrad, entryLoads,
+                                                  op.getRank(), channels));
+    return shapes;
+  };
+  int64_t elementBytes =
+      cast<RankedTensorType>(op.getX().getType()).getElementTypeBitWidth() / 8;
+  SmallVector<SmallVector<int64_t>> workgroup =
+      workgroupFor(WarpEdgeBackward::EntryLoads::Staged);
+  bool staged =
+      workgroupElements(workgroup) * elementBytes <= kStaticWorkgroupBytes;
+  if (!staged)
+    workgroup = workgroupFor(WarpEdgeBackward::EntryLoads::WarpShared);
   WarpEdgeBackward backward(op, io,
                             allocateEdgesLike(io, 1, op.getWigner(), edges),
                             allocateEdgesLike(io, 2, op.getKc(), edges),
-                            WarpEdgeBackward::EntryLoads::WarpShared);
+                            staged ? WarpEdgeBackward::EntryLoads::Staged
+                                   : WarpEdgeBackward::EntryLoads::WarpShared);
   int64_t width = backward.width;
   launchKernel(
       "rotate_mix_grad_reduce", {nodes, Idx(1), Idx(1)},
-      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)},
-      {SmallVector<int64_t>{kWarpsPerBlock, rows, channels},
-       backward.matrixShape()},
+      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, workgroup,
       [&](const LaunchIds &ids) {
         Idx n = ids.block[0], warp = ids.thread[1], lane = ids.thread[0];
         Value shares = ids.workgroup[0];
-        backward.begin(ids.workgroup[1], warp, lane);
+        backward.begin(ArrayRef<Value>(ids.workgroup).drop_front(), warp, lane);
         // Every edge of the segment leaves node n (the CSR contract, which
         // the runtime checks on host inputs): its rows load once.
         std::vector<std::vector<std::vector<Num>>> packed;
@@ -482,20 +611,55 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
                              width, std::vector<Num>(rows, Num(0.0))),
                          shares, warp, first);
         }
-        forRangeStep(loadIndex(rowptr, {n}) + warp, loadIndex(rowptr, {n + 1}),
-                     Idx(kWarpsPerBlock), [&](Idx t) {
-                       backward.emit(
-                           loadIndex(order, {t}), packed,
-                           [&](int64_t part, ArrayRef<std::vector<Num>> gl,
-                               const EdgeRotation &rotation) {
-                             Idx first = backward.firstChannel(lane, part);
-                             std::vector<std::vector<Num>> node = loadRowGroups(
-                                 shares, warp, rows, first, width);
-                             for (auto [channel, sums] : llvm::zip(gl, node))
-                               rotation.addFromEdgeFrame(channel, sums);
-                             storeRowGroups(node, shares, warp, first);
-                           });
-                     });
+        auto sink = [&](int64_t part, ArrayRef<std::vector<Num>> gl,
+                        const EdgeRotation &rotation) {
+          Idx first = backward.firstChannel(lane, part);
+          std::vector<std::vector<Num>> node =
+              loadRowGroups(shares, warp, rows, first, width);
+          for (auto [channel, sums] : llvm::zip(gl, node))
+            rotation.addFromEdgeFrame(channel, sums);
+          storeRowGroups(node, shares, warp, first);
+        };
+        // The warp's edges are t = begin, begin + 4, ... < end. While it
+        // works on one, the next one's inputs are on their way into the
+        // warp's other slot (staged), and the index of the one after that
+        // into a register: an edge never waits for a load.
+        Idx begin = loadIndex(rowptr, {n}) + warp;
+        Idx end = loadIndex(rowptr, {n + 1});
+        Idx step(kWarpsPerBlock);
+        Idx firstSlot = warp * Idx(WarpEdgeBackward::kStageSlots);
+        // Positions past the segment read its last edge's index, unused.
+        auto indexAt = [&](Idx t) {
+          return loadIndex(order, {min(t, end - Idx(1))});
+        };
+        ifThen(begin < end, [&] {
+          Idx first = loadIndex(order, {begin});
+          if (staged) {
+            backward.stage(first, firstSlot);
+            commitAsyncCopies();
+          }
+          foldIndexRangeStep(
+              begin, end, step, {first, indexAt(begin + step), Idx(0)},
+              [&](Idx t, ArrayRef<Idx> carried) -> SmallVector<Idx> {
+                Idx e = carried[0], next = carried[1], slot = carried[2];
+                if (staged) {
+                  // Every lane is done with the other slot (the edge
+                  // before).
+                  warpSync();
+                  ifThen(t + step < end, [&] {
+                    backward.stage(next, firstSlot + Idx(1) - slot);
+                  });
+                  commitAsyncCopies();
+                }
+                Idx afterNext = indexAt(t + step + step);
+                if (staged) {
+                  waitAsyncCopies(1);
+                  warpSync();
+                }
+                backward.emit(e, staged ? firstSlot + slot : e, packed, sink);
+                return {next, afterNext, Idx(1) - slot};
+              });
+        });
         barrier();
         // Thread (lane, warp) adds the warps' sums of channels warp*32 +
         // lane, ... in warp order.
