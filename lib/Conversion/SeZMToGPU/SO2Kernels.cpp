@@ -228,7 +228,8 @@ public:
   /// them (1.958 -> 2.028 ms) and keeps the broadcast. Staged: the warp
   /// copies an edge's gradient rows and entries into workgroup memory while
   /// it works on the edge before (stage()), so that no edge waits for its
-  /// loads, and reads the entries from there as broadcasts.
+  /// loads, and reads the entries from there as broadcasts (fused kernel,
+  /// kept W: 0.985 -> 0.896 ms).
   enum class EntryLoads { Broadcast, WarpShared, Staged };
 
   template <typename OpTy>
