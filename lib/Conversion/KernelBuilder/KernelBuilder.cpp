@@ -312,59 +312,46 @@ Idx kernel::segmentOf(Value rowptr, Idx nodes, Idx t) {
 SmallVector<Num>
 kernel::sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
                  llvm::function_ref<SmallVector<Num>(Idx)> body) {
-  return foldRangeStep(lb, ub, Idx(1), init, [&](Idx i, ArrayRef<Num> sums) {
-    SmallVector<Num> terms = body(i);
-    assert(terms.size() == sums.size() && "one term per sum");
-    SmallVector<Num> next;
-    for (auto [sum, term] : llvm::zip(sums, terms))
-      next.push_back(sum + term);
-    return next;
-  });
+  return foldRangeStep<Num>(
+      lb, ub, Idx(1), init, [&](Idx i, ArrayRef<Num> sums) {
+        SmallVector<Num> terms = body(i);
+        assert(terms.size() == sums.size() && "one term per sum");
+        SmallVector<Num> next;
+        for (auto [sum, term] : llvm::zip(sums, terms))
+          next.push_back(sum + term);
+        return next;
+      });
 }
 
-SmallVector<Num> kernel::foldRangeStep(
-    Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
-    llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)> body) {
+template <typename T>
+SmallVector<T> kernel::foldRangeStep(
+    Idx lb, Idx ub, Idx step, ArrayRef<T> init,
+    llvm::function_ref<SmallVector<T>(Idx, ArrayRef<T>)> body) {
   SmallVector<Value> initValues =
-      llvm::to_vector(llvm::map_range(init, [](Num n) -> Value { return n; }));
+      llvm::to_vector(llvm::map_range(init, [](T n) -> Value { return n; }));
   auto loop = scf::ForOp::create(
       b(), loc(), lb, ub, step, initValues,
       [&](OpBuilder &nested, Location, Value iv, ValueRange carried) {
         OpBuilder::InsertionGuard guard(b());
         b().setInsertionPointToEnd(nested.getInsertionBlock());
-        SmallVector<Num> current = llvm::to_vector(
-            llvm::map_range(carried, [](Value v) { return Num(v); }));
-        SmallVector<Num> next = body(Idx(iv), current);
+        SmallVector<T> current = llvm::to_vector(
+            llvm::map_range(carried, [](Value v) { return T(v); }));
+        SmallVector<T> next = body(Idx(iv), current);
         assert(next.size() == carried.size() && "one value per carried one");
         scf::YieldOp::create(b(), loc(),
                              llvm::to_vector(llvm::map_range(
-                                 next, [](Num n) -> Value { return n; })));
+                                 next, [](T n) -> Value { return n; })));
       });
   return llvm::to_vector(
-      llvm::map_range(loop.getResults(), [](Value v) { return Num(v); }));
+      llvm::map_range(loop.getResults(), [](Value v) { return T(v); }));
 }
 
-SmallVector<Idx> kernel::foldIndexRangeStep(
-    Idx lb, Idx ub, Idx step, ArrayRef<Idx> init,
-    llvm::function_ref<SmallVector<Idx>(Idx, ArrayRef<Idx>)> body) {
-  SmallVector<Value> initValues =
-      llvm::to_vector(llvm::map_range(init, [](Idx i) -> Value { return i; }));
-  auto loop = scf::ForOp::create(
-      b(), loc(), lb, ub, step, initValues,
-      [&](OpBuilder &nested, Location, Value iv, ValueRange carried) {
-        OpBuilder::InsertionGuard guard(b());
-        b().setInsertionPointToEnd(nested.getInsertionBlock());
-        SmallVector<Idx> current = llvm::to_vector(
-            llvm::map_range(carried, [](Value v) { return Idx(v); }));
-        SmallVector<Idx> next = body(Idx(iv), current);
-        assert(next.size() == carried.size() && "one value per carried one");
-        scf::YieldOp::create(b(), loc(),
-                             llvm::to_vector(llvm::map_range(
-                                 next, [](Idx i) -> Value { return i; })));
-      });
-  return llvm::to_vector(
-      llvm::map_range(loop.getResults(), [](Value v) { return Idx(v); }));
-}
+template SmallVector<Num> kernel::foldRangeStep<Num>(
+    Idx, Idx, Idx, ArrayRef<Num>,
+    llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)>);
+template SmallVector<Idx> kernel::foldRangeStep<Idx>(
+    Idx, Idx, Idx, ArrayRef<Idx>,
+    llvm::function_ref<SmallVector<Idx>(Idx, ArrayRef<Idx>)>);
 
 Num kernel::sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body) {
   return sumRange(lb, ub, {Num(0.0)},

@@ -278,14 +278,12 @@ Idx segmentOf(Value rowptr, Idx nodes, Idx t);
 SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
                           llvm::function_ref<SmallVector<Num>(Idx)> body);
 /// Values carried through lb, lb + step, ... < ub: body(i, current) gives
-/// the next; returns the last, or `init` for an empty range.
-SmallVector<Num>
-foldRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
-              llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)> body);
-/// foldRangeStep for index values (edge indices loaded ahead of their use).
-SmallVector<Idx> foldIndexRangeStep(
-    Idx lb, Idx ub, Idx step, ArrayRef<Idx> init,
-    llvm::function_ref<SmallVector<Idx>(Idx, ArrayRef<Idx>)> body);
+/// the next; returns the last, or `init` for an empty range. T is Num (sums)
+/// or Idx (edge indices loaded ahead of their use).
+template <typename T>
+SmallVector<T>
+foldRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<T> init,
+              llvm::function_ref<SmallVector<T>(Idx, ArrayRef<T>)> body);
 /// The single-sum form of sumRange, starting from zero.
 Num sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body);
 

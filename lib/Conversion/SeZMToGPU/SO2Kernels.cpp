@@ -639,7 +639,7 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
             backward.stage(first, firstSlot);
             commitAsyncCopies();
           }
-          foldIndexRangeStep(
+          foldRangeStep<Idx>(
               begin, end, step, {first, indexAt(begin + step), Idx(0)},
               [&](Idx t, ArrayRef<Idx> carried) -> SmallVector<Idx> {
                 Idx e = carried[0], next = carried[1], slot = carried[2];
@@ -751,7 +751,7 @@ struct LowerFullSum : OpRewritePattern<linalg::ReduceOp> {
                    [&](const LaunchIds &ids) {
                      Idx t = ids.thread[0];
                      Value shares = ids.workgroup[0];
-                     SmallVector<Num> partial = foldRangeStep(
+                     SmallVector<Num> partial = foldRangeStep<Num>(
                          t, count, Idx(kSumThreads), {Num(0.0)},
                          [&](Idx i, ArrayRef<Num> sum) {
                            return SmallVector<Num>{sum[0] + load(flat, {i})};
@@ -800,7 +800,7 @@ struct LowerLongMatmul : OpRewritePattern<linalg::MatmulOp> {
             Idx t = ids.thread[0];
             Idx row = ids.block[0] / Idx(columns);
             Idx column = ids.block[0] % Idx(columns);
-            SmallVector<Num> partial = foldRangeStep(
+            SmallVector<Num> partial = foldRangeStep<Num>(
                 t, depth, Idx(kSumThreads), {Num(0.0)},
                 [&](Idx k, ArrayRef<Num> sum) {
                   return SmallVector<Num>{sum[0] + load(lhs, {row, k}) *
