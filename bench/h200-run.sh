@@ -27,7 +27,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 tools=$root/gpu-run/standalone
 out=${OUT:-/tmp/h200-out}
 mkdir -p "$out"
-for packed in "$tools"/bin/*.xz; do
+for packed in "$tools"/bin/*.xz "$root"/gpu-run/*.sezm.xz; do
   [ -e "$packed" ] || continue
   xz -d -k -f "$packed" 2>/dev/null ||
     python3 -c "import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[1][:-3], 'wb'))" "$packed"
