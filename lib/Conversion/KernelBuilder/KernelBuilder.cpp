@@ -10,6 +10,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <cassert>
 #include <cmath>
@@ -233,23 +234,40 @@ Value kernel::operator<=(Jet a, Jet c) { return a.value <= c.value; }
 // Memory and loops
 //===----------------------------------------------------------------------===//
 
-static SmallVector<Value> values(ArrayRef<Idx> indices) {
+SmallVector<Value> kernel::indexValues(ArrayRef<Idx> indices) {
   return llvm::to_vector(
       llvm::map_range(indices, [](Idx i) -> Value { return i; }));
 }
 
 Num kernel::load(Value memref, ArrayRef<Idx> indices) {
-  return Num(memref::LoadOp::create(b(), loc(), memref, values(indices)));
+  return Num(memref::LoadOp::create(b(), loc(), memref, indexValues(indices)));
+}
+
+SmallVector<Num> kernel::loadVector(Value memref, ArrayRef<Idx> at,
+                                    int64_t width) {
+  if (width == 1)
+    return {load(memref, at)};
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  auto type = VectorType::get({width}, element);
+  llvm::MaybeAlign alignment(width * element.getIntOrFloatBitWidth() / 8);
+  Value piece =
+      vector::LoadOp::create(b(), loc(), type, memref, indexValues(at),
+                             /*nontemporal=*/false, alignment);
+  SmallVector<Num> values;
+  for (int64_t k = 0; k < width; ++k)
+    values.push_back(Num(vector::ExtractOp::create(b(), loc(), piece, k)));
+  return values;
 }
 
 Idx kernel::loadIndex(Value memref, ArrayRef<Idx> indices) {
-  Value element = memref::LoadOp::create(b(), loc(), memref, values(indices));
+  Value element =
+      memref::LoadOp::create(b(), loc(), memref, indexValues(indices));
   return Idx(
       arith::IndexCastOp::create(b(), loc(), b().getIndexType(), element));
 }
 
 void kernel::store(Num value, Value memref, ArrayRef<Idx> indices) {
-  memref::StoreOp::create(b(), loc(), value, memref, values(indices));
+  memref::StoreOp::create(b(), loc(), value, memref, indexValues(indices));
 }
 
 void kernel::addTo(Num value, Value memref, ArrayRef<Idx> indices) {
@@ -449,12 +467,8 @@ void kernel::warpSync() {
 
 void kernel::copyAsync(Value from, ArrayRef<Idx> at, Value to,
                        ArrayRef<Idx> toAt, int64_t width) {
-  auto values = [](ArrayRef<Idx> idx) {
-    return llvm::to_vector(
-        llvm::map_range(idx, [](Idx i) -> Value { return i; }));
-  };
-  nvgpu::DeviceAsyncCopyOp::create(b(), loc(), to, values(toAt), from,
-                                   values(at), b().getIndexAttr(width),
+  nvgpu::DeviceAsyncCopyOp::create(b(), loc(), to, indexValues(toAt), from,
+                                   indexValues(at), b().getIndexAttr(width),
                                    /*srcElements=*/Value(),
                                    /*bypassL1=*/UnitAttr());
 }

@@ -246,8 +246,13 @@ template <typename T> Complex<T> conj(const Complex<T> &a) {
 // Memory and loops
 //===----------------------------------------------------------------------===//
 
+/// The values of `indices`, as ops take them.
+SmallVector<Value> indexValues(ArrayRef<Idx> indices);
 /// Loads a float element.
 Num load(Value memref, ArrayRef<Idx> indices);
+/// Loads `width` consecutive floats from memref[at...] along its last
+/// dimension as one access (the place aligned to the full width).
+SmallVector<Num> loadVector(Value memref, ArrayRef<Idx> at, int64_t width);
 /// Loads an integer element (a node or edge index) as an index.
 Idx loadIndex(Value memref, ArrayRef<Idx> indices);
 /// Stores a float element.

@@ -33,28 +33,13 @@ static Num sum(ArrayRef<Num> terms) {
 /// bytes) that its row length R keeps aligned: four times fewer load
 /// instructions where R is a multiple of 4.
 static SmallVector<Num> loadRowStart(Value buffer, Idx e, int64_t count) {
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
-  auto type = cast<MemRefType>(buffer.getType());
-  int64_t rowLength = type.getDimSize(1);
+  int64_t rowLength = cast<MemRefType>(buffer.getType()).getDimSize(1);
   int64_t width = rowLength % 4 == 0 ? 4 : rowLength % 2 == 0 ? 2 : 1;
   SmallVector<Num> values;
-  for (int64_t k = 0; k < count;) {
+  for (int64_t k = 0; k < count; k += width) {
     while (k + width > count)
       width /= 2;
-    if (width == 1) {
-      values.push_back(load(buffer, {e, Idx(k)}));
-      ++k;
-      continue;
-    }
-    auto vectorType = VectorType::get({width}, type.getElementType());
-    llvm::MaybeAlign alignment(width * type.getElementTypeBitWidth() / 8);
-    Value piece = vector::LoadOp::create(b, loc, vectorType, buffer,
-                                         ValueRange{e.value, Idx(k).value},
-                                         /*nontemporal=*/false, alignment);
-    for (int64_t i = 0; i < width; ++i)
-      values.push_back(Num(vector::ExtractOp::create(b, loc, piece, i)));
-    k += width;
+    llvm::append_range(values, loadVector(buffer, {e, Idx(k)}, width));
   }
   return values;
 }
@@ -403,21 +388,14 @@ static Value rowGroupView(Value buffer, Idx e, int64_t count, Idx c,
 std::vector<std::vector<Num>> kernel::loadRowGroups(Value buffer, Idx e,
                                                     int64_t count, Idx c,
                                                     int64_t width) {
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
   Value view = rowGroupView(buffer, e, count, c, width);
-  Type element = cast<MemRefType>(buffer.getType()).getElementType();
-  auto vectorType = VectorType::get({width}, element);
   // The group starts at a multiple of its width in a row whose length is one
   // too: the access is aligned to its full size.
-  llvm::MaybeAlign alignment(width * element.getIntOrFloatBitWidth() / 8);
   std::vector<std::vector<Num>> groups(width);
   for (int64_t r = 0; r < count; ++r) {
-    Value row = vector::LoadOp::create(b, loc, vectorType, view,
-                                       ValueRange{Idx(r).value, Idx(0).value},
-                                       /*nontemporal=*/false, alignment);
+    SmallVector<Num> row = loadVector(view, {Idx(r), Idx(0)}, width);
     for (int64_t k = 0; k < width; ++k)
-      groups[k].push_back(Num(vector::ExtractOp::create(b, loc, row, k)));
+      groups[k].push_back(row[k]);
   }
   return groups;
 }

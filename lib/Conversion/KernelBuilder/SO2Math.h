@@ -238,6 +238,8 @@ public:
   }
 
   int64_t rank() const { return rankValue; }
+  /// The kernel buffer: kc, or the radial rows for rank 0.
+  Value kernel() const { return kc; }
   Value basis() const { return cb; }
 
   /// Stores the kc gradient of one edge: the channel sums for rank >= 1.

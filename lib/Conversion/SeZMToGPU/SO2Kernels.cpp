@@ -85,19 +85,15 @@ void copyVector(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
                 int64_t width) {
   OpBuilder &b = EmitScope::current().builder;
   Location loc = EmitScope::current().loc;
-  auto indices = [](ArrayRef<Idx> idx) {
-    return llvm::to_vector(
-        llvm::map_range(idx, [](Idx i) -> Value { return i; }));
-  };
   if (width == 1) {
     store(load(from, at), to, toAt);
     return;
   }
   auto type = VectorType::get({width}, EmitScope::current().floatType);
   llvm::MaybeAlign alignment(width * type.getElementTypeBitWidth() / 8);
-  Value piece = vector::LoadOp::create(b, loc, type, from, indices(at),
+  Value piece = vector::LoadOp::create(b, loc, type, from, indexValues(at),
                                        /*nontemporal=*/false, alignment);
-  vector::StoreOp::create(b, loc, piece, to, indices(toAt),
+  vector::StoreOp::create(b, loc, piece, to, indexValues(toAt),
                           /*nontemporal=*/false, alignment);
 }
 
@@ -237,10 +233,9 @@ public:
                    EntryLoads entryLoads)
       : layout{static_cast<int64_t>(op.getLmax())}, mixer(mixerOf(op, io)),
         grad(io.in(op.getGrad())), wigner(io.in(op.getWigner())),
-        kc(io.in(op.getKc())), cb(op.getCb() ? io.in(op.getCb()) : Value()),
         wignerGrad(wignerGrad), kcGrad(kcGrad), entryLoads(entryLoads),
         keptGrad(isKeptEntries(wignerGrad)) {
-    channels = channelsOf(op.getX());
+    int64_t channels = channelsOf(op.getX());
     width = channels % (2 * kWarpSize) == 0 ? 2 : 1;
     parts = channels / (width * kWarpSize);
     rows = layout.packedRows();
@@ -309,10 +304,11 @@ public:
       gradStage = workgroup[0];
       wignerStage = workgroup[1];
       kcStage = workgroup[2];
-      // The whole-matrix place of the kept entry that the lane copies in
-      // each round of 32.
+      // From a whole matrix: the place of the kept entry that the lane
+      // copies in each round of 32 (kept entries are copied in order).
       wignerCopyPlaces.clear();
-      for (int64_t first = 0; first < entries; first += kWarpSize)
+      for (int64_t first = 0; first < entries && !isKeptEntries(wigner);
+           first += kWarpSize)
         wignerCopyPlaces.push_back(lookup(
             lane, ArrayRef<int64_t>(entryPlace)
                       .slice(first, std::min(kWarpSize, entries - first))));
@@ -350,25 +346,25 @@ public:
           ifThen(lane < Idx(count - round * kWarpSize), [&] { copy(round); });
       }
     };
-    bool keptWigner = isKeptEntries(wigner);
     copyEntries(entries, [&](int64_t round) {
       Idx k = lane + Idx(round * kWarpSize);
-      Idx place = wignerCopyPlaces[round];
-      if (keptWigner)
+      if (wignerCopyPlaces.empty()) {
         copyAsync(wigner, {e, k}, wignerStage, {slot, k}, 1);
-      else
-        copyAsync(wigner, {e, place / Idx(rows), place % Idx(rows)},
-                  wignerStage, {slot, k}, 1);
+        return;
+      }
+      Idx place = wignerCopyPlaces[round];
+      copyAsync(wigner, {e, place / Idx(rows), place % Idx(rows)}, wignerStage,
+                {slot, k}, 1);
     });
     if (mixer.rank() > 0)
       copyEntries(mixer.numKernelSums(), [&](int64_t round) {
         Idx k = lane + Idx(round * kWarpSize);
-        copyAsync(kc, {e, k}, kcStage, {slot, k}, 1);
+        copyAsync(mixer.kernel(), {e, k}, kcStage, {slot, k}, 1);
       });
     else
       for (int64_t part = 0; part < parts; ++part)
-        copyRowGroupsAsync(kc, e, layout.lmax + 1, firstChannel(lane, part),
-                           width, kcStage, slot);
+        copyRowGroupsAsync(mixer.kernel(), e, layout.lmax + 1,
+                           firstChannel(lane, part), width, kcStage, slot);
   }
 
   /// Edge e, with the rows packed[part][k] of its source for the lane's
@@ -384,7 +380,8 @@ public:
       sharedBy = lane;
     bool staged = entryLoads == EntryLoads::Staged;
     RadialMixer inputMixer =
-        staged ? RadialMixer(layout, mixer.rank(), kcStage, cb) : mixer;
+        staged ? RadialMixer(layout, mixer.rank(), kcStage, mixer.basis())
+               : mixer;
     RadialMixer::Edge edge = inputMixer.atEdge(at, sharedBy);
     EdgeRotation rotation(layout, staged ? wignerStage : wigner, at, sharedBy);
     int64_t rank = mixer.rank();
@@ -484,9 +481,8 @@ public:
 private:
   SO2Layout layout;
   RadialMixer mixer;
-  Value grad, wigner, kc, cb, wignerGrad, kcGrad;
+  Value grad, wigner, wignerGrad, kcGrad;
   EntryLoads entryLoads;
-  int64_t channels;
   /// wigner_grad holds the kept entries alone: each sum is stored by the
   /// lane that holds it, with no matrix in workgroup memory.
   bool keptGrad;
