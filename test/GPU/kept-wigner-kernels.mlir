@@ -3,7 +3,8 @@
 // rotate_mix (rotate_mix_2, @rotate_mix_kept): the entries of an edge are
 // consecutive, so each lane's place in a warp-shared round is one select
 // (two rounds), where the whole (E, 16, 16) matrix (rotate_mix_0) needs a
-// chain of selects per round to find the kept places in it.
+// select per run of consecutive kept places in it (a row's entries), 11 in
+// the two rounds.
 // The fused backward (rotate_mix_grad_reduce_3, @fused_backward_kept) stores
 // each Wigner-D gradient sum from the lane that holds it: no matrix in
 // workgroup memory (four workgroup buffers: the node sums and the three
@@ -18,7 +19,7 @@
 // RUN: grep -c "^\s*.shared .align" %t/rotate_mix_grad_reduce.ptx | FileCheck %s --check-prefix=FIVE
 
 // KEPT-PLACES: {{^}}2{{$}}
-// WHOLE-PLACES: {{^}}45{{$}}
+// WHOLE-PLACES: {{^}}11{{$}}
 // FOUR: {{^}}4{{$}}
 // SOME: {{^}}{{[1-9][0-9]*}}{{$}}
 // FIVE: {{^}}5{{$}}

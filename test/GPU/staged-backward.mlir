@@ -6,8 +6,13 @@
 // workgroup slot; each of the 13 copies is issued before the edge loop (the
 // first edge) and in it. The loop waits for the slot it reads with one
 // group still in flight. Global loads are left for the node's 16 rows; the
-// entries come from workgroup memory 4 at a time (11 + 1 pieces of the 46
-// entries, 6 + 1 of the 25 coefficients).
+// entries come from workgroup memory 4 at a time: the m = 0, +1 and -1
+// rows' entries each from a multiple of 4 (4 + 4 + 4 pieces of the 46, so
+// that lanes 16 to 31 read the m = -1 and +1 blocks swapped), 6 + 1 of the
+// 25 coefficients. The node sums stay in registers: the only 8-byte
+// workgroup loads are the gradient rows'. The spread's first halving
+// takes the 15 pairs of m = -1 and +1 twins without selects: 108 selects
+// where every pair took two (138), with either form of the Wigner-D.
 // Mixer-free, the radial rows are staged as rows too, where the slots fit
 // in a block's 48 KB of static workgroup memory: beside a whole Wigner-D
 // gradient's matrix they do not (49,728 bytes), and the warps load the
@@ -19,6 +24,9 @@
 // RUN: grep "cp.async.wait_group" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=WAIT
 // RUN: grep -c "ld.global.v2.b32" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=NODE-ROWS
 // RUN: grep -c "ld.shared.v4.b32" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=PIECES
+// RUN: grep -c "ld.shared.v2.b32" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=GRAD-ROWS
+// RUN: grep -c "selp.f32" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=SELECTS
+// RUN: grep -c "selp.f32" %t/rotate_mix_grad_reduce.ptx | FileCheck %s --check-prefix=SELECTS
 // RUN: rm -rf %t.free && sezm-compile %s --emit=ptx -o %t.free
 // RUN: grep -c "cp.async.ca.shared.global .*, 8;" %t.free/rotate_mix_grad_reduce_0.ptx | FileCheck %s --check-prefix=FREE-KEPT
 // RUN: not grep -q "cp.async" %t.free/rotate_mix_grad_reduce.ptx
@@ -28,7 +36,9 @@
 // TWO: {{^}}2{{$}}
 // WAIT: cp.async.wait_group 1;
 // NODE-ROWS: {{^}}16{{$}}
-// PIECES: {{^}}17{{$}}
+// PIECES: {{^}}18{{$}}
+// GRAD-ROWS: {{^}}10{{$}}
+// SELECTS: {{^}}108{{$}}
 // 10 gradient rows and 4 radial rows, before the loop and in it.
 // FREE-KEPT: {{^}}28{{$}}
 

@@ -370,6 +370,9 @@ template SmallVector<Num> kernel::foldRangeStep<Num>(
 template SmallVector<Idx> kernel::foldRangeStep<Idx>(
     Idx, Idx, Idx, ArrayRef<Idx>,
     llvm::function_ref<SmallVector<Idx>(Idx, ArrayRef<Idx>)>);
+template SmallVector<Value> kernel::foldRangeStep<Value>(
+    Idx, Idx, Idx, ArrayRef<Value>,
+    llvm::function_ref<SmallVector<Value>(Idx, ArrayRef<Value>)>);
 
 Num kernel::sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body) {
   return sumRange(lb, ub, {Num(0.0)},
@@ -533,9 +536,9 @@ SpreadSlots kernel::spreadSlots(int64_t count, Idx lane) {
   return slots;
 }
 
-SmallVector<Num> kernel::warpSumSpread(int64_t count,
-                                       llvm::function_ref<Num(int64_t)> value,
-                                       Idx lane) {
+SmallVector<Num>
+kernel::warpSumSpread(int64_t count, llvm::function_ref<Num(int64_t)> value,
+                      Idx lane, llvm::function_ref<bool(int64_t)> laneOrdered) {
   SmallVector<Num> sums;
   for (int64_t base = 0; base < count; base += kWarpSize) {
     int64_t size = std::min<int64_t>(kWarpSize, count - base);
@@ -554,6 +557,10 @@ SmallVector<Num> kernel::warpSumSpread(int64_t count,
       Value upper = laneBit(lane, offset);
       for (int64_t i = 0; i < half; ++i) {
         Num low = at(i), high = at(half + i);
+        if (laneOrdered && half + i < size && laneOrdered(base + i)) {
+          current.push_back(low + shuffleXor(high, offset));
+          continue;
+        }
         Num send = select(upper, low, high);
         Num keep = select(upper, high, low);
         current.push_back(keep + shuffleXor(send, offset));
@@ -601,18 +608,17 @@ SmallVector<Num> kernel::warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
 }
 
 Idx kernel::lookup(Idx i, ArrayRef<int64_t> table) {
-  // A run of consecutive entries (a row of kernel coefficients, kept
-  // Wigner-D entries) is one select, not a chain.
   int64_t size = table.size();
-  if (llvm::all_of(llvm::seq<int64_t>(0, size),
-                   [&](int64_t k) { return table[k] == table.front() + k; }))
-    return Idx(arith::SelectOp::create(
-        b(), loc(), i < Idx(size), i + Idx(table.front()), Idx(table.front())));
-  Idx result(table.front());
-  for (auto [k, entry] : llvm::enumerate(table.drop_front())) {
-    Value hit = arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::eq, i,
-                                      Idx(static_cast<int64_t>(k + 1)));
-    result = Idx(arith::SelectOp::create(b(), loc(), hit, Idx(entry), result));
+  // Within a run from k on, table[i] = i + (table[k] - k).
+  Idx result = i + Idx(table.front());
+  for (int64_t k = 1; k < size; ++k) {
+    if (table[k] == table[k - 1] + 1)
+      continue;
+    Value inRun =
+        arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::sge, i, Idx(k));
+    result = Idx(arith::SelectOp::create(b(), loc(), inRun,
+                                         i + Idx(table[k] - k), result));
   }
-  return result;
+  return Idx(arith::SelectOp::create(b(), loc(), i < Idx(size), result,
+                                     Idx(table.front())));
 }

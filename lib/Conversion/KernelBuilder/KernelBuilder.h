@@ -284,7 +284,7 @@ SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
                           llvm::function_ref<SmallVector<Num>(Idx)> body);
 /// Values carried through lb, lb + step, ... < ub: body(i, current) gives
 /// the next; returns the last, or `init` for an empty range. T is Num (sums)
-/// or Idx (edge indices loaded ahead of their use).
+/// or Idx (edge indices loaded ahead of their use), or Values of both.
 template <typename T>
 SmallVector<T>
 foldRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<T> init,
@@ -359,12 +359,20 @@ SpreadSlots spreadSlots(int64_t count, Idx lane);
 /// value spreadSlots(count, L).index[r]. Groups of 32 values cost 31
 /// shuffles, not 32 * 5 as one warpSum each; values are asked for as they
 /// are consumed.
+///
+/// The first halving trades value k of a group for its partner k + h (h
+/// half the group, padded to a power of two) between lanes 16 apart, lanes
+/// 16 to 31 keeping the partner: two selects per pair. Where
+/// `laneOrdered(k)` holds, the caller has already put the pair in lane
+/// order (lanes 16 to 31 give their share of value k + h as value(k), and
+/// of value k as value(k + h)), and the pair needs no select.
 SmallVector<Num>
-warpSumSpread(int64_t count, llvm::function_ref<Num(int64_t)> value, Idx lane);
+warpSumSpread(int64_t count, llvm::function_ref<Num(int64_t)> value, Idx lane,
+              llvm::function_ref<bool(int64_t)> laneOrdered = nullptr);
 
-/// table[i] for 0 <= i < table.size(), table[0] for larger i (a chain of
-/// selects, one select for consecutive entries; for per-lane constants
-/// outside loops).
+/// table[i] for 0 <= i < table.size(), table[0] for larger i: one compare
+/// and select per run of consecutive entries (a row of kernel coefficients,
+/// kept Wigner-D entries); for per-lane constants outside loops.
 Idx lookup(Idx i, ArrayRef<int64_t> table);
 
 /// `value` as lane `from` of the warp holds it, in every lane.

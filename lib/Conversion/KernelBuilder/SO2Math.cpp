@@ -44,16 +44,18 @@ static SmallVector<Num> loadRowStart(Value buffer, Idx e, int64_t count) {
   return values;
 }
 
-EdgeRotation::EdgeRotation(SO2Layout layout, Value wigner, Idx e,
-                           std::optional<Idx> lane)
-    : layout(layout) {
+/// The kept entries of edge e in forEachKeptEntry order, from a whole or
+/// kept-entries Wigner-D; with a `lane`, loaded by the warp's lanes
+/// together.
+static SmallVector<Num> loadKeptEntries(SO2Layout layout, Value wigner, Idx e,
+                                        std::optional<Idx> lane) {
   Value matrix = edgeView(wigner, e);
   bool kept = isKeptEntries(wigner);
   int64_t width = layout.packedRows();
   // Each kept entry by its place: k among the kept entries, or row * D +
   // column in the edge's whole matrix.
   SmallVector<int64_t> places;
-  forEachEntry([&](int64_t j, int64_t d) {
+  forEachKeptEntry(layout, [&](int64_t j, int64_t d) {
     places.push_back(kept ? static_cast<int64_t>(places.size())
                           : layout.wholeWignerPlace(j, d));
   });
@@ -62,15 +64,25 @@ EdgeRotation::EdgeRotation(SO2Layout layout, Value wigner, Idx e,
       return load(matrix, {place});
     return load(matrix, {place / Idx(width), place % Idx(width)});
   };
-  SmallVector<Num> loaded;
   if (lane)
-    loaded = warpSharedLoad(places, *lane, loadAt);
-  else if (kept)
-    loaded = loadRowStart(wigner, e, places.size());
-  else
-    for (int64_t place : places)
-      loaded.push_back(loadAt(Idx(place)));
-  const Num *next = loaded.begin();
+    return warpSharedLoad(places, *lane, loadAt);
+  if (kept)
+    return loadRowStart(wigner, e, places.size());
+  SmallVector<Num> loaded;
+  for (int64_t place : places)
+    loaded.push_back(loadAt(Idx(place)));
+  return loaded;
+}
+
+EdgeRotation::EdgeRotation(SO2Layout layout, Value wigner, Idx e,
+                           std::optional<Idx> lane)
+    : EdgeRotation(layout, loadKeptEntries(layout, wigner, e, lane)) {}
+
+EdgeRotation::EdgeRotation(SO2Layout layout, ArrayRef<Num> kept)
+    : layout(layout) {
+  assert(static_cast<int64_t>(kept.size()) == layout.keptWignerEntries() &&
+         "one value per kept entry");
+  const Num *next = kept.begin();
   for (int64_t j = 0; j < layout.reducedRows(); ++j) {
     int64_t l = layout.degreeOfReduced(j);
     entries.emplace_back(next, next + 2 * l + 1);

@@ -52,6 +52,8 @@ public:
   /// them together (warpSharedLoad).
   EdgeRotation(SO2Layout layout, Value wigner, Idx e,
                std::optional<Idx> lane = std::nullopt);
+  /// The kept entries as loaded by the caller, in forEachEntry order.
+  EdgeRotation(SO2Layout layout, ArrayRef<Num> kept);
 
   /// xl[j] = sum_{d in block deg(j)} W[coeff[j], d] * x[d] (one channel).
   std::vector<Num> toEdgeFrame(ArrayRef<Num> packed) const;

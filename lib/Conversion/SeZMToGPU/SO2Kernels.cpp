@@ -60,11 +60,13 @@ int64_t workgroupElements(ArrayRef<SmallVector<int64_t>> shapes) {
 
 /// Blocks per multiprocessor asked of the register allocator. rotate_mix
 /// takes 56 registers at 8 blocks (12 fit it in 40 without spilling and
-/// measured the same: it is bound by DRAM and L2 now). The fused
-/// backward takes up to 168 (3 blocks); capped at 128 for 4 blocks it spills,
-/// and measured no faster.
+/// measured the same: it is bound by DRAM and L2 now). The fused backward
+/// keeps its node sums in registers and takes 246 (241 with a whole
+/// Wigner-D) at 2 blocks with nothing spilled; at 3 blocks (168) it spilled
+/// and measured slower, 0.886 against 0.830 ms at N = 4096 (kept Wigner-D,
+/// sums in workgroup memory); at 4 (128) it spilled more.
 constexpr int64_t kRotateMixBlocksPerSm = 8;
-constexpr int64_t kGradReduceBlocksPerSm = 3;
+constexpr int64_t kGradReduceBlocksPerSm = 2;
 
 int64_t channelsOf(Value tensor) {
   return cast<RankedTensorType>(tensor.getType()).getDimSize(2);
@@ -204,6 +206,39 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io) {
 // The rotate_mix backward of one edge on one warp
 //===----------------------------------------------------------------------===//
 
+/// Where a warp's workgroup slot keeps an edge's kept Wigner-D entries: the
+/// m = 0 rows' first, then the m = -1 rows' and the m = +1 rows', each block
+/// from a multiple of 4 entries (they are read 4 at a time, and a lane reads
+/// either of the last two blocks in place of the other alike).
+struct StagedEntries {
+  explicit StagedEntries(SO2Layout layout)
+      : zero((layout.lmax + 1) * (layout.lmax + 1)),
+        side(layout.lmax * (layout.lmax + 2)), negativeAt(alignTo4(zero)),
+        positiveAt(negativeAt + alignTo4(side)),
+        length(positiveAt + alignTo4(side)) {}
+
+  static int64_t alignTo4(int64_t count) {
+    return static_cast<int64_t>(llvm::alignTo(count, 4));
+  }
+
+  /// The place of kept entry k (forEachKeptEntry order).
+  int64_t place(int64_t k) const {
+    return k < zero          ? k
+           : k < zero + side ? negativeAt + k - zero
+                             : positiveAt + k - zero - side;
+  }
+  Idx place(Idx k) const {
+    SmallVector<int64_t> table;
+    for (int64_t entry = 0; entry < zero + 2 * side; ++entry)
+      table.push_back(place(entry));
+    return lookup(k, table);
+  }
+
+  /// Kept entries of the m = 0 rows and of each of the m = -1 and +1 rows.
+  int64_t zero, side;
+  int64_t negativeAt, positiveAt, length;
+};
+
 /// Each lane owns the same channels of every edge (two neighbouring ones as
 /// one 8-byte access where the channels fill the warp twice). Per edge, the
 /// Wigner-D and kernel gradients are summed over the lane's channels, then
@@ -228,13 +263,20 @@ public:
   /// kept W: 0.985 -> 0.896 ms).
   enum class EntryLoads { Broadcast, WarpShared, Staged };
 
+  /// With `basisInNodeRows` (rank 1 alone), the caller has multiplied the
+  /// source rows by the channel basis cb[0, c] and multiplies the node
+  /// gradient by it after the edges: the edge loop then takes the basis as
+  /// 1, which leaves out its 40 multiplies per edge (the kernel's transpose
+  /// and its gradient's terms).
   template <typename OpTy>
   WarpEdgeBackward(OpTy op, KernelIO &io, Value wignerGrad, Value kcGrad,
-                   EntryLoads entryLoads)
+                   EntryLoads entryLoads, bool basisInNodeRows = false)
       : layout{static_cast<int64_t>(op.getLmax())}, mixer(mixerOf(op, io)),
         grad(io.in(op.getGrad())), wigner(io.in(op.getWigner())),
         wignerGrad(wignerGrad), kcGrad(kcGrad), entryLoads(entryLoads),
-        keptGrad(isKeptEntries(wignerGrad)) {
+        keptGrad(isKeptEntries(wignerGrad)), basisInNodeRows(basisInNodeRows) {
+    assert((!basisInNodeRows || op.getRank() == 1) &&
+           "a basis folds into the rows at rank 1 alone");
     int64_t channels = channelsOf(op.getX());
     width = channels % (2 * kWarpSize) == 0 ? 2 : 1;
     parts = channels / (width * kWarpSize);
@@ -250,6 +292,10 @@ public:
     });
     entries = entryReduced.size();
     sums = entries + mixer.numKernelSums();
+    sumOrder = llvm::to_vector(llvm::seq<int64_t>(0, sums));
+    laneOrdered.assign(sums, false);
+    if (entryLoads == EntryLoads::Staged)
+      orderForSwappedLanes();
   }
 
   /// Slots per warp of the staged inputs: the edge being worked on and the
@@ -276,7 +322,7 @@ public:
       return static_cast<int64_t>(llvm::alignTo(count, 4));
     };
     shapes.push_back({slots, layout.reducedRows(), channels});
-    shapes.push_back({slots, alignTo4(layout.keptWignerEntries())});
+    shapes.push_back({slots, StagedEntries(layout).length});
     if (rank > 0)
       shapes.push_back({slots, alignTo4(layout.compactKernelSize() * rank)});
     else
@@ -323,20 +369,30 @@ public:
       }
       warpSync();
     }
+    // Lanes 16 to 31 hold their m = -1 and m = +1 rows swapped.
+    swap = swapsLanes ? lane / Idx(kWarpSize / 2) : Idx(0);
     slots = spreadSlots(sums, lane);
+    sumIndex.clear();
     places.clear();
-    if (!keptGrad)
-      for (Idx index : slots.index)
-        places.push_back(lookup(index, entryPlace));
+    for (Idx position : slots.index) {
+      sumIndex.push_back(lookup(position, sumOrder));
+      if (!keptGrad)
+        places.push_back(lookup(sumIndex.back(), entryPlace));
+    }
   }
 
   /// Starts copying edge e's gradient rows, Wigner-D entries and kernel into
   /// workgroup slot `slot` (Staged): each lane its own channels' rows and
   /// one entry per round of 32.
   void stage(Idx e, Idx slot) {
-    for (int64_t part = 0; part < parts; ++part)
-      copyRowGroupsAsync(grad, e, layout.reducedRows(),
-                         firstChannel(lane, part), width, gradStage, slot);
+    // Gradient rows: row j from the lane's row j (swapped, see
+    // orderForSwappedLanes).
+    for (int64_t part = 0; part < parts; ++part) {
+      Idx first = firstChannel(lane, part);
+      for (int64_t j = 0; j < layout.reducedRows(); ++j)
+        copyAsync(grad, {e, laneRow(j), first}, gradStage,
+                  {slot, Idx(j), first}, width);
+    }
     // Lane L copies entry L + 32 r of each round r where there is one.
     auto copyEntries = [&](int64_t count, function_ref<void(int64_t)> copy) {
       for (int64_t round = 0; round * kWarpSize < count; ++round) {
@@ -346,15 +402,17 @@ public:
           ifThen(lane < Idx(count - round * kWarpSize), [&] { copy(round); });
       }
     };
+    StagedEntries staged(layout);
     copyEntries(entries, [&](int64_t round) {
       Idx k = lane + Idx(round * kWarpSize);
+      Idx to = staged.place(k);
       if (wignerCopyPlaces.empty()) {
-        copyAsync(wigner, {e, k}, wignerStage, {slot, k}, 1);
+        copyAsync(wigner, {e, k}, wignerStage, {slot, to}, 1);
         return;
       }
       Idx place = wignerCopyPlaces[round];
       copyAsync(wigner, {e, place / Idx(rows), place % Idx(rows)}, wignerStage,
-                {slot, k}, 1);
+                {slot, to}, 1);
     });
     if (mixer.rank() > 0)
       copyEntries(mixer.numKernelSums(), [&](int64_t round) {
@@ -383,7 +441,8 @@ public:
         staged ? RadialMixer(layout, mixer.rank(), kcStage, mixer.basis())
                : mixer;
     RadialMixer::Edge edge = inputMixer.atEdge(at, sharedBy);
-    EdgeRotation rotation(layout, staged ? wignerStage : wigner, at, sharedBy);
+    EdgeRotation rotation = staged ? EdgeRotation(layout, loadStagedEntries(at))
+                                   : EdgeRotation(layout, wigner, at, sharedBy);
     int64_t rank = mixer.rank();
     // Per channel: the gradient in the edge frame and the rotated input.
     struct Channel {
@@ -403,7 +462,9 @@ public:
         Channel channel;
         channel.g = g[k];
         channel.packed = packed[part][k];
-        channel.basis = inputMixer.atChannel(edge, first + Idx(k));
+        channel.basis = basisInNodeRows
+                            ? std::vector<Num>{Num(1.0)}
+                            : inputMixer.atChannel(edge, first + Idx(k));
         channel.gl = inputMixer.mixTransposed(edge, channel.basis, channel.g);
         channel.xl = rotation.toEdgeFrame(channel.packed);
         for (int64_t r = 0; r < rank && edge.kernel; ++r) {
@@ -422,7 +483,8 @@ public:
     }
     // The per-edge sums over the lane's channels: the Wigner-D entries
     // gl[j] * x[d], then the kernel's products (basis * g)[o] * xl[i].
-    auto laneSum = [&](int64_t k) {
+    auto laneSum = [&](int64_t position) {
+      int64_t k = sumOrder[position];
       std::optional<Num> total;
       for (const Channel &channel : owned) {
         Num term =
@@ -435,13 +497,16 @@ public:
       }
       return *total;
     };
-    SmallVector<Num> spread = warpSumSpread(sums, laneSum, lane);
+    SmallVector<Num> spread =
+        warpSumSpread(sums, laneSum, lane,
+                      [&](int64_t position) { return laneOrdered[position]; });
     for (auto [group, sum] : llvm::enumerate(spread)) {
       // A lambda cannot capture a structured binding in C++17.
       Num total = sum;
       int64_t r = group, base = r * kWarpSize;
-      int64_t size = std::min(kWarpSize, sums - base);
-      Idx index = slots.index[r];
+      ArrayRef<int64_t> held = ArrayRef<int64_t>(sumOrder).slice(
+          base, std::min(kWarpSize, sums - base));
+      Idx index = sumIndex[r];
       auto toMatrix = [&] {
         if (keptGrad)
           store(total, wignerGrad, {e, index});
@@ -450,9 +515,9 @@ public:
       };
       auto toKernel = [&] { store(total, kcGrad, {e, index - Idx(entries)}); };
       ifThen(slots.owner[r], [&] {
-        if (base + size <= entries)
+        if (llvm::all_of(held, [&](int64_t k) { return k < entries; }))
           toMatrix();
-        else if (base >= entries)
+        else if (llvm::none_of(held, [&](int64_t k) { return k < entries; }))
           toKernel();
         else
           ifThenElse(index < Idx(entries), toMatrix, toKernel);
@@ -479,6 +544,79 @@ public:
   }
 
 private:
+  /// Orders the per-edge sums so that the spread's first halving pairs the
+  /// gradient of each m = -1 entry with that of its m = +1 twin (reduced
+  /// row lmax further, same column), and has lanes 16 to 31 hold their
+  /// m = -1 and m = +1 rows swapped (the gradient rows, the Wigner-D's
+  /// rows, hence the rows of gl and xl). Both twins share the degree kernel, so
+  /// a swapped lane computes every other sum as it is, and its share of each
+  /// twin as the other's: those pairs need no select (warpSumSpread). Where
+  /// the twins do not fit the halvings, nothing is swapped.
+  void orderForSwappedLanes() {
+    StagedEntries staged(layout);
+    SmallVector<int64_t> others =
+        llvm::to_vector(llvm::seq<int64_t>(0, staged.zero));
+    llvm::append_range(others, llvm::seq<int64_t>(entries, sums));
+    SmallVector<int64_t> order(sums, -1);
+    SmallVector<bool> ordered(sums, false);
+    int64_t paired = 0;
+    auto nextOther = others.begin();
+    for (int64_t base = 0; base < sums; base += kWarpSize) {
+      int64_t size = std::min(kWarpSize, sums - base);
+      int64_t half = static_cast<int64_t>(llvm::PowerOf2Ceil(size)) / 2;
+      int64_t pairs = std::min(staged.side - paired, size - half);
+      for (int64_t i = 0; i < pairs; ++i) {
+        order[base + i] = staged.zero + paired + i;
+        order[base + half + i] = staged.zero + staged.side + paired + i;
+        ordered[base + i] = true;
+      }
+      paired += pairs;
+      for (int64_t position = base; position < base + size; ++position) {
+        if (order[position] >= 0)
+          continue;
+        if (nextOther == others.end())
+          return;
+        order[position] = *nextOther++;
+      }
+    }
+    if (paired < staged.side)
+      return;
+    sumOrder = std::move(order);
+    laneOrdered = std::move(ordered);
+    swapsLanes = true;
+  }
+
+  /// The staged kept entries of the edge in slot `at`, the m = -1 and +1
+  /// rows' swapped in lanes 16 to 31.
+  SmallVector<Num> loadStagedEntries(Idx at) const {
+    StagedEntries staged(layout);
+    Idx shift = swap * Idx(staged.positiveAt - staged.negativeAt);
+    SmallVector<Num> values;
+    auto read = [&](Idx from, int64_t count) {
+      for (int64_t k = 0; k < count; k += 4) {
+        SmallVector<Num> piece =
+            loadVector(wignerStage, {at, from + Idx(k)}, 4);
+        values.append(piece.begin(),
+                      piece.begin() + std::min<int64_t>(4, count - k));
+      }
+    };
+    read(Idx(0), staged.zero);
+    read(Idx(staged.negativeAt) + shift, staged.side);
+    read(Idx(staged.positiveAt) - shift, staged.side);
+    return values;
+  }
+
+  /// The row of the edge frame that the lane holds as reduced row j: j
+  /// itself, or its twin of the other sign of m in lanes 16 to 31 where
+  /// lanes swap.
+  Idx laneRow(int64_t j) const {
+    int64_t lmax = layout.lmax;
+    if (j <= lmax)
+      return Idx(j);
+    Idx shift = swap * Idx(lmax);
+    return j <= 2 * lmax ? Idx(j) + shift : Idx(j) - shift;
+  }
+
   SO2Layout layout;
   RadialMixer mixer;
   Value grad, wigner, wignerGrad, kcGrad;
@@ -486,14 +624,21 @@ private:
   /// wigner_grad holds the kept entries alone: each sum is stored by the
   /// lane that holds it, with no matrix in workgroup memory.
   bool keptGrad;
+  bool basisInNodeRows;
   int64_t matrixSize, entries, sums;
   SmallVector<int64_t> entryReduced, entryColumn, entryPlace;
+  /// The sum at each place of the spread (entries, then the kernel's, where
+  /// no lanes swap), and whether the first halving pairs it in lane order.
+  SmallVector<int64_t> sumOrder;
+  SmallVector<bool> laneOrdered;
+  bool swapsLanes = false;
   // Set by begin().
   Value matrix, flatGrad, gradStage, wignerStage, kcStage;
   SmallVector<Idx> wignerCopyPlaces;
-  Idx warp = Idx(Value()), lane = Idx(Value());
+  Idx warp = Idx(Value()), lane = Idx(Value()), swap = Idx(Value());
   SpreadSlots slots;
-  SmallVector<Idx> places;
+  /// The sum each spread slot holds, and its place in the warp's matrix.
+  SmallVector<Idx> sumIndex, places;
 };
 
 //===----------------------------------------------------------------------===//
@@ -585,11 +730,15 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
       workgroupElements(workgroup) * elementBytes <= kStaticWorkgroupBytes;
   if (!staged)
     workgroup = workgroupFor(WarpEdgeBackward::EntryLoads::WarpShared);
+  // At rank 1 the channel basis multiplies the node's rows once, and its
+  // gradient once, instead of every edge's terms.
+  Value basis = op.getRank() == 1 ? io.in(op.getCb()) : Value();
   WarpEdgeBackward backward(op, io,
                             allocateEdgesLike(io, 1, op.getWigner(), edges),
                             allocateEdgesLike(io, 2, op.getKc(), edges),
                             staged ? WarpEdgeBackward::EntryLoads::Staged
-                                   : WarpEdgeBackward::EntryLoads::WarpShared);
+                                   : WarpEdgeBackward::EntryLoads::WarpShared,
+                            /*basisInNodeRows=*/static_cast<bool>(basis));
   int64_t width = backward.width;
   launchKernel(
       "rotate_mix_grad_reduce", {nodes, Idx(1), Idx(1)},
@@ -604,18 +753,36 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
         for (int64_t part = 0; part < backward.parts; ++part) {
           Idx first = backward.firstChannel(lane, part);
           packed.push_back(loadRowGroups(x, n, rows, first, width));
-          storeRowGroups(std::vector<std::vector<Num>>(
-                             width, std::vector<Num>(rows, Num(0.0))),
-                         shares, warp, first);
+          for (auto [k, channel] : llvm::enumerate(packed.back())) {
+            if (!basis)
+              break;
+            Num weight = load(basis, {Idx(0), first + Idx(k)});
+            for (Num &row : channel)
+              row = weight * row;
+          }
         }
+        // The lane's node sums node[part][k][d], carried in registers
+        // through the edge loop.
+        std::vector<std::vector<std::vector<Num>>> node;
         auto sink = [&](int64_t part, ArrayRef<std::vector<Num>> gl,
                         const EdgeRotation &rotation) {
-          Idx first = backward.firstChannel(lane, part);
-          std::vector<std::vector<Num>> node =
-              loadRowGroups(shares, warp, rows, first, width);
-          for (auto [channel, sums] : llvm::zip(gl, node))
+          for (auto [channel, sums] : llvm::zip(gl, node[part]))
             rotation.addFromEdgeFrame(channel, sums);
-          storeRowGroups(node, shares, warp, first);
+        };
+        auto nodeValues = [&] {
+          SmallVector<Value> values;
+          for (const auto &part : node)
+            for (const auto &channel : part)
+              llvm::append_range(values, channel);
+          return values;
+        };
+        auto setNode = [&](ArrayRef<Value> values) {
+          node.assign(backward.parts, {});
+          for (auto &part : node)
+            for (int64_t k = 0; k < width; ++k) {
+              part.emplace_back(values.begin(), values.begin() + rows);
+              values = values.drop_front(rows);
+            }
         };
         // The warp's edges are t = begin, begin + 4, ... < end. While it
         // works on one, the next one's inputs are on their way into the
@@ -629,34 +796,57 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
         auto indexAt = [&](Idx t) {
           return loadIndex(order, {min(t, end - Idx(1))});
         };
-        ifThen(begin < end, [&] {
-          Idx first = loadIndex(order, {begin});
-          if (staged) {
-            backward.stage(first, firstSlot);
-            commitAsyncCopies();
-          }
-          foldRangeStep<Idx>(
-              begin, end, step, {first, indexAt(begin + step), Idx(0)},
-              [&](Idx t, ArrayRef<Idx> carried) -> SmallVector<Idx> {
-                Idx e = carried[0], next = carried[1], slot = carried[2];
-                if (staged) {
-                  // Every lane is done with the other slot (the edge
-                  // before).
-                  warpSync();
-                  ifThen(t + step < end, [&] {
-                    backward.stage(next, firstSlot + Idx(1) - slot);
+        auto storeNode = [&] {
+          for (int64_t part = 0; part < backward.parts; ++part)
+            storeRowGroups(node[part], shares, warp,
+                           backward.firstChannel(lane, part));
+        };
+        ifThenElse(
+            begin < end,
+            [&] {
+              Idx first = loadIndex(order, {begin});
+              if (staged) {
+                backward.stage(first, firstSlot);
+                commitAsyncCopies();
+              }
+              // Carried: the edge, the next one, the slot, the node sums.
+              SmallVector<Value> init = {first, indexAt(begin + step), Idx(0)};
+              init.append(backward.parts * width * rows, Num(0.0));
+              SmallVector<Value> results = foldRangeStep<Value>(
+                  begin, end, step, init,
+                  [&](Idx t, ArrayRef<Value> carried) -> SmallVector<Value> {
+                    Idx e(carried[0]), next(carried[1]), slot(carried[2]);
+                    setNode(carried.drop_front(3));
+                    if (staged) {
+                      // Every lane is done with the other slot (the edge
+                      // before).
+                      warpSync();
+                      ifThen(t + step < end, [&] {
+                        backward.stage(next, firstSlot + Idx(1) - slot);
+                      });
+                      commitAsyncCopies();
+                    }
+                    Idx afterNext = indexAt(t + step + step);
+                    if (staged) {
+                      waitAsyncCopies(1);
+                      warpSync();
+                    }
+                    backward.emit(e, staged ? firstSlot + slot : e, packed,
+                                  sink);
+                    SmallVector<Value> yielded = {next, afterNext,
+                                                  Idx(1) - slot};
+                    llvm::append_range(yielded, nodeValues());
+                    return yielded;
                   });
-                  commitAsyncCopies();
-                }
-                Idx afterNext = indexAt(t + step + step);
-                if (staged) {
-                  waitAsyncCopies(1);
-                  warpSync();
-                }
-                backward.emit(e, staged ? firstSlot + slot : e, packed, sink);
-                return {next, afterNext, Idx(1) - slot};
-              });
-        });
+              setNode(ArrayRef<Value>(results).drop_front(3));
+              storeNode();
+            },
+            [&] {
+              // A warp without edges adds zeros.
+              setNode(
+                  SmallVector<Value>(backward.parts * width * rows, Num(0.0)));
+              storeNode();
+            });
         barrier();
         // Thread (lane, warp) adds the warps' sums of channels warp*32 +
         // lane, ... in warp order.
@@ -669,6 +859,8 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
               Num total = load(shares, {Idx(0), Idx(d), c});
               for (int64_t w = 1; w < kWarpsPerBlock; ++w)
                 total = total + load(shares, {Idx(w), Idx(d), c});
+              if (basis)
+                total = load(basis, {Idx(0), c}) * total;
               store(total, xGrad, {n, Idx(d), c});
             }
           });
