@@ -318,13 +318,11 @@ public:
     if (entryLoads != EntryLoads::Staged)
       return shapes;
     int64_t slots = kWarpsPerBlock * kStageSlots;
-    auto alignTo4 = [](int64_t count) {
-      return static_cast<int64_t>(llvm::alignTo(count, 4));
-    };
     shapes.push_back({slots, layout.reducedRows(), channels});
     shapes.push_back({slots, StagedEntries(layout).length});
     if (rank > 0)
-      shapes.push_back({slots, alignTo4(layout.compactKernelSize() * rank)});
+      shapes.push_back(
+          {slots, StagedEntries::alignTo4(layout.compactKernelSize() * rank)});
     else
       shapes.push_back({slots, layout.lmax + 1, channels});
     return shapes;
@@ -700,9 +698,9 @@ void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io) {
 
 /// The block's warps take turns over the node's segment, one edge per warp
 /// at a time (WarpEdgeBackward). A lane sums its channels' node gradient
-/// over the warp's edges in workgroup memory (in registers they would cost
-/// a third of the warps), and the warps' sums are added in warp order at
-/// the end: the per-edge node gradient never exists.
+/// over the warp's edges in registers, and the warps' sums are added in
+/// warp order through workgroup memory at the end: the per-edge node
+/// gradient never exists.
 void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value order = io.in(op.getSrcOrder()), rowptr = io.in(op.getSrcRowptr());
