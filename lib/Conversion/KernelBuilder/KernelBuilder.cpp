@@ -270,6 +270,22 @@ void kernel::store(Num value, Value memref, ArrayRef<Idx> indices) {
   memref::StoreOp::create(b(), loc(), value, memref, indexValues(indices));
 }
 
+void kernel::storeVector(ArrayRef<Num> values, Value memref, ArrayRef<Idx> at) {
+  if (values.size() == 1) {
+    store(values.front(), memref, at);
+    return;
+  }
+  Type element = cast<MemRefType>(memref.getType()).getElementType();
+  auto type = VectorType::get({static_cast<int64_t>(values.size())}, element);
+  llvm::MaybeAlign alignment(values.size() * element.getIntOrFloatBitWidth() /
+                             8);
+  SmallVector<Value> elements = llvm::to_vector(
+      llvm::map_range(values, [](Num n) -> Value { return n; }));
+  Value piece = vector::FromElementsOp::create(b(), loc(), type, elements);
+  vector::StoreOp::create(b(), loc(), piece, memref, indexValues(at),
+                          /*nontemporal=*/false, alignment);
+}
+
 void kernel::addTo(Num value, Value memref, ArrayRef<Idx> indices) {
   store(load(memref, indices) + value, memref, indices);
 }

@@ -257,6 +257,10 @@ SmallVector<Num> loadVector(Value memref, ArrayRef<Idx> at, int64_t width);
 Idx loadIndex(Value memref, ArrayRef<Idx> indices);
 /// Stores a float element.
 void store(Num value, Value memref, ArrayRef<Idx> indices);
+/// Stores `values` to consecutive places from memref[at...] along its last
+/// dimension as one access (the place aligned to the full width): the
+/// counterpart of loadVector.
+void storeVector(ArrayRef<Num> values, Value memref, ArrayRef<Idx> at);
 /// Adds to a float element.
 void addTo(Num value, Value memref, ArrayRef<Idx> indices);
 /// The extent of a memref dimension.

@@ -421,20 +421,13 @@ void kernel::copyRowGroupsAsync(Value buffer, Idx e, int64_t count, Idx c,
 
 void kernel::storeRowGroups(ArrayRef<std::vector<Num>> rows, Value buffer,
                             Idx e, Idx c) {
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
   int64_t width = rows.size(), count = rows.front().size();
   Value view = rowGroupView(buffer, e, count, c, width);
-  Type element = cast<MemRefType>(buffer.getType()).getElementType();
-  auto vectorType = VectorType::get({width}, element);
-  llvm::MaybeAlign alignment(width * element.getIntOrFloatBitWidth() / 8);
+  // Aligned to the full width as in loadRowGroups.
   for (int64_t r = 0; r < count; ++r) {
-    SmallVector<Value> elements;
+    SmallVector<Num> row;
     for (int64_t k = 0; k < width; ++k)
-      elements.push_back(rows[k][r].value);
-    Value row = vector::FromElementsOp::create(b, loc, vectorType, elements);
-    vector::StoreOp::create(b, loc, row, view,
-                            ValueRange{Idx(r).value, Idx(0).value},
-                            /*nontemporal=*/false, alignment);
+      row.push_back(rows[k][r]);
+    storeVector(row, view, {Idx(r), Idx(0)});
   }
 }

@@ -85,18 +85,7 @@ template <typename OpTy> RadialMixer mixerOf(OpTy op, KernelIO &io) {
 /// access each way (both places aligned to the full width).
 void copyVector(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
                 int64_t width) {
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
-  if (width == 1) {
-    store(load(from, at), to, toAt);
-    return;
-  }
-  auto type = VectorType::get({width}, EmitScope::current().floatType);
-  llvm::MaybeAlign alignment(width * type.getElementTypeBitWidth() / 8);
-  Value piece = vector::LoadOp::create(b, loc, type, from, indexValues(at),
-                                       /*nontemporal=*/false, alignment);
-  vector::StoreOp::create(b, loc, piece, to, indexValues(toAt),
-                          /*nontemporal=*/false, alignment);
+  storeVector(loadVector(from, at, width), to, toAt);
 }
 
 //===----------------------------------------------------------------------===//
@@ -213,7 +202,8 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io) {
 struct StagedEntries {
   explicit StagedEntries(SO2Layout layout)
       : zero((layout.lmax + 1) * (layout.lmax + 1)),
-        side(layout.lmax * (layout.lmax + 2)), negativeAt(alignTo4(zero)),
+        side((layout.keptWignerEntries() - zero) / 2),
+        kept(layout.keptWignerEntries()), negativeAt(alignTo4(zero)),
         positiveAt(negativeAt + alignTo4(side)),
         length(positiveAt + alignTo4(side)) {}
 
@@ -229,13 +219,14 @@ struct StagedEntries {
   }
   Idx place(Idx k) const {
     SmallVector<int64_t> table;
-    for (int64_t entry = 0; entry < zero + 2 * side; ++entry)
+    for (int64_t entry = 0; entry < kept; ++entry)
       table.push_back(place(entry));
     return lookup(k, table);
   }
 
-  /// Kept entries of the m = 0 rows and of each of the m = -1 and +1 rows.
-  int64_t zero, side;
+  /// Kept entries of the m = 0 rows, of each of the m = -1 and +1 rows,
+  /// and of all rows.
+  int64_t zero, side, kept;
   int64_t negativeAt, positiveAt, length;
 };
 
@@ -400,6 +391,9 @@ public:
           ifThen(lane < Idx(count - round * kWarpSize), [&] { copy(round); });
       }
     };
+    // The lane's place for it is a function of the lane alone, which the
+    // compiler takes out of the edge loop (found in begin() instead, ptxas
+    // gave the same loop and 8 registers more).
     StagedEntries staged(layout);
     copyEntries(entries, [&](int64_t round) {
       Idx k = lane + Idx(round * kWarpSize);
