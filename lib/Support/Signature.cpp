@@ -66,8 +66,15 @@ std::string EntrySignature::checkInputs(const std::vector<HostTensor> &inputs,
               " gives " + symbol + " = " + std::to_string(value));
         }
       }
-      if (first)
-        sizes[symbol] = first->first;
+      if (!first)
+        continue;
+      if (first->first > kMaxGraphSize)
+        return std::string(
+            "the graph size " + symbol + " of " + contract.op + " is " +
+            std::to_string(first->first) + " (from '" +
+            arguments[first->second->argument].name + "'), more than the " +
+            std::to_string(kMaxGraphSize) + " that sezm's kernels index");
+      sizes[symbol] = first->first;
     }
     for (const OpContract::IndexInput &index : contract.indices) {
       if (!readIndices)

@@ -12,7 +12,9 @@
 // 25 coefficients. The node sums stay in registers: the only 8-byte
 // workgroup loads are the gradient rows'. The spread's first halving
 // takes the 15 pairs of m = -1 and +1 twins without selects: 108 selects
-// where every pair took two (138), with either form of the Wigner-D.
+// where every pair took two (138), with either form of the Wigner-D. The
+// loop's positions and their edges are 32-bit integers: its four
+// comparisons of positions are 32-bit, none 64-bit (all four were).
 // Mixer-free, the radial rows are staged as rows too, where the slots fit
 // in a block's 48 KB of static workgroup memory: beside a whole Wigner-D
 // gradient's matrix they do not (49,728 bytes), and the warps load the
@@ -27,6 +29,8 @@
 // RUN: grep -c "ld.shared.v2.b32" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=GRAD-ROWS
 // RUN: grep -c "selp.f32" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=SELECTS
 // RUN: grep -c "selp.f32" %t/rotate_mix_grad_reduce.ptx | FileCheck %s --check-prefix=SELECTS
+// RUN: not grep -E "setp\.(lt|ge)\.[su]64\s+%%p[0-9]+, %rd[0-9]+, %rd[0-9]+;" %t/rotate_mix_grad_reduce_3.ptx %t/rotate_mix_grad_reduce.ptx
+// RUN: grep -c -E "setp\.(lt|ge)\.[su]32\s+%%p[0-9]+, %r[0-9]+, %r[0-9]+;" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=POSITIONS
 // RUN: rm -rf %t.free && sezm-compile %s --emit=ptx -o %t.free
 // RUN: grep -c "cp.async.ca.shared.global .*, 8;" %t.free/rotate_mix_grad_reduce_0.ptx | FileCheck %s --check-prefix=FREE-KEPT
 // RUN: not grep -q "cp.async" %t.free/rotate_mix_grad_reduce.ptx
@@ -39,6 +43,7 @@
 // PIECES: {{^}}18{{$}}
 // GRAD-ROWS: {{^}}10{{$}}
 // SELECTS: {{^}}108{{$}}
+// POSITIONS: {{^}}4{{$}}
 // 10 gradient rows and 4 radial rows, before the loop and in it.
 // FREE-KEPT: {{^}}28{{$}}
 

@@ -72,6 +72,32 @@ Idx kernel::min(Idx a, Idx c) {
   return Idx(arith::MinUIOp::create(b(), loc(), a, c));
 }
 
+Idx32::Idx32(int32_t constant)
+    : value(arith::ConstantOp::create(
+          b(), loc(), b().getIntegerAttr(b().getI32Type(), constant))) {}
+
+Idx32 Idx32::narrow(Idx index) {
+  return Idx32(arith::IndexCastOp::create(b(), loc(), b().getI32Type(), index));
+}
+
+Idx Idx32::widen() const {
+  return Idx(
+      arith::IndexCastUIOp::create(b(), loc(), b().getIndexType(), value));
+}
+
+Idx32 kernel::operator+(Idx32 a, Idx32 c) {
+  return Idx32(arith::AddIOp::create(b(), loc(), a, c));
+}
+Idx32 kernel::operator-(Idx32 a, Idx32 c) {
+  return Idx32(arith::SubIOp::create(b(), loc(), a, c));
+}
+Value kernel::operator<(Idx32 a, Idx32 c) {
+  return arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::ult, a, c);
+}
+Idx32 kernel::min(Idx32 a, Idx32 c) {
+  return Idx32(arith::MinUIOp::create(b(), loc(), a, c));
+}
+
 //===----------------------------------------------------------------------===//
 // Num
 //===----------------------------------------------------------------------===//
@@ -357,10 +383,11 @@ kernel::sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
       });
 }
 
-template <typename T>
-SmallVector<T> kernel::foldRangeStep(
-    Idx lb, Idx ub, Idx step, ArrayRef<T> init,
-    llvm::function_ref<SmallVector<T>(Idx, ArrayRef<T>)> body) {
+/// foldRangeStep over positions of type P (Idx or Idx32).
+template <typename P, typename T>
+static SmallVector<T>
+foldPositions(P lb, P ub, P step, ArrayRef<T> init,
+              llvm::function_ref<SmallVector<T>(P, ArrayRef<T>)> body) {
   SmallVector<Value> initValues =
       llvm::to_vector(llvm::map_range(init, [](T n) -> Value { return n; }));
   auto loop = scf::ForOp::create(
@@ -370,7 +397,7 @@ SmallVector<T> kernel::foldRangeStep(
         b().setInsertionPointToEnd(nested.getInsertionBlock());
         SmallVector<T> current = llvm::to_vector(
             llvm::map_range(carried, [](Value v) { return T(v); }));
-        SmallVector<T> next = body(Idx(iv), current);
+        SmallVector<T> next = body(P(iv), current);
         assert(next.size() == carried.size() && "one value per carried one");
         scf::YieldOp::create(b(), loc(),
                              llvm::to_vector(llvm::map_range(
@@ -378,6 +405,20 @@ SmallVector<T> kernel::foldRangeStep(
       });
   return llvm::to_vector(
       llvm::map_range(loop.getResults(), [](Value v) { return T(v); }));
+}
+
+template <typename T>
+SmallVector<T> kernel::foldRangeStep(
+    Idx lb, Idx ub, Idx step, ArrayRef<T> init,
+    llvm::function_ref<SmallVector<T>(Idx, ArrayRef<T>)> body) {
+  return foldPositions<Idx, T>(lb, ub, step, init, body);
+}
+
+template <typename T>
+SmallVector<T> kernel::foldRangeStep(
+    Idx32 lb, Idx32 ub, Idx32 step, ArrayRef<T> init,
+    llvm::function_ref<SmallVector<T>(Idx32, ArrayRef<T>)> body) {
+  return foldPositions<Idx32, T>(lb, ub, step, init, body);
 }
 
 template SmallVector<Num> kernel::foldRangeStep<Num>(
@@ -389,6 +430,9 @@ template SmallVector<Idx> kernel::foldRangeStep<Idx>(
 template SmallVector<Value> kernel::foldRangeStep<Value>(
     Idx, Idx, Idx, ArrayRef<Value>,
     llvm::function_ref<SmallVector<Value>(Idx, ArrayRef<Value>)>);
+template SmallVector<Value> kernel::foldRangeStep<Value>(
+    Idx32, Idx32, Idx32, ArrayRef<Value>,
+    llvm::function_ref<SmallVector<Value>(Idx32, ArrayRef<Value>)>);
 
 Num kernel::sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body) {
   return sumRange(lb, ub, {Num(0.0)},

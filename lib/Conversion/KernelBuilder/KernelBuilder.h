@@ -4,7 +4,8 @@
 // A small layer that lets each sezm kernel read like the loop nest it is.
 // An EmitScope names the builder, location and float type that the scalar
 // types below emit into; Num (a float), Jet (a float with its derivative
-// along three directions) and Idx (an index) overload the arithmetic
+// along three directions) and Idx (an index; Idx32 where 32 bits are
+// enough) overload the arithmetic
 // operators, so that math templated over Num and Jet emits the value and,
 // for Jet, its forward-mode derivative.
 //
@@ -67,6 +68,28 @@ Value operator<(Idx a, Idx b);
 Idx ceilDiv(Idx a, int64_t b);
 /// The smaller of a and b (unsigned).
 Idx min(Idx a, Idx b);
+
+/// A 32-bit index, for the positions and edge indices that a hot loop
+/// carries: on the GPU a 64-bit add or compare is two instructions and an
+/// address from a 32-bit index one wide multiply-add. Only for values known
+/// to stay below 2^31.
+struct Idx32 {
+  Value value;
+  explicit Idx32(Value value) : value(value) {}
+  Idx32(int32_t constant);
+  /// The low 32 bits of an index below 2^31.
+  static Idx32 narrow(Idx index);
+  /// The index it is (zero-extended).
+  Idx widen() const;
+  operator Value() const { return value; }
+};
+
+Idx32 operator+(Idx32 a, Idx32 b);
+Idx32 operator-(Idx32 a, Idx32 b);
+/// Unsigned a < b.
+Value operator<(Idx32 a, Idx32 b);
+/// The smaller of a and b (unsigned).
+Idx32 min(Idx32 a, Idx32 b);
 
 //===----------------------------------------------------------------------===//
 // Floating-point scalars
@@ -293,6 +316,11 @@ template <typename T>
 SmallVector<T>
 foldRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<T> init,
               llvm::function_ref<SmallVector<T>(Idx, ArrayRef<T>)> body);
+/// The same over 32-bit positions (T is Value).
+template <typename T>
+SmallVector<T>
+foldRangeStep(Idx32 lb, Idx32 ub, Idx32 step, ArrayRef<T> init,
+              llvm::function_ref<SmallVector<T>(Idx32, ArrayRef<T>)> body);
 /// The single-sum form of sumRange, starting from zero.
 Num sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body);
 
