@@ -3,18 +3,19 @@
 // the lane's two channels) and its kept Wigner-D entries and kernel
 // coefficients (one 4-byte cp.async per lane and round of 32: two rounds of
 // the 46 entries, one of the 25 coefficients) copy into its other
-// workgroup slot; each of the 13 copies is issued before the edge loop (the
-// first edge) and in it. The loop waits for the slot it reads with one
-// group still in flight. Global loads are left for the node's 16 rows; the
-// entries come from workgroup memory 4 at a time: the m = 0, +1 and -1
-// rows' entries each from a multiple of 4 (4 + 4 + 4 pieces of the 46, so
-// that lanes 16 to 31 read the m = -1 and +1 blocks swapped), 6 + 1 of the
-// 25 coefficients. The node sums stay in registers: the only 8-byte
-// workgroup loads are the gradient rows'. The spread's first halving
-// takes the 15 pairs of m = -1 and +1 twins without selects: 108 selects
-// where every pair took two (138), with either form of the Wigner-D. The
-// loop's positions and their edges are 32-bit integers: its four
-// comparisons of positions are 32-bit, none 64-bit (all four were).
+// workgroup slot. The edge loop takes two edges an iteration, one from
+// each slot, so each of the 13 copies is issued three times: before the
+// loop (the first edge) and for each of the two. Each edge waits for the
+// slot it reads with one group still in flight. Global loads are left for
+// the node's 16 rows; each edge reads its entries from workgroup memory 4
+// at a time: the m = 0, +1 and -1 rows' entries each from a multiple of 4
+// (4 + 4 + 4 pieces of the 46, so that lanes 16 to 31 read the m = -1 and
+// +1 blocks swapped), 6 + 1 of the 25 coefficients. The node sums stay in
+// registers: the only 8-byte workgroup loads are the gradient rows'. The
+// spread's first halving takes the 15 pairs of m = -1 and +1 twins without
+// selects: 108 selects an edge where every pair took two (138), with either
+// form of the Wigner-D. The loop's positions and their edges are 32-bit
+// integers: its five comparisons of positions are 32-bit, none 64-bit.
 // Mixer-free, the radial rows are staged as rows too, where the slots fit
 // in a block's 48 KB of static workgroup memory: beside a whole Wigner-D
 // gradient's matrix they do not (49,728 bytes), and the warps load the
@@ -22,7 +23,7 @@
 // RUN: rm -rf %t && sezm-compile %S/../../bench/so2_kernels.mlir --emit=ptx -o %t
 // RUN: grep -c "cp.async.ca.shared.global .*, 8;" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=ROWS
 // RUN: grep -c "cp.async.ca.shared.global .*, 4;" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=ENTRIES
-// RUN: grep -c "cp.async.commit_group" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=TWO
+// RUN: grep -c "cp.async.commit_group" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=THREE
 // RUN: grep "cp.async.wait_group" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=WAIT
 // RUN: grep -c "ld.global.v2.b32" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=NODE-ROWS
 // RUN: grep -c "ld.shared.v4.b32" %t/rotate_mix_grad_reduce_3.ptx | FileCheck %s --check-prefix=PIECES
@@ -35,17 +36,18 @@
 // RUN: grep -c "cp.async.ca.shared.global .*, 8;" %t.free/rotate_mix_grad_reduce_0.ptx | FileCheck %s --check-prefix=FREE-KEPT
 // RUN: not grep -q "cp.async" %t.free/rotate_mix_grad_reduce.ptx
 
-// ROWS: {{^}}20{{$}}
-// ENTRIES: {{^}}6{{$}}
-// TWO: {{^}}2{{$}}
+// ROWS: {{^}}30{{$}}
+// ENTRIES: {{^}}9{{$}}
+// THREE: {{^}}3{{$}}
 // WAIT: cp.async.wait_group 1;
 // NODE-ROWS: {{^}}16{{$}}
-// PIECES: {{^}}18{{$}}
-// GRAD-ROWS: {{^}}10{{$}}
-// SELECTS: {{^}}108{{$}}
-// POSITIONS: {{^}}4{{$}}
-// 10 gradient rows and 4 radial rows, before the loop and in it.
-// FREE-KEPT: {{^}}28{{$}}
+// PIECES: {{^}}36{{$}}
+// GRAD-ROWS: {{^}}20{{$}}
+// SELECTS: {{^}}216{{$}}
+// POSITIONS: {{^}}5{{$}}
+// 10 gradient rows and 4 radial rows, before the loop and for each of its
+// two edges.
+// FREE-KEPT: {{^}}42{{$}}
 
 func.func @free_whole(%g: tensor<?x10x64xf32>, %x: tensor<?x16x64xf32>,
                       %src: tensor<?xi64>, %w: tensor<?x16x16xf32>,

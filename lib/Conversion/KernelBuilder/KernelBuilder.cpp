@@ -478,6 +478,22 @@ void kernel::ifThenElse(Value cond, llvm::function_ref<void()> then,
   otherwise();
 }
 
+SmallVector<Value>
+kernel::ifThenElseValues(Value cond,
+                         llvm::function_ref<SmallVector<Value>()> then,
+                         llvm::function_ref<SmallVector<Value>()> otherwise) {
+  auto yieldOf = [&](llvm::function_ref<SmallVector<Value>()> body) {
+    return [&, body](OpBuilder &nested, Location) {
+      OpBuilder::InsertionGuard guard(b());
+      b().setInsertionPointToEnd(nested.getInsertionBlock());
+      scf::YieldOp::create(b(), loc(), body());
+    };
+  };
+  auto branch =
+      scf::IfOp::create(b(), loc(), cond, yieldOf(then), yieldOf(otherwise));
+  return SmallVector<Value>(branch.getResults());
+}
+
 void kernel::launchKernel(StringRef name, std::array<Idx, 3> grid,
                           std::array<Idx, 3> block,
                           ArrayRef<SmallVector<int64_t>> workgroupShapes,
@@ -596,14 +612,16 @@ SpreadSlots kernel::spreadSlots(int64_t count, Idx lane) {
   return slots;
 }
 
-SmallVector<Num>
-kernel::warpSumSpread(int64_t count, llvm::function_ref<Num(int64_t)> value,
-                      Idx lane, llvm::function_ref<bool(int64_t)> laneOrdered) {
+SmallVector<Num> kernel::warpSumSpread(
+    int64_t count, llvm::function_ref<Num(int64_t, std::optional<Num>)> value,
+    Idx lane, llvm::function_ref<bool(int64_t)> laneOrdered) {
   SmallVector<Num> sums;
   for (int64_t base = 0; base < count; base += kWarpSize) {
     int64_t size = std::min<int64_t>(kWarpSize, count - base);
     int64_t padded = llvm::PowerOf2Ceil(size);
-    auto at = [&](int64_t i) { return i < size ? value(base + i) : Num(0.0); };
+    auto at = [&](int64_t i) {
+      return i < size ? value(base + i, std::nullopt) : Num(0.0);
+    };
     // Halving: the lanes whose bit `offset` differs trade halves, each
     // keeping the half its bit selects, so the index of the value a lane
     // holds is its own top bits. The first halving asks for the values in
@@ -616,11 +634,13 @@ kernel::warpSumSpread(int64_t count, llvm::function_ref<Num(int64_t)> value,
       int64_t half = padded / 2;
       Value upper = laneBit(lane, offset);
       for (int64_t i = 0; i < half; ++i) {
-        Num low = at(i), high = at(half + i);
         if (laneOrdered && half + i < size && laneOrdered(base + i)) {
-          current.push_back(low + shuffleXor(high, offset));
+          current.push_back(
+              value(base + i,
+                    shuffleXor(value(base + half + i, std::nullopt), offset)));
           continue;
         }
+        Num low = at(i), high = at(half + i);
         Num send = select(upper, low, high);
         Num keep = select(upper, high, low);
         current.push_back(keep + shuffleXor(send, offset));

@@ -333,6 +333,11 @@ void ifThen(Value cond, llvm::function_ref<void()> body);
 /// if (cond) then() else otherwise().
 void ifThenElse(Value cond, llvm::function_ref<void()> then,
                 llvm::function_ref<void()> otherwise);
+/// cond ? then() : otherwise(), each giving the values that the branch
+/// yields (of the same types).
+SmallVector<Value>
+ifThenElseValues(Value cond, llvm::function_ref<SmallVector<Value>()> then,
+                 llvm::function_ref<SmallVector<Value>()> otherwise);
 
 //===----------------------------------------------------------------------===//
 // GPU kernels
@@ -386,21 +391,24 @@ struct SpreadSlots {
 };
 SpreadSlots spreadSlots(int64_t count, Idx lane);
 
-/// Sums of `count` values (value(k), each lane's own) over the warp's
-/// lanes, spread over the lanes: the r-th result in lane L is the total of
-/// value spreadSlots(count, L).index[r]. Groups of 32 values cost 31
-/// shuffles, not 32 * 5 as one warpSum each; values are asked for as they
-/// are consumed.
+/// Sums of `count` values (each lane's own) over the warp's lanes, spread
+/// over the lanes: the r-th result in lane L is the total of value
+/// spreadSlots(count, L).index[r]. Groups of 32 values cost 31 shuffles,
+/// not 32 * 5 as one warpSum each; values are asked for as they are
+/// consumed: value(k, addend) is the lane's value k plus `addend` (zero
+/// when absent), so that a value that is a sum of products can take the
+/// addition as one more fused multiply-add.
 ///
 /// The first halving trades value k of a group for its partner k + h (h
 /// half the group, padded to a power of two) between lanes 16 apart, lanes
 /// 16 to 31 keeping the partner: two selects per pair. Where
 /// `laneOrdered(k)` holds, the caller has already put the pair in lane
 /// order (lanes 16 to 31 give their share of value k + h as value(k), and
-/// of value k as value(k + h)), and the pair needs no select.
-SmallVector<Num>
-warpSumSpread(int64_t count, llvm::function_ref<Num(int64_t)> value, Idx lane,
-              llvm::function_ref<bool(int64_t)> laneOrdered = nullptr);
+/// of value k as value(k + h)), and the pair needs no select: value k then
+/// takes the partner's share as its addend.
+SmallVector<Num> warpSumSpread(
+    int64_t count, llvm::function_ref<Num(int64_t, std::optional<Num>)> value,
+    Idx lane, llvm::function_ref<bool(int64_t)> laneOrdered = nullptr);
 
 /// table[i] for 0 <= i < table.size(), table[0] for larger i: one compare
 /// and select per run of consecutive entries (a row of kernel coefficients,

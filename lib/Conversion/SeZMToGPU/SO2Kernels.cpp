@@ -475,9 +475,9 @@ public:
     }
     // The per-edge sums over the lane's channels: the Wigner-D entries
     // gl[j] * x[d], then the kernel's products (basis * g)[o] * xl[i].
-    auto laneSum = [&](int64_t position) {
+    auto laneSum = [&](int64_t position, std::optional<Num> addend) {
       int64_t k = sumOrder[position];
-      std::optional<Num> total;
+      std::optional<Num> total = addend;
       for (const Channel &channel : owned) {
         Num term =
             k < entries
@@ -780,9 +780,9 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
         // works on one, the next one's inputs are on their way into the
         // warp's other slot (staged), and the index of the one after that
         // into a register: an edge never waits for a load.
-        // Positions and edge indices in the loop are 32 bits, which saves
-        // the loop 19 of its 810 instructions: E < 2^31 - 8 (the runtime
-        // checks every input's graph sizes against that).
+        // Positions and edge indices in the loop are 32 bits (64-bit index
+        // arithmetic took 19 of the loop's 810 instructions an edge): E <
+        // 2^31 - 8, which the runtime checks of every input's graph sizes.
         Idx32 begin = Idx32::narrow(loadIndex(rowptr, {n}) + warp);
         Idx32 end = Idx32::narrow(loadIndex(rowptr, {n + 1}));
         Idx32 step(kWarpsPerBlock);
@@ -805,39 +805,61 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
                 backward.stage(first, firstSlot);
                 commitAsyncCopies();
               }
-              // Carried: the edge, the next one, the slot, the node sums.
+              // Edge e at position t from `slot`, while the next one's
+              // inputs go to the other slot; gives the index of the edge
+              // two positions on.
+              auto edgeAt = [&](Idx32 t, Idx e, Idx next, int64_t slot) {
+                if (staged) {
+                  // Every lane is done with the other slot (the edge
+                  // before).
+                  warpSync();
+                  ifThen(t + step < end, [&] {
+                    backward.stage(next, firstSlot + Idx(1 - slot));
+                  });
+                  commitAsyncCopies();
+                }
+                Idx32 afterNext = indexAt(t + step + step);
+                if (staged) {
+                  waitAsyncCopies(1);
+                  warpSync();
+                }
+                backward.emit(e, staged ? firstSlot + Idx(slot) : e, packed,
+                              sink);
+                return afterNext;
+              };
+              // Two edges an iteration, from slots 0 and 1, so that each
+              // slot's places are the same every iteration. Carried: the
+              // edge, the next one, the node sums.
               SmallVector<Value> init = {Idx32::narrow(first),
-                                         indexAt(begin + step), Idx(0)};
+                                         indexAt(begin + step)};
               init.append(backward.parts * width * rows, Num(0.0));
               SmallVector<Value> results = foldRangeStep<Value>(
-                  begin, end, step, init,
+                  begin, end, step + step, init,
                   [&](Idx32 t, ArrayRef<Value> carried) -> SmallVector<Value> {
-                    Idx e = Idx32(carried[0]).widen();
-                    Idx next = Idx32(carried[1]).widen();
-                    Idx slot(carried[2]);
-                    setNode(carried.drop_front(3));
-                    if (staged) {
-                      // Every lane is done with the other slot (the edge
-                      // before).
-                      warpSync();
-                      ifThen(t + step < end, [&] {
-                        backward.stage(next, firstSlot + Idx(1) - slot);
-                      });
-                      commitAsyncCopies();
-                    }
-                    Idx32 afterNext = indexAt(t + step + step);
-                    if (staged) {
-                      waitAsyncCopies(1);
-                      warpSync();
-                    }
-                    backward.emit(e, staged ? firstSlot + slot : e, packed,
-                                  sink);
-                    SmallVector<Value> yielded = {carried[1], afterNext,
-                                                  Idx(1) - slot};
-                    llvm::append_range(yielded, nodeValues());
+                    Idx32 next(carried[1]);
+                    setNode(carried.drop_front(2));
+                    Idx32 afterNext =
+                        edgeAt(t, Idx32(carried[0]).widen(), next.widen(), 0);
+                    SmallVector<Value> sums = nodeValues();
+                    SmallVector<Value> second = ifThenElseValues(
+                        t + step < end,
+                        [&] {
+                          SmallVector<Value> yielded = {edgeAt(
+                              t + step, next.widen(), afterNext.widen(), 1)};
+                          llvm::append_range(yielded, nodeValues());
+                          return yielded;
+                        },
+                        [&] {
+                          // Past the segment: the index is not used.
+                          SmallVector<Value> yielded = {afterNext};
+                          llvm::append_range(yielded, sums);
+                          return yielded;
+                        });
+                    SmallVector<Value> yielded = {afterNext};
+                    llvm::append_range(yielded, second);
                     return yielded;
                   });
-              setNode(ArrayRef<Value>(results).drop_front(3));
+              setNode(ArrayRef<Value>(results).drop_front(2));
               storeNode();
             },
             [&] {
