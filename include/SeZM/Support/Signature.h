@@ -39,7 +39,7 @@ struct GraphExtent {
 };
 
 /// The largest graph size (N or E) that sezm runs: the GPU's fused backward
-/// carries edge positions, which run up to 8 past the last edge, as 32-bit
+/// carries edge positions, which run up to 12 past the last edge, as 32-bit
 /// integers. (Far beyond a GPU's memory: E = 2^31 edges of 32 floats of
 /// gradient alone are 256 GiB.)
 constexpr int64_t kMaxGraphSize = (int64_t(1) << 31) - 64;

@@ -781,8 +781,9 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
         // warp's other slot (staged), and the index of the one after that
         // into a register: an edge never waits for a load.
         // Positions and edge indices in the loop are 32 bits (64-bit index
-        // arithmetic took 19 of the loop's 810 instructions an edge): E <
-        // 2^31 - 8, which the runtime checks of every input's graph sizes.
+        // arithmetic took 19 of the loop's 810 instructions an edge):
+        // positions run up to 12 past the last edge, and the runtime keeps
+        // E within 2^31 - 64 (kMaxGraphSize).
         Idx32 begin = Idx32::narrow(loadIndex(rowptr, {n}) + warp);
         Idx32 end = Idx32::narrow(loadIndex(rowptr, {n + 1}));
         Idx32 step(kWarpsPerBlock);
