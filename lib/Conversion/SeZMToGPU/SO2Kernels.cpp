@@ -828,19 +828,26 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
                               sink);
                 return afterNext;
               };
-              // Two edges an iteration, from slots 0 and 1, so that each
-              // slot's places are the same every iteration. Carried: the
-              // edge, the next one, the node sums.
+              // Staged, two edges an iteration, from slots 0 and 1, so that
+              // each slot's places are the same every iteration (unstaged,
+              // one: it has no slots, and C = 128 spilled more with two).
+              // Carried: the edge, the next one, the node sums.
+              Idx32 stride = staged ? step + step : step;
               SmallVector<Value> init = {Idx32::narrow(first),
                                          indexAt(begin + step)};
               init.append(backward.parts * width * rows, Num(0.0));
               SmallVector<Value> results = foldRangeStep<Value>(
-                  begin, end, step + step, init,
+                  begin, end, stride, init,
                   [&](Idx32 t, ArrayRef<Value> carried) -> SmallVector<Value> {
                     Idx32 next(carried[1]);
                     setNode(carried.drop_front(2));
                     Idx32 afterNext =
                         edgeAt(t, Idx32(carried[0]).widen(), next.widen(), 0);
+                    if (!staged) {
+                      SmallVector<Value> yielded = {next, afterNext};
+                      llvm::append_range(yielded, nodeValues());
+                      return yielded;
+                    }
                     SmallVector<Value> sums = nodeValues();
                     SmallVector<Value> second = ifThenElseValues(
                         t + step < end,
