@@ -372,15 +372,14 @@ Idx kernel::segmentOf(Value rowptr, Idx nodes, Idx t) {
 SmallVector<Num>
 kernel::sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
                  llvm::function_ref<SmallVector<Num>(Idx)> body) {
-  return foldRangeStep<Num>(
-      lb, ub, Idx(1), init, [&](Idx i, ArrayRef<Num> sums) {
-        SmallVector<Num> terms = body(i);
-        assert(terms.size() == sums.size() && "one term per sum");
-        SmallVector<Num> next;
-        for (auto [sum, term] : llvm::zip(sums, terms))
-          next.push_back(sum + term);
-        return next;
-      });
+  return foldRangeStep(lb, ub, Idx(1), init, [&](Idx i, ArrayRef<Num> sums) {
+    SmallVector<Num> terms = body(i);
+    assert(terms.size() == sums.size() && "one term per sum");
+    SmallVector<Num> next;
+    for (auto [sum, term] : llvm::zip(sums, terms))
+      next.push_back(sum + term);
+    return next;
+  });
 }
 
 /// foldRangeStep over positions of type P (Idx or Idx32).
@@ -407,32 +406,17 @@ foldPositions(P lb, P ub, P step, ArrayRef<T> init,
       llvm::map_range(loop.getResults(), [](Value v) { return T(v); }));
 }
 
-template <typename T>
-SmallVector<T> kernel::foldRangeStep(
-    Idx lb, Idx ub, Idx step, ArrayRef<T> init,
-    llvm::function_ref<SmallVector<T>(Idx, ArrayRef<T>)> body) {
-  return foldPositions<Idx, T>(lb, ub, step, init, body);
+SmallVector<Num> kernel::foldRangeStep(
+    Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
+    llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)> body) {
+  return foldPositions<Idx, Num>(lb, ub, step, init, body);
 }
 
-template <typename T>
-SmallVector<T> kernel::foldRangeStep(
-    Idx32 lb, Idx32 ub, Idx32 step, ArrayRef<T> init,
-    llvm::function_ref<SmallVector<T>(Idx32, ArrayRef<T>)> body) {
-  return foldPositions<Idx32, T>(lb, ub, step, init, body);
+SmallVector<Value> kernel::foldRangeStep(
+    Idx32 lb, Idx32 ub, Idx32 step, ArrayRef<Value> init,
+    llvm::function_ref<SmallVector<Value>(Idx32, ArrayRef<Value>)> body) {
+  return foldPositions<Idx32, Value>(lb, ub, step, init, body);
 }
-
-template SmallVector<Num> kernel::foldRangeStep<Num>(
-    Idx, Idx, Idx, ArrayRef<Num>,
-    llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)>);
-template SmallVector<Idx> kernel::foldRangeStep<Idx>(
-    Idx, Idx, Idx, ArrayRef<Idx>,
-    llvm::function_ref<SmallVector<Idx>(Idx, ArrayRef<Idx>)>);
-template SmallVector<Value> kernel::foldRangeStep<Value>(
-    Idx, Idx, Idx, ArrayRef<Value>,
-    llvm::function_ref<SmallVector<Value>(Idx, ArrayRef<Value>)>);
-template SmallVector<Value> kernel::foldRangeStep<Value>(
-    Idx32, Idx32, Idx32, ArrayRef<Value>,
-    llvm::function_ref<SmallVector<Value>(Idx32, ArrayRef<Value>)>);
 
 Num kernel::sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body) {
   return sumRange(lb, ub, {Num(0.0)},

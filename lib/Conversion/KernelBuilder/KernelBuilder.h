@@ -309,18 +309,16 @@ Idx segmentOf(Value rowptr, Idx nodes, Idx t);
 /// returns the sums, each starting from `init`.
 SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
                           llvm::function_ref<SmallVector<Num>(Idx)> body);
-/// Values carried through lb, lb + step, ... < ub: body(i, current) gives
-/// the next; returns the last, or `init` for an empty range. T is Num (sums)
-/// or Idx (edge indices loaded ahead of their use), or Values of both.
-template <typename T>
-SmallVector<T>
-foldRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<T> init,
-              llvm::function_ref<SmallVector<T>(Idx, ArrayRef<T>)> body);
-/// The same over 32-bit positions (T is Value).
-template <typename T>
-SmallVector<T>
-foldRangeStep(Idx32 lb, Idx32 ub, Idx32 step, ArrayRef<T> init,
-              llvm::function_ref<SmallVector<T>(Idx32, ArrayRef<T>)> body);
+/// Sums carried through lb, lb + step, ... < ub: body(i, current) gives
+/// the next; returns the last, or `init` for an empty range.
+SmallVector<Num>
+foldRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
+              llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)> body);
+/// The same over 32-bit positions, with values of any type carried (edge
+/// indices loaded ahead of their use beside sums).
+SmallVector<Value> foldRangeStep(
+    Idx32 lb, Idx32 ub, Idx32 step, ArrayRef<Value> init,
+    llvm::function_ref<SmallVector<Value>(Idx32, ArrayRef<Value>)> body);
 /// The single-sum form of sumRange, starting from zero.
 Num sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body);
 

@@ -836,7 +836,7 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
               SmallVector<Value> init = {Idx32::narrow(first),
                                          indexAt(begin + step)};
               init.append(backward.parts * width * rows, Num(0.0));
-              SmallVector<Value> results = foldRangeStep<Value>(
+              SmallVector<Value> results = foldRangeStep(
                   begin, end, stride, init,
                   [&](Idx32 t, ArrayRef<Value> carried) -> SmallVector<Value> {
                     Idx32 next(carried[1]);
@@ -968,7 +968,7 @@ struct LowerFullSum : OpRewritePattern<linalg::ReduceOp> {
                    [&](const LaunchIds &ids) {
                      Idx t = ids.thread[0];
                      Value shares = ids.workgroup[0];
-                     SmallVector<Num> partial = foldRangeStep<Num>(
+                     SmallVector<Num> partial = foldRangeStep(
                          t, count, Idx(kSumThreads), {Num(0.0)},
                          [&](Idx i, ArrayRef<Num> sum) {
                            return SmallVector<Num>{sum[0] + load(flat, {i})};
@@ -1017,7 +1017,7 @@ struct LowerLongMatmul : OpRewritePattern<linalg::MatmulOp> {
             Idx t = ids.thread[0];
             Idx row = ids.block[0] / Idx(columns);
             Idx column = ids.block[0] % Idx(columns);
-            SmallVector<Num> partial = foldRangeStep<Num>(
+            SmallVector<Num> partial = foldRangeStep(
                 t, depth, Idx(kSumThreads), {Num(0.0)},
                 [&](Idx k, ArrayRef<Num> sum) {
                   return SmallVector<Num>{sum[0] + load(lhs, {row, k}) *
