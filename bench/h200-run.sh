@@ -33,7 +33,9 @@ for packed in "$tools"/bin/*.xz "$root"/gpu-run/*.sezm.xz; do
     python3 -c "import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[1][:-3], 'wb'))" "$packed"
 done
 chmod +x "$tools"/bin/*
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv
+# The UUID tells runs on different machines apart (ratios move between them).
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem --format=csv |
+  tee "$out/gpu.csv"
 status=0
 for step in "$@"; do
   echo "=== $step"
@@ -127,7 +129,8 @@ for step in "$@"; do
           inputs=(grad x src $wigner kc cb src_order src_rowptr)
         args=()
         for name in "${inputs[@]}"; do args+=(--input "$name=$work/$name.npy"); done
-        "$ncu" --clock-control none --target-processes application-only --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis -k regex:rotate_mix \
+        "$ncu" --clock-control none --target-processes application-only --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section MemoryWorkloadAnalysis \
+          --metrics dram__bytes_read.sum,dram__bytes_write.sum -k regex:rotate_mix \
           "$tools/bin/sezm-exec" "$root/gpu-run/so2_kernels.sezm" \
           --entry $entry "${args[@]}" > "$out/ncu-$entry.txt" 2>&1 || {
           status=1
@@ -135,7 +138,7 @@ for step in "$@"; do
           echo "--- ncu on a PyTorch kernel, to tell ncu from sezm-exec:"
           "$ncu" --clock-control none python3 -c "import torch; a = torch.ones(1 << 20, device='cuda'); print((a + a).sum().item())" 2>&1 | tail -8
         }
-        grep -E "Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|L1/TEX Hit|L2 Hit|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A" "$out/ncu-$entry.txt" | head -30
+        grep -E "Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|L1/TEX Hit|L2 Hit|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|dram__bytes" "$out/ncu-$entry.txt" | head -30
       done
       rm -rf "$work"
       ;;
