@@ -65,7 +65,8 @@ int64_t HostTensor::indexAt(int64_t i) const {
   return type == ElementType::I32 ? data<int32_t>()[i] : data<int64_t>()[i];
 }
 
-std::string HostTensor::describe() const {
+std::string sezmrt::describeArray(ElementType type,
+                                  const std::vector<int64_t> &shape) {
   std::ostringstream os;
   os << elementTypeName(type) << " (";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -75,6 +76,8 @@ std::string HostTensor::describe() const {
   os << ")";
   return os.str();
 }
+
+std::string HostTensor::describe() const { return describeArray(type, shape); }
 
 bool sezmrt::readFileBytes(const std::string &path, std::string &bytes,
                            std::string &error) {

@@ -176,16 +176,18 @@ bool sezmrt::readNpy(const std::string &path, HostTensor &tensor,
                       });
 }
 
-std::string sezmrt::serializeNpy(const HostTensor &tensor) {
-  const char *descr = tensor.type == ElementType::F32   ? "<f4"
-                      : tensor.type == ElementType::F64 ? "<f8"
-                      : tensor.type == ElementType::I32 ? "<i4"
-                                                        : "<i8";
+namespace {
+/// The bytes of a .npy file (version 1.0) before an array's data.
+std::string npyHeader(ElementType type, const std::vector<int64_t> &shape) {
+  const char *descr = type == ElementType::F32   ? "<f4"
+                      : type == ElementType::F64 ? "<f8"
+                      : type == ElementType::I32 ? "<i4"
+                                                 : "<i8";
   std::ostringstream dict;
   dict << "{'descr': '" << descr << "', 'fortran_order': False, 'shape': (";
-  for (size_t i = 0; i < tensor.shape.size(); ++i)
-    dict << (i ? ", " : "") << tensor.shape[i];
-  if (tensor.shape.size() == 1)
+  for (size_t i = 0; i < shape.size(); ++i)
+    dict << (i ? ", " : "") << shape[i];
+  if (shape.size() == 1)
     dict << ",";
   dict << "), }";
   std::string header = dict.str();
@@ -196,19 +198,29 @@ std::string sezmrt::serializeNpy(const HostTensor &tensor) {
   std::string out("\x93NUMPY\x01\x00", 8);
   out.push_back(static_cast<char>(header.size() & 0xff));
   out.push_back(static_cast<char>(header.size() >> 8));
-  out += header;
-  out.append(reinterpret_cast<const char *>(tensor.bytes.data()),
-             tensor.bytes.size());
-  return out;
+  return out + header;
 }
+} // namespace
 
-bool sezmrt::writeNpy(const std::string &path, const HostTensor &tensor,
+bool sezmrt::writeNpy(const std::string &path, ElementType type,
+                      const std::vector<int64_t> &shape, const void *data,
                       std::string &error) {
+  size_t bytes = elementSize(type);
+  for (int64_t extent : shape)
+    bytes *= static_cast<size_t>(extent);
+  std::string header = npyHeader(type, shape);
   std::ofstream file(path, std::ios::binary);
-  std::string bytes = serializeNpy(tensor);
-  if (!file || !file.write(bytes.data(), bytes.size())) {
+  if (!file || !file.write(header.data(), header.size()) ||
+      !file.write(static_cast<const char *>(data),
+                  static_cast<std::streamsize>(bytes)) ||
+      !file.flush()) {
     error = path + ": cannot write file";
     return false;
   }
   return true;
+}
+
+bool sezmrt::writeNpy(const std::string &path, const HostTensor &tensor,
+                      std::string &error) {
+  return writeNpy(path, tensor.type, tensor.shape, tensor.bytes.data(), error);
 }

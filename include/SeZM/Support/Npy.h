@@ -18,9 +18,12 @@ namespace sezmrt {
 bool parseNpy(const std::string &bytes, HostTensor &tensor, std::string &error);
 /// Reads a .npy file; errors name the file.
 bool readNpy(const std::string &path, HostTensor &tensor, std::string &error);
-/// Serializes a tensor as .npy (version 1.0).
-std::string serializeNpy(const HostTensor &tensor);
-/// Writes a .npy file.
+/// Writes a .npy file (version 1.0) of the C-order array at `data`, streamed
+/// from there: outputs of gigabytes are not copied on the way.
+bool writeNpy(const std::string &path, ElementType type,
+              const std::vector<int64_t> &shape, const void *data,
+              std::string &error);
+/// Writes a .npy file of `tensor`.
 bool writeNpy(const std::string &path, const HostTensor &tensor,
               std::string &error);
 
