@@ -441,9 +441,9 @@ int sezm_model_run(sezm_model *model, const char *entry,
       out.data = first;
       out.on_device = 1;
     } else {
-      // Host memory only where the caller asked for it there: results on
-      // the device run to gigabytes, and zeroing as much host memory on
-      // every run cost a second per 1.6 GB.
+      // Host memory only for results the caller wants on the host: results
+      // run to gigabytes, and zeroing as much host memory on each run cost
+      // about a second per 1.6 GB.
       HostTensor host(signature->results[i].type, r.sizes);
       if (!host.bytes.empty() && contiguous)
         s.check("cuMemcpyDtoH",
