@@ -40,12 +40,14 @@ HostTensor::HostTensor(ElementType type, std::vector<int64_t> shape)
   bytes.assign(static_cast<size_t>(numElements()) * elementSize(type), 0);
 }
 
-int64_t HostTensor::numElements() const {
+int64_t sezmrt::elementCount(const std::vector<int64_t> &shape) {
   int64_t count = 1;
   for (int64_t extent : shape)
     count *= extent;
   return count;
 }
+
+int64_t HostTensor::numElements() const { return elementCount(shape); }
 
 double HostTensor::at(int64_t i) const {
   switch (type) {

@@ -205,9 +205,7 @@ std::string npyHeader(ElementType type, const std::vector<int64_t> &shape) {
 bool sezmrt::writeNpy(const std::string &path, ElementType type,
                       const std::vector<int64_t> &shape, const void *data,
                       std::string &error) {
-  size_t bytes = elementSize(type);
-  for (int64_t extent : shape)
-    bytes *= static_cast<size_t>(extent);
+  size_t bytes = static_cast<size_t>(elementCount(shape)) * elementSize(type);
   std::string header = npyHeader(type, shape);
   std::ofstream file(path, std::ios::binary);
   if (!file || !file.write(header.data(), header.size()) ||

@@ -21,6 +21,8 @@ enum class ElementType { F32, F64, I32, I64 };
 size_t elementSize(ElementType type);
 /// "float32", "float64", "int32", "int64".
 const char *elementTypeName(ElementType type);
+/// The number of elements of an array of `shape`.
+int64_t elementCount(const std::vector<int64_t> &shape);
 /// "float32 (5, 3)": an array's element type and shape.
 std::string describeArray(ElementType type, const std::vector<int64_t> &shape);
 

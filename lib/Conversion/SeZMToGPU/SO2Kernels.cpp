@@ -761,8 +761,10 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
           for (auto [channel, sums] : llvm::zip(gl, node[part]))
             rotation.addFromEdgeFrame(channel, sums);
         };
-        auto nodeValues = [&] {
-          SmallVector<Value> values;
+        // What an iteration carries: `indices` (edge indices), then the
+        // node sums.
+        auto withNode = [&](ArrayRef<Value> indices) {
+          SmallVector<Value> values(indices);
           for (const auto &part : node)
             for (const auto &channel : part)
               llvm::append_range(values, channel);
@@ -843,26 +845,19 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
                     setNode(carried.drop_front(2));
                     Idx32 afterNext =
                         edgeAt(t, Idx32(carried[0]).widen(), next.widen(), 0);
-                    if (!staged) {
-                      SmallVector<Value> yielded = {next, afterNext};
-                      llvm::append_range(yielded, nodeValues());
-                      return yielded;
-                    }
-                    SmallVector<Value> sums = nodeValues();
+                    if (!staged)
+                      return withNode({next, afterNext});
+                    // The second edge's branch moves the node sums on; past
+                    // the segment they stay as the first edge left them.
+                    SmallVector<Value> afterFirst = withNode({afterNext});
                     SmallVector<Value> second = ifThenElseValues(
                         t + step < end,
                         [&] {
-                          SmallVector<Value> yielded = {edgeAt(
-                              t + step, next.widen(), afterNext.widen(), 1)};
-                          llvm::append_range(yielded, nodeValues());
-                          return yielded;
+                          return withNode({edgeAt(t + step, next.widen(),
+                                                  afterNext.widen(), 1)});
                         },
-                        [&] {
-                          // Past the segment: the index is not used.
-                          SmallVector<Value> yielded = {afterNext};
-                          llvm::append_range(yielded, sums);
-                          return yielded;
-                        });
+                        // Past the segment: the index is not used.
+                        [&] { return afterFirst; });
                     SmallVector<Value> yielded = {afterNext};
                     llvm::append_range(yielded, second);
                     return yielded;
