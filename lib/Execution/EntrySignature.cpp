@@ -3,7 +3,7 @@
 #include "SeZM/Execution/EntrySignature.h"
 
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
-#include "SeZM/Dialect/SeZM/ShapeRelations.h"
+#include "SeZM/Dialect/SeZM/ShapeContract.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"

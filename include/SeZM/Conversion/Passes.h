@@ -72,6 +72,10 @@ struct SeZMPipelineOptions : public PassPipelineOptions<SeZMPipelineOptions> {
 /// for the target.
 void buildSeZMPipeline(OpPassManager &pm, const SeZMPipelineOptions &options);
 
+/// Attaches the CPU loop kernel (LoopKernelOpInterface) of every sezm op;
+/// convert-sezm-to-loops does so itself.
+void registerLoopKernels(DialectRegistry &registry);
+
 /// Registers the named pipelines (`sezm-pipeline`, `sezm-cpu-pipeline`,
 /// `sezm-gpu-pipeline`).
 void registerPipelines();

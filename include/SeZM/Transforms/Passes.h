@@ -13,6 +13,10 @@ constexpr llvm::StringLiteral kScheduleAttr = "sezm.schedule";
 constexpr llvm::StringLiteral kInference = "inference";
 constexpr llvm::StringLiteral kTraining = "training";
 
+/// Attaches the derivative rules (DerivativeOpInterface) of the upstream
+/// arith, math, tensor and linalg ops; sezm-autodiff does so itself.
+void registerUpstreamDerivatives(DialectRegistry &registry);
+
 #define GEN_PASS_DECL
 #include "SeZM/Transforms/Passes.h.inc"
 

@@ -22,41 +22,41 @@ using namespace mlir::sezm;
 using kernel::Idx;
 
 namespace {
-template <typename OpTy> struct LowerToKernel : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
+/// The CPU kernel of `OpTy`: its emitKernel overload (Kernels.h).
+template <typename OpTy>
+struct LoopKernel
+    : LoopKernelOpInterface::ExternalModel<LoopKernel<OpTy>, OpTy> {
+  void emitLoopKernel(Operation *op, KernelIO &io) const {
+    emitKernel(cast<OpTy>(op), io);
+  }
+};
 
-  LogicalResult matchAndRewrite(OpTy op,
+/// Attaches a loop kernel to each of `Ops`: every sezm op has one, and one
+/// missing is a compile error here.
+template <typename... Ops> void attachLoopKernels(MLIRContext *context) {
+  (Ops::template attachInterface<LoopKernel<Ops>>(*context), ...);
+}
+
+struct LowerToLoopKernel : OpInterfaceRewritePattern<LoopKernelOpInterface> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(LoopKernelOpInterface op,
                                 PatternRewriter &rewriter) const override {
     return lowerWithKernel(op, rewriter,
-                           [&](KernelIO &io) { emitKernel(op, io); });
+                           [&](KernelIO &io) { op.emitLoopKernel(io); });
   }
 };
 
 struct ConvertSeZMToLoopsPass
     : sezm::impl::ConvertSeZMToLoopsBase<ConvertSeZMToLoopsPass> {
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertSeZMToLoopsBase::getDependentDialects(registry);
+    registerLoopKernels(registry);
+  }
+
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<
-        LowerToKernel<EdgeVectorsOp>, LowerToKernel<EdgeVectorsGradOp>,
-        LowerToKernel<EnvelopeOp>, LowerToKernel<EnvelopeGradOp>,
-        LowerToKernel<RadialBasisOp>, LowerToKernel<RadialBasisGradOp>,
-        LowerToKernel<WignerOp>, LowerToKernel<WignerGradOp>,
-        LowerToKernel<EnvelopeGradGradOp>, LowerToKernel<RadialBasisGradGradOp>,
-        LowerToKernel<WignerGradGradOp>, LowerToKernel<RotateOp>,
-        LowerToKernel<RotateGradOp>, LowerToKernel<MixOp>,
-        LowerToKernel<MixGradOp>, LowerToKernel<RotateMixOp>,
-        LowerToKernel<RotateMixGradOp>, LowerToKernel<RotateMixGradReduceOp>,
-        LowerToKernel<RotateBackOp>, LowerToKernel<RotateBackGradOp>,
-        LowerToKernel<SegmentReduceOp>, LowerToKernel<SegmentReduceGradOp>,
-        LowerToKernel<SO2LinearOp>, LowerToKernel<SO2LinearGradOp>,
-        LowerToKernel<GateOp>, LowerToKernel<GateGradOp>,
-        LowerToKernel<FocusCompeteOp>, LowerToKernel<FocusCompeteGradOp>,
-        LowerToKernel<FocusScaleOp>, LowerToKernel<FocusScaleGradOp>,
-        LowerToKernel<EnvelopeAggregateOp>,
-        LowerToKernel<EnvelopeAggregateGradOp>,
-        LowerToKernel<AttentionAggregateOp>,
-        LowerToKernel<AttentionAggregateGradOp>, LowerToKernel<DegreeLinearOp>,
-        LowerToKernel<DegreeLinearWeightGradOp>>(&getContext());
+    patterns.add<LowerToLoopKernel>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
 
     WalkResult left = getOperation()->walk([](Operation *op) {
@@ -71,3 +71,12 @@ struct ConvertSeZMToLoopsPass
   }
 };
 } // namespace
+
+void sezm::registerLoopKernels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, SeZMDialect *) {
+    attachLoopKernels<
+#define GET_OP_LIST
+#include "SeZM/Dialect/SeZM/SeZMOps.cpp.inc"
+        >(context);
+  });
+}

@@ -7,6 +7,7 @@
 using namespace mlir;
 using namespace mlir::sezm;
 
+#include "SeZM/Dialect/SeZM/SeZMInterfaces.cpp.inc"
 #include "SeZM/Dialect/SeZM/SeZMOpsDialect.cpp.inc"
 
 namespace {

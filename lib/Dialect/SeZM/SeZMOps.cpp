@@ -9,7 +9,6 @@
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
-#include "SeZMShapes.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -87,21 +86,17 @@ LogicalResult checkMixKernel(Operation *op, ShapeChecker &shapes,
   return shapes.check("cb", cb, kFloat, {Dim::fixed(rank), kChannels});
 }
 
-LogicalResult checkSameShape(Operation *op, StringRef gradName, Value grad,
-                             StringRef inputName, Value input) {
-  return checkSameType(op, gradName, grad, inputName, input);
-}
-
 /// Checks that an optional weight gradient is returned only for a weight
 /// that is given, and then has its type.
-LogicalResult checkOptionalGrad(Operation *op, StringRef gradName, Value grad,
-                                StringRef inputName, Value input) {
+LogicalResult checkOptionalGrad(ShapeChecker &shapes, StringRef gradName,
+                                Value grad, StringRef inputName, Value input) {
   if (!grad)
     return success();
   if (!input)
-    return op->emitOpError() << "'" << gradName << "' needs a '" << inputName
-                             << "' operand to differentiate against";
-  return checkSameShape(op, gradName, grad, inputName, input);
+    return shapes.getOp()->emitOpError()
+           << "'" << gradName << "' needs a '" << inputName
+           << "' operand to differentiate against";
+  return shapes.checkSameType(gradName, grad, inputName, input);
 }
 
 /// The focus split of a channel width: C = focus * Cf.
@@ -133,8 +128,7 @@ std::string focusContext(int64_t lmax, FocusSplit split) {
 // Edge geometry
 //===----------------------------------------------------------------------===//
 
-LogicalResult EdgeVectorsOp::verify() {
-  ShapeChecker shapes(*this);
+LogicalResult EdgeVectorsOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(
           shapes.check("positions", getPositions(), kFloat, {kNodes, kXYZ})) ||
       failed(shapes.check("src", getSrc(), kIndex, {kEdges})) ||
@@ -146,8 +140,7 @@ LogicalResult EdgeVectorsOp::verify() {
   return shapes.check("result", getResult(), kFloat, {kEdges, kXYZ});
 }
 
-LogicalResult EdgeVectorsGradOp::verify() {
-  ShapeChecker shapes(*this);
+LogicalResult EdgeVectorsGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(shapes.check("grad", getGrad(), kFloat, {kEdges, kXYZ})) ||
       failed(checkCsr(shapes, "src_order", getSrcOrder(), "src_rowptr",
                       getSrcRowptr())) ||
@@ -157,39 +150,35 @@ LogicalResult EdgeVectorsGradOp::verify() {
   return shapes.check("result", getResult(), kFloat, {kNodes, kXYZ});
 }
 
-LogicalResult EnvelopeOp::verify() {
+LogicalResult EnvelopeOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
     return failure();
-  ShapeChecker shapes(*this);
   if (failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
     return failure();
   return shapes.check("result", getResult(), kFloat, {kEdges});
 }
 
-LogicalResult EnvelopeGradOp::verify() {
+LogicalResult EnvelopeGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
     return failure();
-  ShapeChecker shapes(*this);
   if (failed(shapes.check("grad", getGrad(), kFloat, {kEdges})) ||
       failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
     return failure();
   return shapes.check("result", getResult(), kFloat, {kEdges, kXYZ});
 }
 
-LogicalResult RadialBasisOp::verify() {
+LogicalResult RadialBasisOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
     return failure();
-  ShapeChecker shapes(*this);
   if (failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
     return failure();
   return shapes.check("result", getResult(), kFloat,
                       {kEdges, Dim::channel("K")});
 }
 
-LogicalResult RadialBasisGradOp::verify() {
+LogicalResult RadialBasisGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
     return failure();
-  ShapeChecker shapes(*this);
   if (failed(shapes.check("grad", getGrad(), kFloat,
                           {kEdges, Dim::channel("K")})) ||
       failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
@@ -210,22 +199,22 @@ SmallVector<Dim> wignerDims(SO2Layout layout, Value value) {
 }
 } // namespace
 
-LogicalResult WignerOp::verify() {
+LogicalResult WignerOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   if (failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
     return failure();
   return shapes.check("result", getResult(), kFloat,
                       wignerDims(layout, getResult()));
 }
 
-LogicalResult WignerGradOp::verify() {
+LogicalResult WignerGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   if (failed(shapes.check("grad", getGrad(), kFloat,
                           wignerDims(layout, getGrad()))) ||
       failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
@@ -244,33 +233,31 @@ LogicalResult verifySecondOrder(OpTy op, ShapeChecker &shapes,
       failed(shapes.check("grad", op.getGrad(), kFloat, gradDims)) ||
       failed(
           shapes.check("edge_vec", op.getEdgeVec(), kFloat, {kEdges, kXYZ})) ||
-      failed(checkSameShape(op, "grad_cot", op.getGradCot(), "grad",
-                            op.getGrad())))
+      failed(shapes.checkSameType("grad_cot", op.getGradCot(), "grad",
+                                  op.getGrad())))
     return failure();
   return shapes.check("edge_vec_grad", op.getEdgeVecGrad(), kFloat,
                       {kEdges, kXYZ});
 }
 } // namespace
 
-LogicalResult EnvelopeGradGradOp::verify() {
+LogicalResult EnvelopeGradGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
     return failure();
-  ShapeChecker shapes(*this);
   return verifySecondOrder(*this, shapes, {kEdges});
 }
 
-LogicalResult RadialBasisGradGradOp::verify() {
+LogicalResult RadialBasisGradGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
     return failure();
-  ShapeChecker shapes(*this);
   return verifySecondOrder(*this, shapes, {kEdges, Dim::channel("K")});
 }
 
-LogicalResult WignerGradGradOp::verify() {
+LogicalResult WignerGradGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   return verifySecondOrder(*this, shapes, wignerDims(layout, getGrad()));
 }
 
@@ -293,22 +280,22 @@ Dim packedRows(SO2Layout layout) { return Dim::fixed(layout.packedRows()); }
 Dim reducedRows(SO2Layout layout) { return Dim::fixed(layout.reducedRows()); }
 } // namespace
 
-LogicalResult RotateOp::verify() {
+LogicalResult RotateOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   if (failed(checkRotateInputs(shapes, layout, getX(), getSrc(), getWigner())))
     return failure();
   return shapes.check("result", getResult(), kFloat,
                       {kEdges, reducedRows(layout), kChannels});
 }
 
-LogicalResult RotateGradOp::verify() {
+LogicalResult RotateGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   if (failed(
           checkRotateInputs(shapes, layout, getX(), getSrc(), getWigner())) ||
       failed(shapes.check("grad", getGrad(), kFloat,
@@ -316,15 +303,15 @@ LogicalResult RotateGradOp::verify() {
       failed(shapes.check("node_grad", getNodeGrad(), kFloat,
                           {kEdges, packedRows(layout), kChannels})))
     return failure();
-  return checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
-                        getWigner());
+  return shapes.checkSameType("wigner_grad", getWignerGrad(), "wigner",
+                              getWigner());
 }
 
-LogicalResult MixOp::verify() {
+LogicalResult MixOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   Dim rows = reducedRows(layout);
   if (failed(shapes.check("xl", getXl(), kFloat, {kEdges, rows, kChannels})) ||
       failed(
@@ -334,28 +321,28 @@ LogicalResult MixOp::verify() {
   return shapes.check("result", getResult(), kFloat, {kEdges, rows, kChannels});
 }
 
-LogicalResult MixGradOp::verify() {
+LogicalResult MixGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   Dim rows = reducedRows(layout);
   if (failed(
           shapes.check("grad", getGrad(), kFloat, {kEdges, rows, kChannels})) ||
       failed(shapes.check("xl", getXl(), kFloat, {kEdges, rows, kChannels})) ||
       failed(
           checkMixKernel(*this, shapes, layout, getRank(), getKc(), getCb())) ||
-      failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())) ||
-      failed(checkSameShape(*this, "kc_grad", getKcGrad(), "kc", getKc())))
+      failed(shapes.checkSameType("xl_grad", getXlGrad(), "xl", getXl())) ||
+      failed(shapes.checkSameType("kc_grad", getKcGrad(), "kc", getKc())))
     return failure();
-  return checkOptionalGrad(*this, "cb_grad", getCbGrad(), "cb", getCb());
+  return checkOptionalGrad(shapes, "cb_grad", getCbGrad(), "cb", getCb());
 }
 
-LogicalResult RotateMixOp::verify() {
+LogicalResult RotateMixOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   if (failed(
           checkRotateInputs(shapes, layout, getX(), getSrc(), getWigner())) ||
       failed(
@@ -376,11 +363,11 @@ LogicalResult RotateMixOp::verify() {
                        Dim::fixed(layout.reducedRows() * split->streamWidth)});
 }
 
-LogicalResult RotateMixGradOp::verify() {
+LogicalResult RotateMixGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   if (failed(
           checkRotateInputs(shapes, layout, getX(), getSrc(), getWigner())) ||
       failed(shapes.check("grad", getGrad(), kFloat,
@@ -391,14 +378,14 @@ LogicalResult RotateMixGradOp::verify() {
   shapes.setContext(lmaxContext(layout.lmax));
   if (failed(shapes.check("node_grad", getNodeGrad(), kFloat,
                           {kEdges, packedRows(layout), kChannels})) ||
-      failed(checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
-                            getWigner())) ||
-      failed(checkSameShape(*this, "kc_grad", getKcGrad(), "kc", getKc())))
+      failed(shapes.checkSameType("wigner_grad", getWignerGrad(), "wigner",
+                                  getWigner())) ||
+      failed(shapes.checkSameType("kc_grad", getKcGrad(), "kc", getKc())))
     return failure();
-  return checkOptionalGrad(*this, "cb_grad", getCbGrad(), "cb", getCb());
+  return checkOptionalGrad(shapes, "cb_grad", getCbGrad(), "cb", getCb());
 }
 
-LogicalResult RotateMixGradReduceOp::verify() {
+LogicalResult RotateMixGradReduceOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   if (getRank() > 1)
@@ -406,7 +393,7 @@ LogicalResult RotateMixGradReduceOp::verify() {
                          << " is not supported: the fused backward folds a "
                             "single channel basis, so it needs rank <= 1";
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   if (failed(
           checkRotateInputs(shapes, layout, getX(), getSrc(), getWigner())) ||
       failed(shapes.check("grad", getGrad(), kFloat,
@@ -415,18 +402,18 @@ LogicalResult RotateMixGradReduceOp::verify() {
           checkMixKernel(*this, shapes, layout, getRank(), getKc(), getCb())) ||
       failed(checkCsr(shapes, "src_order", getSrcOrder(), "src_rowptr",
                       getSrcRowptr())) ||
-      failed(checkSameShape(*this, "x_grad", getXGrad(), "x", getX())) ||
-      failed(checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
-                            getWigner())))
+      failed(shapes.checkSameType("x_grad", getXGrad(), "x", getX())) ||
+      failed(shapes.checkSameType("wigner_grad", getWignerGrad(), "wigner",
+                                  getWigner())))
     return failure();
-  return checkSameShape(*this, "kc_grad", getKcGrad(), "kc", getKc());
+  return shapes.checkSameType("kc_grad", getKcGrad(), "kc", getKc());
 }
 
-LogicalResult RotateBackOp::verify() {
+LogicalResult RotateBackOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   Dim rows = packedRows(layout);
   if (failed(shapes.check("xl", getXl(), kFloat,
                           {kEdges, reducedRows(layout), kChannels})) ||
@@ -436,11 +423,11 @@ LogicalResult RotateBackOp::verify() {
   return shapes.check("result", getResult(), kFloat, {kEdges, rows, kChannels});
 }
 
-LogicalResult RotateBackGradOp::verify() {
+LogicalResult RotateBackGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   Dim rows = packedRows(layout);
   if (failed(
           shapes.check("grad", getGrad(), kFloat, {kEdges, rows, kChannels})) ||
@@ -448,10 +435,10 @@ LogicalResult RotateBackGradOp::verify() {
                           {kEdges, reducedRows(layout), kChannels})) ||
       failed(shapes.check("wigner", getWigner(), kFloat,
                           wignerDims(layout, getWigner()))) ||
-      failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())))
+      failed(shapes.checkSameType("xl_grad", getXlGrad(), "xl", getXl())))
     return failure();
-  return checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
-                        getWigner());
+  return shapes.checkSameType("wigner_grad", getWignerGrad(), "wigner",
+                              getWigner());
 }
 
 //===----------------------------------------------------------------------===//
@@ -482,16 +469,14 @@ LogicalResult checkSegmentPair(Operation *op, ShapeChecker &shapes,
 }
 } // namespace
 
-LogicalResult SegmentReduceOp::verify() {
-  ShapeChecker shapes(*this);
+LogicalResult SegmentReduceOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(checkCsr(shapes, "order", getOrder(), "rowptr", getRowptr())))
     return failure();
   return checkSegmentPair(*this, shapes, "values", getValues(), kEdges,
                           "result", getResult(), kNodes);
 }
 
-LogicalResult SegmentReduceGradOp::verify() {
-  ShapeChecker shapes(*this);
+LogicalResult SegmentReduceGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(checkCsr(shapes, "order", getOrder(), "rowptr", getRowptr())))
     return failure();
   return checkSegmentPair(*this, shapes, "grad", getGrad(), kNodes, "result",
@@ -529,35 +514,35 @@ FailureOr<FocusSplit> checkStreams(Operation *op, ShapeChecker &shapes,
 }
 } // namespace
 
-LogicalResult SO2LinearOp::verify() {
+LogicalResult SO2LinearOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   FailureOr<FocusSplit> split =
       checkStreams(*this, shapes, layout, "u", getU(), getFocus());
   if (failed(split) || failed(checkSO2Weights(shapes, layout, *split, getW0(),
                                               getWu(), getWv())))
     return failure();
-  return checkSameShape(*this, "result", getResult(), "u", getU());
+  return shapes.checkSameType("result", getResult(), "u", getU());
 }
 
-LogicalResult SO2LinearGradOp::verify() {
+LogicalResult SO2LinearGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   FailureOr<FocusSplit> split =
       checkStreams(*this, shapes, layout, "u", getU(), getFocus());
   if (failed(split) ||
       failed(
           checkSO2Weights(shapes, layout, *split, getW0(), getWu(), getWv())) ||
-      failed(checkSameShape(*this, "grad", getGrad(), "u", getU())) ||
-      failed(checkSameShape(*this, "u_grad", getUGrad(), "u", getU())) ||
-      failed(checkSameShape(*this, "w0_grad", getW0Grad(), "w0", getW0())) ||
-      failed(checkSameShape(*this, "wu_grad", getWuGrad(), "wu", getWu())))
+      failed(shapes.checkSameType("grad", getGrad(), "u", getU())) ||
+      failed(shapes.checkSameType("u_grad", getUGrad(), "u", getU())) ||
+      failed(shapes.checkSameType("w0_grad", getW0Grad(), "w0", getW0())) ||
+      failed(shapes.checkSameType("wu_grad", getWuGrad(), "wu", getWu())))
     return failure();
-  return checkSameShape(*this, "wv_grad", getWvGrad(), "wv", getWv());
+  return shapes.checkSameType("wv_grad", getWvGrad(), "wv", getWv());
 }
 
 namespace {
@@ -570,31 +555,31 @@ LogicalResult checkGateWeight(ShapeChecker &shapes, SO2Layout layout,
 }
 } // namespace
 
-LogicalResult GateOp::verify() {
+LogicalResult GateOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   FailureOr<FocusSplit> split =
       checkStreams(*this, shapes, layout, "z", getZ(), getFocus());
   if (failed(split) || failed(checkGateWeight(shapes, layout, *split, getGw())))
     return failure();
-  return checkSameShape(*this, "result", getResult(), "z", getZ());
+  return shapes.checkSameType("result", getResult(), "z", getZ());
 }
 
-LogicalResult GateGradOp::verify() {
+LogicalResult GateGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   FailureOr<FocusSplit> split =
       checkStreams(*this, shapes, layout, "z", getZ(), getFocus());
   if (failed(split) ||
       failed(checkGateWeight(shapes, layout, *split, getGw())) ||
-      failed(checkSameShape(*this, "grad", getGrad(), "z", getZ())) ||
-      failed(checkSameShape(*this, "z_grad", getZGrad(), "z", getZ())))
+      failed(shapes.checkSameType("grad", getGrad(), "z", getZ())) ||
+      failed(shapes.checkSameType("z_grad", getZGrad(), "z", getZ())))
     return failure();
-  return checkSameShape(*this, "gw_grad", getGwGrad(), "gw", getGw());
+  return shapes.checkSameType("gw_grad", getGwGrad(), "gw", getGw());
 }
 
 namespace {
@@ -611,11 +596,11 @@ LogicalResult checkCompeteWeights(ShapeChecker &shapes, FocusSplit split,
 }
 } // namespace
 
-LogicalResult FocusCompeteOp::verify() {
+LogicalResult FocusCompeteOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   FailureOr<FocusSplit> split =
       checkStreams(*this, shapes, layout, "u", getU(), getFocus());
   if (failed(split) ||
@@ -625,24 +610,24 @@ LogicalResult FocusCompeteOp::verify() {
                       {kEdges, Dim::fixed(split->focus)});
 }
 
-LogicalResult FocusCompeteGradOp::verify() {
+LogicalResult FocusCompeteGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   FailureOr<FocusSplit> split =
       checkStreams(*this, shapes, layout, "u", getU(), getFocus());
   if (failed(split) ||
       failed(checkCompeteWeights(shapes, *split, getWfc(), getNormScale())) ||
       failed(shapes.check("grad", getGrad(), kFloat,
                           {kEdges, Dim::fixed(split->focus)})) ||
-      failed(checkSameShape(*this, "u_grad", getUGrad(), "u", getU())) ||
-      failed(checkSameShape(*this, "wfc_grad", getWfcGrad(), "wfc", getWfc())))
+      failed(shapes.checkSameType("u_grad", getUGrad(), "u", getU())) ||
+      failed(shapes.checkSameType("wfc_grad", getWfcGrad(), "wfc", getWfc())))
     return failure();
   if (getNormScale() && !getNormScaleGrad())
     return emitOpError() << "'norm_scale_grad' must be returned when "
                             "'norm_scale' is given";
-  return checkOptionalGrad(*this, "norm_scale_grad", getNormScaleGrad(),
+  return checkOptionalGrad(shapes, "norm_scale_grad", getNormScaleGrad(),
                            "norm_scale", getNormScale());
 }
 
@@ -658,21 +643,19 @@ LogicalResult checkFocusScale(Operation *op, ShapeChecker &shapes, Value y,
 }
 } // namespace
 
-LogicalResult FocusScaleOp::verify() {
-  ShapeChecker shapes(*this);
+LogicalResult FocusScaleOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(checkFocusScale(*this, shapes, getY(), getAlpha())))
     return failure();
-  return checkSameShape(*this, "result", getResult(), "y", getY());
+  return shapes.checkSameType("result", getResult(), "y", getY());
 }
 
-LogicalResult FocusScaleGradOp::verify() {
-  ShapeChecker shapes(*this);
+LogicalResult FocusScaleGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(checkFocusScale(*this, shapes, getY(), getAlpha())) ||
-      failed(checkSameShape(*this, "grad", getGrad(), "y", getY())) ||
-      failed(checkSameShape(*this, "y_grad", getYGrad(), "y", getY())))
+      failed(shapes.checkSameType("grad", getGrad(), "y", getY())) ||
+      failed(shapes.checkSameType("y_grad", getYGrad(), "y", getY())))
     return failure();
-  return checkSameShape(*this, "alpha_grad", getAlphaGrad(), "alpha",
-                        getAlpha());
+  return shapes.checkSameType("alpha_grad", getAlphaGrad(), "alpha",
+                              getAlpha());
 }
 
 //===----------------------------------------------------------------------===//
@@ -699,11 +682,11 @@ struct DegreeLinearShapes {
 };
 } // namespace
 
-LogicalResult DegreeLinearOp::verify() {
+LogicalResult DegreeLinearOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   DegreeLinearShapes dims(layout, getTransposed());
   if (failed(shapes.check("x", getX(), kFloat, dims.features(dims.in))) ||
       failed(shapes.check("w", getW(), kFloat, dims.weight())))
@@ -711,11 +694,11 @@ LogicalResult DegreeLinearOp::verify() {
   return shapes.check("result", getResult(), kFloat, dims.features(dims.out));
 }
 
-LogicalResult DegreeLinearWeightGradOp::verify() {
+LogicalResult DegreeLinearWeightGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   DegreeLinearShapes dims(layout, getTransposed());
   if (failed(
           shapes.check("grad", getGrad(), kFloat, dims.features(dims.out))) ||
@@ -743,11 +726,11 @@ LogicalResult checkAggregateInputs(ShapeChecker &shapes, SO2Layout layout,
 }
 } // namespace
 
-LogicalResult EnvelopeAggregateOp::verify() {
+LogicalResult EnvelopeAggregateOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   if (failed(checkAggregateInputs(shapes, layout, getXl(), getWigner(),
                                   getEnv(), getDstOrder(), getDstRowptr())) ||
       failed(shapes.check("inv_sqrt_deg", getInvSqrtDeg(), kFloat, {kNodes})))
@@ -756,23 +739,23 @@ LogicalResult EnvelopeAggregateOp::verify() {
                       {kNodes, packedRows(layout), kChannels});
 }
 
-LogicalResult EnvelopeAggregateGradOp::verify() {
+LogicalResult EnvelopeAggregateGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   if (failed(checkAggregateInputs(shapes, layout, getXl(), getWigner(),
                                   getEnv(), getDstOrder(), getDstRowptr())) ||
       failed(shapes.check("inv_sqrt_deg", getInvSqrtDeg(), kFloat, {kNodes})) ||
       failed(shapes.check("grad", getGrad(), kFloat,
                           {kNodes, packedRows(layout), kChannels})) ||
-      failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())) ||
-      failed(checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
-                            getWigner())) ||
-      failed(checkSameShape(*this, "env_grad", getEnvGrad(), "env", getEnv())))
+      failed(shapes.checkSameType("xl_grad", getXlGrad(), "xl", getXl())) ||
+      failed(shapes.checkSameType("wigner_grad", getWignerGrad(), "wigner",
+                                  getWigner())) ||
+      failed(shapes.checkSameType("env_grad", getEnvGrad(), "env", getEnv())))
     return failure();
-  return checkSameShape(*this, "inv_sqrt_deg_grad", getInvSqrtDegGrad(),
-                        "inv_sqrt_deg", getInvSqrtDeg());
+  return shapes.checkSameType("inv_sqrt_deg_grad", getInvSqrtDegGrad(),
+                              "inv_sqrt_deg", getInvSqrtDeg());
 }
 
 namespace {
@@ -795,11 +778,11 @@ LogicalResult checkAttention(Operation *op, ShapeChecker &shapes, Value logit,
 }
 } // namespace
 
-LogicalResult AttentionAggregateOp::verify() {
+LogicalResult AttentionAggregateOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   if (failed(checkAggregateInputs(shapes, layout, getXl(), getWigner(),
                                   getEnv(), getDstOrder(), getDstRowptr())) ||
       failed(checkAttention(*this, shapes, getLogit(), getNullLogit())))
@@ -808,25 +791,25 @@ LogicalResult AttentionAggregateOp::verify() {
                       {kNodes, packedRows(layout), kChannels});
 }
 
-LogicalResult AttentionAggregateGradOp::verify() {
+LogicalResult AttentionAggregateGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyLmax(*this, getLmax())))
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
-  ShapeChecker shapes(*this, lmaxContext(layout.lmax));
+  shapes.setContext(lmaxContext(layout.lmax));
   if (failed(checkAggregateInputs(shapes, layout, getXl(), getWigner(),
                                   getEnv(), getDstOrder(), getDstRowptr())) ||
       failed(checkAttention(*this, shapes, getLogit(), getNullLogit())) ||
       failed(shapes.check("grad", getGrad(), kFloat,
                           {kNodes, packedRows(layout), kChannels})) ||
-      failed(checkSameShape(*this, "xl_grad", getXlGrad(), "xl", getXl())) ||
-      failed(checkSameShape(*this, "wigner_grad", getWignerGrad(), "wigner",
-                            getWigner())) ||
-      failed(checkSameShape(*this, "logit_grad", getLogitGrad(), "logit",
-                            getLogit())) ||
-      failed(checkSameShape(*this, "env_grad", getEnvGrad(), "env", getEnv())))
+      failed(shapes.checkSameType("xl_grad", getXlGrad(), "xl", getXl())) ||
+      failed(shapes.checkSameType("wigner_grad", getWignerGrad(), "wigner",
+                                  getWigner())) ||
+      failed(shapes.checkSameType("logit_grad", getLogitGrad(), "logit",
+                                  getLogit())) ||
+      failed(shapes.checkSameType("env_grad", getEnvGrad(), "env", getEnv())))
     return failure();
-  return checkSameShape(*this, "null_logit_grad", getNullLogitGrad(),
-                        "null_logit", getNullLogit());
+  return shapes.checkSameType("null_logit_grad", getNullLogitGrad(),
+                              "null_logit", getNullLogit());
 }
 
 //===----------------------------------------------------------------------===//

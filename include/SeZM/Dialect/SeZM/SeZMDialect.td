@@ -9,6 +9,7 @@
 
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "SeZM/Dialect/SeZM/SeZMInterfaces.td"
 
 def SeZM_Dialect : Dialect {
   let name = "sezm";
@@ -37,9 +38,11 @@ def SeZM_Dialect : Dialect {
   let hasRegionResultAttrVerify = 1;
 }
 
+// Every op states its shape contract (verifyShapes), which is its verifier.
 class SeZM_Op<string mnemonic, list<Trait> traits = []>
-    : Op<SeZM_Dialect, mnemonic, !listconcat([Pure], traits)> {
-  let hasVerifier = 1;
-}
+    : Op<SeZM_Dialect, mnemonic,
+         !listconcat([Pure, DeclareOpInterfaceMethods<
+                                SeZM_ShapeContractOpInterface>],
+                     traits)>;
 
 #endif // SEZM_DIALECT_SEZM_SEZMDIALECT_TD

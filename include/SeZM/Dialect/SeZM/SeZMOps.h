@@ -3,6 +3,7 @@
 #define SEZM_DIALECT_SEZM_SEZMOPS_H
 
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
+#include "SeZM/Dialect/SeZM/SeZMInterfaces.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"

@@ -24,7 +24,7 @@ def SeZM_IndexTensor : SeZM_TensorOf<"ranked tensor of i32 or i64 indices">;
 // Edge geometry [1.5, 2, 3.0]
 //===----------------------------------------------------------------------===//
 
-def SeZM_EdgeVectorsOp : SeZM_Op<"edge_vectors"> {
+def SeZM_EdgeVectorsOp : SeZM_Op<"edge_vectors", [SeZM_Differentiable]> {
   let summary = "edge vectors v[e] = r[src[e]] - r[dst[e]] (+ shift[e])";
   let description = [{
     Math: sezm-ops.md sections 1.5, 5.
@@ -51,7 +51,7 @@ def SeZM_EdgeVectorsOp : SeZM_Op<"edge_vectors"> {
   }];
 }
 
-def SeZM_EdgeVectorsGradOp : SeZM_Op<"edge_vectors_grad"> {
+def SeZM_EdgeVectorsGradOp : SeZM_Op<"edge_vectors_grad", [SeZM_Differentiable]> {
   let summary = "position gradient from edge-vector gradients, over both CSRs";
   let description = [{
     Math: sezm-ops.md section 5.
@@ -83,7 +83,7 @@ def SeZM_EdgeVectorsGradOp : SeZM_Op<"edge_vectors_grad"> {
   }];
 }
 
-def SeZM_EnvelopeOp : SeZM_Op<"envelope"> {
+def SeZM_EnvelopeOp : SeZM_Op<"envelope", [SeZM_Differentiable]> {
   let summary = "smooth polynomial cutoff envelope E_p(r / rcut) per edge";
   let description = [{
     Math: sezm-ops.md section 3.0.
@@ -109,7 +109,7 @@ def SeZM_EnvelopeOp : SeZM_Op<"envelope"> {
   }];
 }
 
-def SeZM_EnvelopeGradOp : SeZM_Op<"envelope_grad"> {
+def SeZM_EnvelopeGradOp : SeZM_Op<"envelope_grad", [SeZM_Differentiable]> {
   let summary = "edge-vector gradient of sezm.envelope";
   let description = [{
     Math: sezm-ops.md section 3.0.
@@ -133,7 +133,7 @@ def SeZM_EnvelopeGradOp : SeZM_Op<"envelope_grad"> {
   }];
 }
 
-def SeZM_RadialBasisOp : SeZM_Op<"radial_basis"> {
+def SeZM_RadialBasisOp : SeZM_Op<"radial_basis", [SeZM_Differentiable]> {
   let summary = "Bessel radial basis times the envelope, per edge";
   let description = [{
     Math: sezm-ops.md sections 3.0, 7.
@@ -159,7 +159,7 @@ def SeZM_RadialBasisOp : SeZM_Op<"radial_basis"> {
   }];
 }
 
-def SeZM_RadialBasisGradOp : SeZM_Op<"radial_basis_grad"> {
+def SeZM_RadialBasisGradOp : SeZM_Op<"radial_basis_grad", [SeZM_Differentiable]> {
   let summary = "edge-vector gradient of sezm.radial_basis";
   let description = [{
     Math: sezm-ops.md sections 3.0, 7.
@@ -183,7 +183,7 @@ def SeZM_RadialBasisGradOp : SeZM_Op<"radial_basis_grad"> {
   }];
 }
 
-def SeZM_WignerOp : SeZM_Op<"wigner"> {
+def SeZM_WignerOp : SeZM_Op<"wigner", [SeZM_Differentiable]> {
   let summary = "block-diagonal real Wigner-D that rotates each edge onto +Z";
   let description = [{
     Math: sezm-ops.md sections 2.1, 2.2.
@@ -210,7 +210,7 @@ def SeZM_WignerOp : SeZM_Op<"wigner"> {
   }];
 }
 
-def SeZM_WignerGradOp : SeZM_Op<"wigner_grad"> {
+def SeZM_WignerGradOp : SeZM_Op<"wigner_grad", [SeZM_Differentiable]> {
   let summary = "edge-vector gradient of sezm.wigner";
   let description = [{
     Math: sezm-ops.md sections 2.2, 4.1.
@@ -319,7 +319,7 @@ def SeZM_WignerGradGradOp
 // Rotation and radial degree mixing [2.3, 3.3, 4.1]
 //===----------------------------------------------------------------------===//
 
-def SeZM_RotateOp : SeZM_Op<"rotate"> {
+def SeZM_RotateOp : SeZM_Op<"rotate", [SeZM_Differentiable]> {
   let summary = "gather source features and rotate them into the edge frame";
   let description = [{
     Math: sezm-ops.md sections 2.3, 3.3.
@@ -384,7 +384,7 @@ def SeZM_RotateGradOp : SeZM_Op<"rotate_grad"> {
   }];
 }
 
-def SeZM_MixOp : SeZM_Op<"mix"> {
+def SeZM_MixOp : SeZM_Op<"mix", [SeZM_Differentiable]> {
   let summary = "edge-conditioned radial degree mixing in the edge frame";
   let description = [{
     Math: sezm-ops.md sections 1.7, 3.2, 3.3.
@@ -452,7 +452,7 @@ def SeZM_MixGradOp : SeZM_Op<"mix_grad"> {
   let hasCanonicalizer = 1;
 }
 
-def SeZM_RotateMixOp : SeZM_Op<"rotate_mix"> {
+def SeZM_RotateMixOp : SeZM_Op<"rotate_mix", [SeZM_Differentiable]> {
   let summary = "fused sezm.rotate + sezm.mix (made by sezm-fuse-rotate-mix)";
   let description = [{
     Math: sezm-ops.md section 3.3.
@@ -563,7 +563,7 @@ def SeZM_RotateMixGradReduceOp : SeZM_Op<"rotate_mix_grad_reduce"> {
   }];
 }
 
-def SeZM_RotateBackOp : SeZM_Op<"rotate_back"> {
+def SeZM_RotateBackOp : SeZM_Op<"rotate_back", [SeZM_Differentiable]> {
   let summary = "rotate edge-frame features back to the packed SO(3) layout";
   let description = [{
     Math: sezm-ops.md sections 2.3, 3.6.
@@ -618,7 +618,7 @@ def SeZM_RotateBackGradOp : SeZM_Op<"rotate_back_grad"> {
 // CSR segment reduction [1.6, 4.2]
 //===----------------------------------------------------------------------===//
 
-def SeZM_SegmentReduceOp : SeZM_Op<"segment_reduce"> {
+def SeZM_SegmentReduceOp : SeZM_Op<"segment_reduce", [SeZM_Differentiable]> {
   let summary = "sum of edge values into nodes over a CSR segmentation";
   let description = [{
     Math: sezm-ops.md sections 1.6, 4.2.
@@ -645,7 +645,7 @@ def SeZM_SegmentReduceOp : SeZM_Op<"segment_reduce"> {
   }];
 }
 
-def SeZM_SegmentReduceGradOp : SeZM_Op<"segment_reduce_grad"> {
+def SeZM_SegmentReduceGradOp : SeZM_Op<"segment_reduce_grad", [SeZM_Differentiable]> {
   let summary = "gradient of sezm.segment_reduce: broadcast nodes to edges";
   let description = [{
     Math: sezm-ops.md sections 1.6, 4.2.
@@ -675,7 +675,7 @@ def SeZM_SegmentReduceGradOp : SeZM_Op<"segment_reduce_grad"> {
 // Gated SO(2) mixing stack [3.4, 3.5, 4.4]
 //===----------------------------------------------------------------------===//
 
-def SeZM_SO2LinearOp : SeZM_Op<"so2_linear"> {
+def SeZM_SO2LinearOp : SeZM_Op<"so2_linear", [SeZM_Differentiable]> {
   let summary = "m-blocked SO(2) linear layer, per focus stream";
   let description = [{
     Math: sezm-ops.md section 3.5.
@@ -737,7 +737,7 @@ def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad"> {
   }];
 }
 
-def SeZM_GateOp : SeZM_Op<"gate"> {
+def SeZM_GateOp : SeZM_Op<"gate", [SeZM_Differentiable]> {
   let summary = "degree-grouped sigmoid gate of a gated SO(2) layer";
   let description = [{
     Math: sezm-ops.md section 3.5.
@@ -790,7 +790,7 @@ def SeZM_GateGradOp : SeZM_Op<"gate_grad"> {
   }];
 }
 
-def SeZM_FocusCompeteOp : SeZM_Op<"focus_compete"> {
+def SeZM_FocusCompeteOp : SeZM_Op<"focus_compete", [SeZM_Differentiable]> {
   let summary = "cross-focus competition weights alpha per edge";
   let description = [{
     Math: sezm-ops.md section 3.4.
@@ -844,7 +844,7 @@ def SeZM_FocusCompeteGradOp : SeZM_Op<"focus_compete_grad"> {
   }];
 }
 
-def SeZM_FocusScaleOp : SeZM_Op<"focus_scale"> {
+def SeZM_FocusScaleOp : SeZM_Op<"focus_scale", [SeZM_Differentiable]> {
   let summary = "scale each focus stream of an edge by its alpha";
   let description = [{
     Math: sezm-ops.md sections 3.4, 3.5.
@@ -892,7 +892,7 @@ def SeZM_FocusScaleGradOp : SeZM_Op<"focus_scale_grad"> {
 // Per-degree channel mixing of node features [3.1, 3.7]
 //===----------------------------------------------------------------------===//
 
-def SeZM_DegreeLinearOp : SeZM_Op<"degree_linear"> {
+def SeZM_DegreeLinearOp : SeZM_Op<"degree_linear", [SeZM_Differentiable]> {
   let summary = "per-degree channel linear map of packed node features";
   let description = [{
     Math: sezm-ops.md sections 3.1 (pre_focus_mix) and 3.7 (post_focus_mix).
@@ -951,7 +951,7 @@ def SeZM_DegreeLinearWeightGradOp : SeZM_Op<"degree_linear_weight_grad"> {
 // Aggregation into destination atoms [3.6, 4.5]
 //===----------------------------------------------------------------------===//
 
-def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate"> {
+def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate", [SeZM_Differentiable]> {
   let summary = "envelope-weighted rotate-back summed over the destination CSR";
   let description = [{
     Math: sezm-ops.md section 3.6a.

@@ -1,27 +1,27 @@
-//===- SeZMShapes.cpp - shape checks for sezm op verifiers ----------------===//
+//===- ShapeContract.cpp - the shape contract of a sezm op ----------------===//
 
-#include "SeZMShapes.h"
+#include "SeZM/Dialect/SeZM/ShapeContract.h"
 
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
-#include "SeZM/Dialect/SeZM/SeZMDialect.h"
-#include "SeZM/Dialect/SeZM/ShapeRelations.h"
+#include "SeZM/Dialect/SeZM/SeZMOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
 
 using namespace mlir;
 using namespace mlir::sezm;
 
-/// Where collectCheckedShapes gathers what verifiers check, if it is running.
-static thread_local SmallVector<CheckedShape> *shapeLog = nullptr;
+LogicalResult mlir::sezm::verifyShapeContract(Operation *op) {
+  ShapeChecker shapes(op);
+  return cast<ShapeContractOpInterface>(op).verifyShapes(shapes);
+}
 
 SmallVector<CheckedShape> mlir::sezm::collectCheckedShapes(Operation *op) {
   SmallVector<CheckedShape> log;
-  if (!isa<SeZMDialect>(op->getDialect()))
+  auto contract = dyn_cast<ShapeContractOpInterface>(op);
+  if (!contract)
     return log;
-  shapeLog = &log;
-  LogicalResult verified = op->getName().verifyInvariants(op);
-  shapeLog = nullptr;
-  if (failed(verified))
+  ShapeChecker shapes(op, &log);
+  if (failed(contract.verifyShapes(shapes)))
     log.clear();
   return log;
 }
@@ -57,8 +57,8 @@ LogicalResult ShapeChecker::check(StringRef name, Value value, ElementKind kind,
                                   ArrayRef<Dim> dims) {
   // ODS has already required a ranked tensor.
   auto type = cast<RankedTensorType>(value.getType());
-  if (shapeLog) {
-    CheckedShape &entry = shapeLog->emplace_back();
+  if (log) {
+    CheckedShape &entry = log->emplace_back();
     entry.value = value;
     entry.name = name.str();
     entry.isIndex = kind == ElementKind::Index;
@@ -140,22 +140,20 @@ LogicalResult mlir::sezm::verifyLmax(Operation *op, int64_t lmax) {
   return success();
 }
 
-LogicalResult mlir::sezm::checkSameType(Operation *op, StringRef name,
-                                        Value value, StringRef inputName,
-                                        Value input) {
+LogicalResult ShapeChecker::checkSameType(StringRef name, Value value,
+                                          StringRef inputName, Value input) {
   if (value.getType() != input.getType())
     return op->emitOpError()
            << "'" << name << "' must have the type of '" << inputName << "', "
            << input.getType() << ", but has type " << value.getType();
-  if (shapeLog) {
-    auto it = llvm::find_if(*shapeLog, [&](const CheckedShape &entry) {
-      return entry.value == input;
-    });
-    if (it != shapeLog->end()) {
+  if (log) {
+    auto it = llvm::find_if(
+        *log, [&](const CheckedShape &entry) { return entry.value == input; });
+    if (it != log->end()) {
       CheckedShape copy = *it;
       copy.value = value;
       copy.name = name.str();
-      shapeLog->push_back(std::move(copy));
+      log->push_back(std::move(copy));
     }
   }
   return success();

@@ -1,0 +1,73 @@
+//===- SeZMInterfaces.td - what each sezm op states about itself -*- tablegen -*-===//
+//
+// The facts a pass needs of an op are stated by the op, through these
+// interfaces, rather than listed by the pass: its shape contract (what the
+// verifier checks and what tools check inputs against), its derivative rule
+// (what sezm-autodiff builds) and its CPU loop kernel (what
+// convert-sezm-to-loops emits). Adding an op is then one place to edit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEZM_DIALECT_SEZM_SEZMINTERFACES_TD
+#define SEZM_DIALECT_SEZM_SEZMINTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def SeZM_ShapeContractOpInterface : OpInterface<"ShapeContractOpInterface"> {
+  let description = [{
+    The shape of every operand and result in terms of the graph sizes N and
+    E, channel widths and the extents the op's attributes fix, stated once
+    through a ShapeChecker. The verifier runs it with a checker that reports
+    the first mismatch; `collectCheckedShapes` runs it with one that also
+    records which axes are N and E, so that tools check run-time inputs
+    against the op's own statement.
+  }];
+  let cppNamespace = "::mlir::sezm";
+  let methods = [
+    InterfaceMethod<
+      "Checks the operands, results and attributes through `shapes`.",
+      "::llvm::LogicalResult", "verifyShapes",
+      (ins "::mlir::sezm::ShapeChecker &":$shapes)>,
+  ];
+  let verify = [{ return ::mlir::sezm::verifyShapeContract($_op); }];
+}
+
+def SeZM_DerivativeOpInterface : OpInterface<"DerivativeOpInterface"> {
+  let description = [{
+    The op's reverse-mode derivative rule: given the cotangents of its
+    results, add the cotangents of its operands to the sweep. A gradient op
+    that implements it states its second-order rule, which create-graph
+    needs of every op of a backward. Upstream ops (arith, math, tensor,
+    linalg) get theirs as external models (registerUpstreamDerivatives).
+  }];
+  let cppNamespace = "::mlir::sezm";
+  let methods = [
+    InterfaceMethod<
+      [{Adds to `sweep` the cotangents of the operands that are active,
+        given `cotangents`, one per result (null where a result has none).}],
+      "::llvm::LogicalResult", "backpropagate",
+      (ins "::mlir::sezm::ReverseMode &":$sweep,
+           "::llvm::ArrayRef<::mlir::Value>":$cotangents)>,
+  ];
+}
+
+def SeZM_LoopKernelOpInterface : OpInterface<"LoopKernelOpInterface"> {
+  let description = [{
+    The op's CPU kernel: a loop nest written with the KernelBuilder layer
+    that reads its operands through KernelIO::in and writes the results it
+    allocates. The kernels are external models attached by
+    convert-sezm-to-loops (registerLoopKernels), which lowers every op that
+    has one; the GPU runs them too where no other strategy is chosen.
+  }];
+  let cppNamespace = "::mlir::sezm";
+  let methods = [
+    InterfaceMethod<"Writes the kernel's loops into `io`.",
+      "void", "emitLoopKernel", (ins "::mlir::sezm::KernelIO &":$io)>,
+  ];
+}
+
+// The ops that state a derivative rule.
+defvar SeZM_Differentiable =
+    DeclareOpInterfaceMethods<SeZM_DerivativeOpInterface>;
+
+#endif // SEZM_DIALECT_SEZM_SEZMINTERFACES_TD
