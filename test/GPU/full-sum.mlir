@@ -1,4 +1,4 @@
-// RUN: sezm-opt %s --convert-sezm-to-gpu-kernels --split-input-file | FileCheck %s
+// RUN: sezm-opt %s --sezm-select-lowering-strategy --convert-sezm-to-gpu-kernels --split-input-file | FileCheck %s
 
 // A sum of every element to a scalar becomes one block of 1024 threads:
 // strided partial sums in order, a fixed tree through workgroup memory, and

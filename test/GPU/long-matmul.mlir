@@ -1,4 +1,4 @@
-// RUN: sezm-opt %s --convert-sezm-to-gpu-kernels | FileCheck %s
+// RUN: sezm-opt %s --sezm-select-lowering-strategy --convert-sezm-to-gpu-kernels | FileCheck %s
 
 // The virial's matmul (3 x E) (E x 3): nine outputs, each a sum over every
 // edge, becomes one block of 1024 threads per output (a strided share per

@@ -49,13 +49,49 @@ def ConvertSeZMToLoops : Pass<"convert-sezm-to-loops", "ModuleOp"> {
   ];
 }
 
+def SelectLoweringStrategy
+    : Pass<"sezm-select-lowering-strategy", "ModuleOp"> {
+  let summary = "Choose how each op becomes a GPU kernel, and record it in IR";
+  let description = [{
+    The strategy room. For every sezm op and linalg op in a function, picks
+    how the GPU lowering treats it and records the choice as the op's
+    `sezm.kernel_config` (a `#sezm.kernel_config`); `convert-sezm-to-gpu-
+    kernels` and the loop lowering read only that. The strategies:
+
+    - `microkernel`: a hand-scheduled kernel of `lib/Conversion/SeZMToGPU`
+      (`rotate_mix`, `segment_reduce`, `rotate_mix_grad`,
+      `rotate_mix_grad_reduce`, `full_sum`, `long_matmul`), chosen when it
+      lowers the op: the warp schedules need C a multiple of 32, the
+      per-edge backward an unused channel-basis gradient, `full_sum` a
+      reduction of every dimension with one `addf`, `long_matmul` at most
+      64 static outputs over a dynamic reduction. With it come the blocks
+      per multiprocessor the kernel is tuned for.
+    - `loops`: the op's loop kernel (sezm ops) or linalg's loops, each
+      parallel loop one thread per iteration.
+
+    A configuration already present (written by hand, or by an earlier
+    run) is kept.
+
+    Before: `%u = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb ...`
+    After:
+    ```mlir
+    %u = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb lmax = 3
+        rank = 1 {sezm.kernel_config = #sezm.kernel_config<strategy =
+        microkernel, kernel = "rotate_mix", blocks_per_sm = 8>} : ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::sezm::SeZMDialect"];
+}
+
 def ConvertSeZMToGPUKernels
     : Pass<"convert-sezm-to-gpu-kernels", "ModuleOp"> {
-  let summary = "Lower the hot sezm ops to hand-scheduled GPU kernels";
+  let summary = "Lower the ops configured as microkernels to their GPU kernels";
   let description = [{
-    Lowers the ops whose kernel schedule on the GPU is designed rather than
-    derived from the CPU's loops, each to one `gpu.launch` with explicit
-    thread mapping (the rest are left to `convert-sezm-to-loops`):
+    Lowers each op whose `sezm.kernel_config` (see
+    `sezm-select-lowering-strategy`) has the `microkernel` strategy to the
+    kernel it names, one `gpu.launch` with explicit thread mapping; a
+    configuration that names no microkernel for the op is an error. The
+    rest are left to `convert-sezm-to-loops`. The microkernels:
 
     - `sezm.rotate_mix`: one warp per edge, each lane owning the channels
       lane, lane + 32, ... (one thread per (edge, channel) when C is not a
@@ -114,6 +150,7 @@ def ConvertSeZMToGPUKernels
     "::mlir::NVVM::NVVMDialect",
     "::mlir::nvgpu::NVGPUDialect",
     "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 

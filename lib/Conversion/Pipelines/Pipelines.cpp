@@ -37,8 +37,10 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
   // that it bufferizes.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
-  if (forGpu)
+  if (forGpu) {
+    pm.addPass(createSelectLoweringStrategy());
     pm.addPass(createConvertSeZMToGPUKernels());
+  }
   pm.addPass(createConvertSeZMToLoops());
   // No canonicalization until bufferization has run: it would fold a
   // kernel's to_buffer of another kernel's to_tensor result into the raw

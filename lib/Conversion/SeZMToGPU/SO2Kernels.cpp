@@ -11,6 +11,8 @@
 
 #include "SeZM/Conversion/Passes.h"
 
+#include "Microkernels.h"
+
 #include "KernelBuilder/KernelIO.h"
 #include "KernelBuilder/SO2Math.h"
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
@@ -58,16 +60,6 @@ int64_t workgroupElements(ArrayRef<SmallVector<int64_t>> shapes) {
   return total;
 }
 
-/// Blocks per multiprocessor asked of the register allocator. rotate_mix
-/// takes 56 registers at 8 blocks (12 fit it in 40 without spilling and
-/// measured the same: it is bound by DRAM and L2 now). The fused backward
-/// keeps its node sums in registers and takes 246 (241 with a whole
-/// Wigner-D) at 2 blocks with nothing spilled; at 3 blocks (168) it spilled
-/// and measured slower, 0.886 against 0.830 ms at N = 4096 (kept Wigner-D,
-/// sums in workgroup memory); at 4 (128) it spilled more.
-constexpr int64_t kRotateMixBlocksPerSm = 8;
-constexpr int64_t kGradReduceBlocksPerSm = 2;
-
 int64_t channelsOf(Value tensor) {
   return cast<RankedTensorType>(tensor.getType()).getDimSize(2);
 }
@@ -99,7 +91,7 @@ void copyVector(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
 /// channels fill the warp twice, a lane takes two neighbouring channels per
 /// pass as one 8-byte access: half the load and store instructions, and the
 /// edge's entries loaded once for both.
-void emitRotateMix(RotateMixOp op, KernelIO &io) {
+void emitRotateMix(RotateMixOp op, KernelIO &io, KernelConfigAttr config) {
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value wigner = io.in(op.getWigner());
@@ -114,7 +106,8 @@ void emitRotateMix(RotateMixOp op, KernelIO &io) {
   Value out = allocateEdgeRows(io, 0, edges, layout.reducedRows(), channels,
                                op.getFocusMajor());
   launchKernel(
-      "rotate_mix", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
+      config.getKernel().getValue(),
+      {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
       [&](const LaunchIds &ids) {
         Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
@@ -134,7 +127,7 @@ void emitRotateMix(RotateMixOp op, KernelIO &io) {
           }
         });
       },
-      kRotateMixBlocksPerSm);
+      config.getBlocksPerSm());
 }
 
 //===----------------------------------------------------------------------===//
@@ -165,7 +158,8 @@ Value flattenRows(Value buffer) {
       b, loc, buffer, SmallVector<ReassociationIndices>{{0}, rest});
 }
 
-void emitSegmentReduce(SegmentReduceOp op, KernelIO &io) {
+void emitSegmentReduce(SegmentReduceOp op, KernelIO &io,
+                       KernelConfigAttr config) {
   Value values = io.in(op.getValues());
   Value order = io.in(op.getOrder()), rowptr = io.in(op.getRowptr());
   Idx nodes = dim(rowptr, 0) - 1;
@@ -177,7 +171,8 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io) {
   Value flatValues = flattenRows(values), flatOut = flattenRows(out);
   Idx row = dim(flatValues, 1);
   launchKernel(
-      "segment_reduce", {ceilDiv(row, kBlockThreads), nodes, Idx(1)},
+      config.getKernel().getValue(),
+      {ceilDiv(row, kBlockThreads), nodes, Idx(1)},
       {Idx(kBlockThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
         Idx p = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
         Idx n = ids.block[1];
@@ -640,7 +635,8 @@ private:
 /// The per-edge backward where nothing reduces the node gradient (which is
 /// then stored per edge, if used at all: a first block's features are
 /// constants), and the channel-basis gradient is unused.
-void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io) {
+void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io,
+                       KernelConfigAttr config) {
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Idx edges = dim(src, 0);
   int64_t channels = channelsOf(op.getX());
@@ -654,7 +650,8 @@ void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io) {
                             allocateEdgesLike(io, 2, op.getKc(), edges),
                             WarpEdgeBackward::EntryLoads::Broadcast);
   launchKernel(
-      "rotate_mix_grad", {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
+      config.getKernel().getValue(),
+      {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)},
       WarpEdgeBackward::workgroupShapes(layout, isKeptEntries(op.getWigner()),
                                         WarpEdgeBackward::EntryLoads::Broadcast,
@@ -695,7 +692,8 @@ void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io) {
 /// over the warp's edges in registers, and the warps' sums are added in
 /// warp order through workgroup memory at the end: the per-edge node
 /// gradient never exists.
-void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
+void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
+                             KernelConfigAttr config) {
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value order = io.in(op.getSrcOrder()), rowptr = io.in(op.getSrcRowptr());
   int64_t channels = channelsOf(op.getX());
@@ -733,7 +731,7 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
                             /*basisInNodeRows=*/static_cast<bool>(basis));
   int64_t width = backward.width;
   launchKernel(
-      "rotate_mix_grad_reduce", {nodes, Idx(1), Idx(1)},
+      config.getKernel().getValue(), {nodes, Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, workgroup,
       [&](const LaunchIds &ids) {
         Idx n = ids.block[0], warp = ids.thread[1], lane = ids.thread[0];
@@ -890,7 +888,7 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io) {
           });
         }
       },
-      kGradReduceBlocksPerSm);
+      config.getBlocksPerSm());
 }
 } // namespace
 
@@ -917,143 +915,195 @@ Value isThreadZero(Idx t) {
                                arith::CmpIPredicate::eq, t, Idx(0));
 }
 
-/// `linalg.reduce` of every dimension with an addf body (an energy summed
-/// over atoms and features) as one block: each thread adds the elements
-/// t, t + 1024, ... in order, then the block's partial sums are added in a
-/// fixed tree through workgroup memory, and thread 0 adds the init value.
-/// Deterministic, and no host loop over device memory.
-struct LowerFullSum : OpRewritePattern<linalg::ReduceOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(linalg::ReduceOp op,
-                                PatternRewriter &rewriter) const override {
-    if (op.getInputs().size() != 1 || !op->getParentOfType<func::FuncOp>())
-      return failure();
-    auto inputType = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
-    auto initType = dyn_cast<RankedTensorType>(op.getInits()[0].getType());
-    if (!inputType || !initType || initType.getRank() != 0 ||
-        inputType.getRank() == 0 ||
-        static_cast<int64_t>(op.getDimensions().size()) !=
-            inputType.getRank() ||
-        !isa<FloatType>(inputType.getElementType()))
-      return rewriter.notifyMatchFailure(op, "not a full sum to a scalar");
-    Block &body = op.getCombiner().front();
-    auto add = dyn_cast<arith::AddFOp>(body.front());
-    if (body.getOperations().size() != 2 || !add ||
-        !llvm::is_contained(add->getOperands(), body.getArgument(0)) ||
-        !llvm::is_contained(add->getOperands(), body.getArgument(1)))
-      return rewriter.notifyMatchFailure(op, "the combiner is not one addf");
-    return lowerWithKernel(op, rewriter, [&](KernelIO &io) {
-      OpBuilder &b = EmitScope::current().builder;
-      Location loc = EmitScope::current().loc;
-      Value input = io.in(op.getInputs()[0]), init = io.in(op.getInits()[0]);
-      ReassociationIndices all;
-      for (int64_t axis = 0; axis < inputType.getRank(); ++axis)
-        all.push_back(axis);
-      Value flat =
-          inputType.getRank() == 1
-              ? input
-              : memref::CollapseShapeOp::create(
-                    b, loc, input, SmallVector<ReassociationIndices>{all})
-                    .getResult();
-      Idx count = dim(flat, 0);
-      Value out = io.allocate(0, {});
-      launchKernel("full_sum", {Idx(1), Idx(1), Idx(1)},
-                   {Idx(kSumThreads), Idx(1), Idx(1)},
-                   {SmallVector<int64_t>{kSumThreads}},
-                   [&](const LaunchIds &ids) {
-                     Idx t = ids.thread[0];
-                     Value shares = ids.workgroup[0];
-                     SmallVector<Num> partial = foldRangeStep(
-                         t, count, Idx(kSumThreads), {Num(0.0)},
-                         [&](Idx i, ArrayRef<Num> sum) {
-                           return SmallVector<Num>{sum[0] + load(flat, {i})};
-                         });
-                     sumBlock(t, shares, partial[0]);
-                     ifThen(isThreadZero(t), [&] {
-                       store(load(init, {}) + load(shares, {Idx(0)}), out, {});
+/// Whether `op` sums every element of one float tensor into a scalar with
+/// an addf combiner.
+bool isFullSum(linalg::ReduceOp op) {
+  if (op.getInputs().size() != 1)
+    return false;
+  auto inputType = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+  auto initType = dyn_cast<RankedTensorType>(op.getInits()[0].getType());
+  if (!inputType || !initType || initType.getRank() != 0 ||
+      inputType.getRank() == 0 ||
+      static_cast<int64_t>(op.getDimensions().size()) != inputType.getRank() ||
+      !isa<FloatType>(inputType.getElementType()))
+    return false;
+  Block &body = op.getCombiner().front();
+  auto add = dyn_cast<arith::AddFOp>(body.front());
+  return body.getOperations().size() == 2 && add &&
+         llvm::is_contained(add->getOperands(), body.getArgument(0)) &&
+         llvm::is_contained(add->getOperands(), body.getArgument(1));
+}
+
+/// A full sum (isFullSum: an energy summed over atoms and features) as one
+/// block: each thread adds the elements t, t + 1024, ... in order, then the
+/// block's partial sums are added in a fixed tree through workgroup memory,
+/// and thread 0 adds the init value. Deterministic, and no host loop over
+/// device memory.
+void emitFullSum(linalg::ReduceOp op, KernelIO &io, KernelConfigAttr config) {
+  auto inputType = cast<RankedTensorType>(op.getInputs()[0].getType());
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  Value input = io.in(op.getInputs()[0]), init = io.in(op.getInits()[0]);
+  ReassociationIndices all;
+  for (int64_t axis = 0; axis < inputType.getRank(); ++axis)
+    all.push_back(axis);
+  Value flat = inputType.getRank() == 1
+                   ? input
+                   : memref::CollapseShapeOp::create(
+                         b, loc, input, SmallVector<ReassociationIndices>{all})
+                         .getResult();
+  Idx count = dim(flat, 0);
+  Value out = io.allocate(0, {});
+  launchKernel(config.getKernel().getValue(), {Idx(1), Idx(1), Idx(1)},
+               {Idx(kSumThreads), Idx(1), Idx(1)},
+               {SmallVector<int64_t>{kSumThreads}}, [&](const LaunchIds &ids) {
+                 Idx t = ids.thread[0];
+                 Value shares = ids.workgroup[0];
+                 SmallVector<Num> partial = foldRangeStep(
+                     t, count, Idx(kSumThreads), {Num(0.0)},
+                     [&](Idx i, ArrayRef<Num> sum) {
+                       return SmallVector<Num>{sum[0] + load(flat, {i})};
                      });
-                   });
-    });
-  }
-};
+                 sumBlock(t, shares, partial[0]);
+                 ifThen(isThreadZero(t), [&] {
+                   store(load(init, {}) + load(shares, {Idx(0)}), out, {});
+                 });
+               });
+}
 
 /// Outputs of a matmul small enough for one block each.
 constexpr int64_t kSmallMatmulOutputs = 64;
 
-/// `linalg.matmul` with a small static output and a long dynamic reduction
-/// (the virial, g^T v over all edges) as one block per output element: the
-/// loop kernel gave each output one thread and a serial sum over E, about
-/// 0.15 s at E = 645k and an fp32 error growing with E. Each thread adds
-/// k = t, t + 1024, ... in order, then the block's tree; deterministic.
-struct LowerLongMatmul : OpRewritePattern<linalg::MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(linalg::MatmulOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!op->getParentOfType<func::FuncOp>() || op.hasUserDefinedMaps() ||
-        !op.hasPureTensorSemantics())
-      return failure();
-    auto lhsType = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
-    auto outType = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
-    if (!lhsType || !outType || !outType.hasStaticShape() ||
-        outType.getNumElements() > kSmallMatmulOutputs ||
-        !lhsType.isDynamicDim(1) || !isa<FloatType>(outType.getElementType()))
-      return rewriter.notifyMatchFailure(
-          op, "not a small output over a dynamic reduction");
-    int64_t columns = outType.getDimSize(1);
-    return lowerWithKernel(op, rewriter, [&](KernelIO &io) {
-      Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
-      Value init = io.in(op.getOutputs()[0]);
-      Idx depth = dim(lhs, 1);
-      Value out = io.allocate(0, {});
-      launchKernel(
-          "long_matmul", {Idx(outType.getNumElements()), Idx(1), Idx(1)},
-          {Idx(kSumThreads), Idx(1), Idx(1)},
-          {SmallVector<int64_t>{kSumThreads}}, [&](const LaunchIds &ids) {
-            Idx t = ids.thread[0];
-            Idx row = ids.block[0] / Idx(columns);
-            Idx column = ids.block[0] % Idx(columns);
-            SmallVector<Num> partial = foldRangeStep(
-                t, depth, Idx(kSumThreads), {Num(0.0)},
-                [&](Idx k, ArrayRef<Num> sum) {
-                  return SmallVector<Num>{sum[0] + load(lhs, {row, k}) *
-                                                       load(rhs, {k, column})};
-                });
-            sumBlock(t, ids.workgroup[0], partial[0]);
-            ifThen(isThreadZero(t), [&] {
-              store(load(init, {row, column}) +
-                        load(ids.workgroup[0], {Idx(0)}),
-                    out, {row, column});
-            });
-          });
-    });
-  }
-};
+/// Whether `op` is a float matmul on tensors with at most
+/// kSmallMatmulOutputs static outputs and a dynamic reduction (the virial).
+bool isLongMatmul(linalg::MatmulOp op) {
+  if (op.hasUserDefinedMaps() || !op.hasPureTensorSemantics())
+    return false;
+  auto lhsType = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+  auto outType = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
+  return lhsType && outType && outType.hasStaticShape() &&
+         outType.getNumElements() <= kSmallMatmulOutputs &&
+         lhsType.isDynamicDim(1) && isa<FloatType>(outType.getElementType());
+}
 
-template <typename OpTy> struct LowerToGpuKernel : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op,
+/// A long matmul (isLongMatmul: the virial, g^T v over all edges) as one
+/// block per output element: the loop kernel gave each output one thread
+/// and a serial sum over E, about 0.15 s at E = 645k and an fp32 error
+/// growing with E. Each thread adds k = t, t + 1024, ... in order, then the
+/// block's tree; deterministic.
+void emitLongMatmul(linalg::MatmulOp op, KernelIO &io,
+                    KernelConfigAttr config) {
+  auto outType = cast<RankedTensorType>(op.getOutputs()[0].getType());
+  int64_t columns = outType.getDimSize(1);
+  Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
+  Value init = io.in(op.getOutputs()[0]);
+  Idx depth = dim(lhs, 1);
+  Value out = io.allocate(0, {});
+  launchKernel(
+      config.getKernel().getValue(),
+      {Idx(outType.getNumElements()), Idx(1), Idx(1)},
+      {Idx(kSumThreads), Idx(1), Idx(1)}, {SmallVector<int64_t>{kSumThreads}},
+      [&](const LaunchIds &ids) {
+        Idx t = ids.thread[0];
+        Idx row = ids.block[0] / Idx(columns);
+        Idx column = ids.block[0] % Idx(columns);
+        SmallVector<Num> partial = foldRangeStep(
+            t, depth, Idx(kSumThreads), {Num(0.0)},
+            [&](Idx k, ArrayRef<Num> sum) {
+              return SmallVector<Num>{sum[0] + load(lhs, {row, k}) *
+                                                   load(rhs, {k, column})};
+            });
+        sumBlock(t, ids.workgroup[0], partial[0]);
+        ifThen(isThreadZero(t), [&] {
+          store(load(init, {row, column}) + load(ids.workgroup[0], {Idx(0)}),
+                out, {row, column});
+        });
+      });
+}
+
+/// A microkernel entry for `OpTy`, whose emitter may contract multiplies and
+/// adds into FMAs where `contract` says so.
+template <typename OpTy, bool (*Applies)(OpTy),
+          void (*Emit)(OpTy, KernelIO &, KernelConfigAttr), bool Contract>
+Microkernel microkernel(StringLiteral name, int64_t blocksPerSm) {
+  return Microkernel{name, blocksPerSm,
+                     [](Operation *op) {
+                       auto typed = dyn_cast<OpTy>(op);
+                       return typed && Applies(typed);
+                     },
+                     [](Operation *op, KernelIO &io, KernelConfigAttr config) {
+                       EmitScope::current().contract = Contract;
+                       Emit(cast<OpTy>(op), io, config);
+                     }};
+}
+
+bool rotateMixApplies(RotateMixOp op) { return channelsFillWarps(op.getX()); }
+bool segmentReduceApplies(SegmentReduceOp) { return true; }
+/// The backward kernels compute the Wigner-D and kernel gradients whether
+/// they are used or not (they are, in a model's backward).
+template <typename OpTy> bool edgeGradsUsed(OpTy op) {
+  return !op.getWignerGrad().use_empty() && !op.getKcGrad().use_empty();
+}
+/// The per-edge backward computes no channel-basis gradient.
+bool rotateMixGradApplies(RotateMixGradOp op) {
+  return channelsFillWarps(op.getX()) && edgeGradsUsed(op) &&
+         (!op.getCbGrad() || op.getCbGrad().use_empty());
+}
+bool rotateMixGradReduceApplies(RotateMixGradReduceOp op) {
+  return channelsFillWarps(op.getX()) && edgeGradsUsed(op);
+}
+} // namespace
+
+/// Blocks per multiprocessor asked of the register allocator. rotate_mix
+/// takes 56 registers at 8 blocks (12 fit it in 40 without spilling and
+/// measured the same: it is bound by DRAM and L2 now). The fused backward
+/// keeps its node sums in registers and takes 246 (241 with a whole
+/// Wigner-D) at 2 blocks with nothing spilled; at 3 blocks (168) it spilled
+/// and measured slower, 0.886 against 0.830 ms at N = 4096 (kept Wigner-D,
+/// sums in workgroup memory); at 4 (128) it spilled more.
+ArrayRef<Microkernel> sezm::getMicrokernels() {
+  static const Microkernel kernels[] = {
+      microkernel<RotateMixOp, rotateMixApplies, emitRotateMix, true>(
+          "rotate_mix", 8),
+      microkernel<SegmentReduceOp, segmentReduceApplies, emitSegmentReduce,
+                  true>("segment_reduce", 0),
+      microkernel<RotateMixGradOp, rotateMixGradApplies, emitRotateMixGrad,
+                  true>("rotate_mix_grad", 0),
+      microkernel<RotateMixGradReduceOp, rotateMixGradReduceApplies,
+                  emitRotateMixGradReduce, true>("rotate_mix_grad_reduce", 2),
+      microkernel<linalg::ReduceOp, isFullSum, emitFullSum, false>("full_sum",
+                                                                   0),
+      microkernel<linalg::MatmulOp, isLongMatmul, emitLongMatmul, false>(
+          "long_matmul", 0),
+  };
+  return kernels;
+}
+
+const Microkernel *sezm::lookupMicrokernel(StringRef name) {
+  for (const Microkernel &kernel : getMicrokernels())
+    if (kernel.name == name)
+      return &kernel;
+  return nullptr;
+}
+
+namespace {
+/// Lowers each op whose kernel configuration names a microkernel to it.
+struct LowerToMicrokernel : RewritePattern {
+  LowerToMicrokernel(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+
+  LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if constexpr (!std::is_same_v<OpTy, SegmentReduceOp>)
-      if (!channelsFillWarps(op.getX()))
-        return rewriter.notifyMatchFailure(
-            op, "channels are not a multiple of the warp size: the loop "
-                "kernel runs instead");
-    if constexpr (std::is_same_v<OpTy, RotateMixGradOp>)
-      if (op.getCbGrad() && !op.getCbGrad().use_empty())
-        return rewriter.notifyMatchFailure(
-            op, "the channel-basis gradient is used: the loop kernel runs "
-                "instead");
-    return lowerWithKernel(op, rewriter, [&](KernelIO &io) {
-      EmitScope::current().contract = true;
-      if constexpr (std::is_same_v<OpTy, RotateMixOp>)
-        emitRotateMix(op, io);
-      else if constexpr (std::is_same_v<OpTy, SegmentReduceOp>)
-        emitSegmentReduce(op, io);
-      else if constexpr (std::is_same_v<OpTy, RotateMixGradOp>)
-        emitRotateMixGrad(op, io);
-      else
-        emitRotateMixGradReduce(op, io);
-    });
+    auto config = op->getAttrOfType<KernelConfigAttr>(kKernelConfigAttr);
+    if (!config || config.getStrategy() != Strategy::Microkernel)
+      return failure();
+    const Microkernel *kernel =
+        config.getKernel() ? lookupMicrokernel(config.getKernel()) : nullptr;
+    if (!kernel || !kernel->applies(op))
+      return op->emitOpError() << "has kernel configuration " << config
+                               << ", but no microkernel of that name lowers it";
+    return lowerWithKernel(op, rewriter,
+                           [&](KernelIO &io) { kernel->emit(op, io, config); });
   }
 };
 
@@ -1061,11 +1111,7 @@ struct ConvertSeZMToGPUKernelsPass
     : sezm::impl::ConvertSeZMToGPUKernelsBase<ConvertSeZMToGPUKernelsPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns
-        .add<LowerToGpuKernel<RotateMixOp>, LowerToGpuKernel<SegmentReduceOp>,
-             LowerToGpuKernel<RotateMixGradOp>,
-             LowerToGpuKernel<RotateMixGradReduceOp>, LowerFullSum,
-             LowerLongMatmul>(&getContext());
+    patterns.add<LowerToMicrokernel>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
 };

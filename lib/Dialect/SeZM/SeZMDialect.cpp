@@ -2,12 +2,17 @@
 
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
+#include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::sezm;
 
+#include "SeZM/Dialect/SeZM/SeZMEnums.cpp.inc"
 #include "SeZM/Dialect/SeZM/SeZMInterfaces.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "SeZM/Dialect/SeZM/SeZMAttrs.cpp.inc"
 #include "SeZM/Dialect/SeZM/SeZMOpsDialect.cpp.inc"
 
 namespace {
@@ -25,6 +30,10 @@ void SeZMDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "SeZM/Dialect/SeZM/SeZMOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "SeZM/Dialect/SeZM/SeZMAttrs.cpp.inc"
       >();
   addInterfaces<SeZMInlinerInterface>();
 }
@@ -113,6 +122,12 @@ LogicalResult SeZMDialect::verifyOperationAttribute(Operation *op,
         (value.getValue() != "inference" && value.getValue() != "training"))
       return op->emitError()
              << "'sezm.schedule' must be \"inference\" or \"training\"";
+    return success();
+  }
+  if (name == kKernelConfigAttr) {
+    if (!isa<KernelConfigAttr>(attribute.getValue()))
+      return op->emitError()
+             << "'" << name << "' must be a #sezm.kernel_config";
     return success();
   }
   if (name == kTrainingAttr || name == kCreateGraphAttr) {

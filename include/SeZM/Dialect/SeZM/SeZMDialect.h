@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "SeZM/Dialect/SeZM/SeZMAttrs.h"
 #include "SeZM/Dialect/SeZM/SeZMOpsDialect.h.inc"
 
 namespace mlir::sezm {

@@ -33,6 +33,7 @@ def SeZM_Dialect : Dialect {
     string attribute; sezm-run binds inputs and writes outputs by these
     names.
   }];
+  let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;

@@ -1,0 +1,49 @@
+//===- SeZMAttrs.td - sezm attributes ----------------------*- tablegen -*-===//
+//
+// The kernel configuration sezm-select-lowering-strategy records on each op
+// and linalg root that becomes a GPU kernel, and which the lowering reads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEZM_DIALECT_SEZM_SEZMATTRS_TD
+#define SEZM_DIALECT_SEZM_SEZMATTRS_TD
+
+include "SeZM/Dialect/SeZM/SeZMDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+def SeZM_Strategy : I32EnumAttr<"Strategy", "how an op becomes a GPU kernel", [
+  // A hand-scheduled kernel of lib/Conversion/SeZMToGPU, named by `kernel`.
+  I32EnumAttrCase<"Microkernel", 0, "microkernel">,
+  // The op's CPU loop kernel, its parallel loops mapped to threads.
+  I32EnumAttrCase<"Loops", 1, "loops">,
+]> {
+  let cppNamespace = "::mlir::sezm";
+  let genSpecializedAttr = 0;
+}
+
+def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
+  let mnemonic = "kernel_config";
+  let summary = "how an op is lowered on the GPU";
+  let description = [{
+    Recorded by `sezm-select-lowering-strategy` as the `sezm.kernel_config`
+    attribute of an op; the GPU lowering reads only this. `strategy` says
+    which lowering runs, `kernel` names the microkernel (and the kernel in
+    profiles; a loop kernel is named after the op it comes from), and `blocks_per_sm` > 0 asks the register allocator to fit
+    that many blocks on a multiprocessor (PTX `.minnctapersm`).
+
+    Example:
+    ```mlir
+    #sezm.kernel_config<strategy = microkernel, kernel = "rotate_mix",
+                        blocks_per_sm = 8>
+    ```
+  }];
+  let parameters = (ins
+    EnumParameter<SeZM_Strategy>:$strategy,
+    OptionalParameter<"::mlir::StringAttr">:$kernel,
+    DefaultValuedParameter<"int64_t", "0">:$blocks_per_sm
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
+#endif // SEZM_DIALECT_SEZM_SEZMATTRS_TD

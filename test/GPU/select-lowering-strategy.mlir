@@ -1,0 +1,117 @@
+// The strategy room's choices, recorded as each op's sezm.kernel_config.
+// RUN: sezm-opt %s --split-input-file --sezm-select-lowering-strategy | FileCheck %s
+// RUN: sezm-opt %s --split-input-file --sezm-select-lowering-strategy --convert-sezm-to-gpu-kernels --verify-diagnostics -o /dev/null
+
+// The SO(2) workload of bench/: every op on a microkernel.
+// RUN: sezm-opt %S/../../bench/so2_kernels.mlir --sezm-pipeline="target=gpu" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=SO2
+// SO2: 3 sezm.rotate_mix strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8
+// SO2-NEXT: 1 sezm.rotate_mix_grad strategy = microkernel, kernel = "rotate_mix_grad"
+// SO2-NEXT: 2 sezm.rotate_mix_grad_reduce strategy = microkernel, kernel = "rotate_mix_grad_reduce", blocks_per_sm = 2
+// SO2-NEXT: 1 sezm.segment_reduce strategy = microkernel, kernel = "segment_reduce"
+// SO2-NOT: strategy
+
+// SeZM-min with forces: the SO(2) path, the energy sum and the virial on
+// microkernels, the rest on loops.
+// RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
+// MIN: linalg.matmul strategy = loops
+// MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
+// MIN-NEXT: 2 linalg.reduce strategy = microkernel, kernel = "full_sum"
+// MIN: sezm.gate strategy = loops
+// MIN: 10 sezm.rotate_mix strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8
+// MIN-NEXT: 1 sezm.rotate_mix_grad strategy = microkernel, kernel = "rotate_mix_grad"
+// MIN-NEXT: 1 sezm.rotate_mix_grad_reduce strategy = microkernel, kernel = "rotate_mix_grad_reduce", blocks_per_sm = 2
+// MIN-NEXT: 2 sezm.segment_reduce strategy = microkernel, kernel = "segment_reduce"
+// MIN-NEXT: 1 sezm.segment_reduce_grad strategy = loops
+// MIN-NEXT: 12 sezm.so2_linear strategy = loops
+
+// -----
+
+// The warp schedules need C a multiple of 32: C = 16 runs the loop kernel.
+// CHECK-LABEL: func.func @narrow
+// CHECK: sezm.rotate_mix {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops>}
+func.func @narrow(%x: tensor<?x16x16xf32>, %src: tensor<?xi64>,
+                  %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>,
+                  %cb: tensor<1x16xf32>) -> tensor<?x10x16xf32> {
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x16xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+         tensor<?x25xf32>, tensor<1x16xf32>) -> tensor<?x10x16xf32>
+  return %u : tensor<?x10x16xf32>
+}
+
+// -----
+
+// The per-edge backward computes no channel-basis gradient: with cb_grad
+// used (training) it runs the loop kernel; unused, the microkernel, which
+// needs the Wigner-D and kernel gradients used.
+// CHECK-LABEL: func.func @training
+// CHECK: sezm.rotate_mix_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops>}
+// CHECK-LABEL: func.func @inference
+// CHECK: sezm.rotate_mix_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel, kernel = "rotate_mix_grad">}
+// CHECK-LABEL: func.func @no_edge_grads
+// CHECK: sezm.rotate_mix_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops>}
+func.func @training(%u: tensor<?x10x64xf32>, %x: tensor<?x16x64xf32>,
+                    %src: tensor<?xi64>, %wd: tensor<?x16x16xf32>,
+                    %kc: tensor<?x25xf32>, %cb: tensor<1x64xf32>)
+    -> (tensor<?x16x64xf32>, tensor<1x64xf32>) {
+  %a, %b, %c, %d = sezm.rotate_mix_grad %u, %x[%src] by %wd kernel %kc
+      basis %cb lmax = 3 rank = 1
+      : (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?xi64>,
+         tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<1x64xf32>)
+      -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>,
+          tensor<1x64xf32>)
+  return %a, %d : tensor<?x16x64xf32>, tensor<1x64xf32>
+}
+func.func @inference(%u: tensor<?x10x64xf32>, %x: tensor<?x16x64xf32>,
+                     %src: tensor<?xi64>, %wd: tensor<?x16x16xf32>,
+                     %kc: tensor<?x25xf32>, %cb: tensor<1x64xf32>)
+    -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>) {
+  %a, %b, %c, %d = sezm.rotate_mix_grad %u, %x[%src] by %wd kernel %kc
+      basis %cb lmax = 3 rank = 1
+      : (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?xi64>,
+         tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<1x64xf32>)
+      -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>,
+          tensor<1x64xf32>)
+  return %a, %b, %c : tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>
+}
+func.func @no_edge_grads(%u: tensor<?x10x64xf32>, %x: tensor<?x16x64xf32>,
+                         %src: tensor<?xi64>, %wd: tensor<?x16x16xf32>,
+                         %kc: tensor<?x25xf32>, %cb: tensor<1x64xf32>)
+    -> tensor<?x16x64xf32> {
+  %a, %b, %c, %d = sezm.rotate_mix_grad %u, %x[%src] by %wd kernel %kc
+      basis %cb lmax = 3 rank = 1
+      : (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?xi64>,
+         tensor<?x16x16xf32>, tensor<?x25xf32>, tensor<1x64xf32>)
+      -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>,
+          tensor<1x64xf32>)
+  return %a : tensor<?x16x64xf32>
+}
+
+// -----
+
+// A configuration already there is kept: here the loop kernel is asked
+// for an op a microkernel could take.
+// CHECK-LABEL: func.func @asked
+// CHECK: sezm.segment_reduce {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops>}
+func.func @asked(%v: tensor<?x16x64xf32>, %so: tensor<?xi64>,
+                 %sr: tensor<?xi64>) -> tensor<?x16x64xf32> {
+  %r = sezm.segment_reduce %v over(%so, %sr)
+      {sezm.kernel_config = #sezm.kernel_config<strategy = loops>}
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> tensor<?x16x64xf32>
+  return %r : tensor<?x16x64xf32>
+}
+
+// -----
+
+// A configuration that names a microkernel which does not lower the op.
+func.func @mismatched(%v: tensor<?x16x64xf32>, %so: tensor<?xi64>,
+                      %sr: tensor<?xi64>) -> tensor<?x16x64xf32> {
+  // expected-error @+1 {{has kernel configuration #sezm.kernel_config<strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8>, but no microkernel of that name lowers it}}
+  %r = sezm.segment_reduce %v over(%so, %sr)
+      {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel,
+                                                kernel = "rotate_mix",
+                                                blocks_per_sm = 8>}
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> tensor<?x16x64xf32>
+  return %r : tensor<?x16x64xf32>
+}
