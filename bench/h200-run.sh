@@ -93,14 +93,15 @@ for step in "$@"; do
       rm -rf "$work" && mkdir -p "$work"
       "$tools/bin/make-so2-workload" "$atoms" "$work" --structure-only
       for xyz in "$root/examples/water/water-box.xyz" "$work/structure.xyz"; do
-        rm -rf "$work/ref" "$work/out" && mkdir -p "$work/ref" "$work/out"
+        # The example makes its --output-dir (and the folders above it).
+        rm -rf "$work/ref" "$work/out" && mkdir -p "$work/ref"
         "$tools/bin/sezm-run" "$root/gpu-run/sezm-min.sezm" --entry energy_forces \
           --structure "$xyz" --cutoff 6 --species H,O --output-dir "$work/ref" \
           > /dev/null || status=1
         "$tools/bin/sezm-md-example" "$root/gpu-run/sezm-min.sezm" "$xyz" \
-          --species H,O --steps 20 --output-dir "$work/out" 2>&1 |
+          --species H,O --steps 20 --output-dir "$work/out/made" 2>&1 |
           tee -a "$out/md-example.log" || status=1
-        python3 "$root/bench/compare-npy.py" "$work/ref" "$work/out" --rtol 2e-5 2>&1 |
+        python3 "$root/bench/compare-npy.py" "$work/ref" "$work/out/made" --rtol 2e-5 2>&1 |
           tee -a "$out/md-example.log" || status=1
       done
       ;;

@@ -170,6 +170,13 @@ void writeStructure(const std::string &path, const Structure &structure,
 
 int main(int argc, char **argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+    std::printf("usage: make-so2-workload N OUT_DIR [SEED] [--structure-only]"
+                "\n\nWrites the seeded N-atom SO(2) workload of bench/ (a "
+                "water-density box, its\nneighbour graph and the kernels' "
+                "inputs) as .npy files into OUT_DIR.\n");
+    return 0;
+  }
   auto flag = std::find(args.begin(), args.end(), "--structure-only");
   bool structureOnly = flag != args.end();
   if (structureOnly)

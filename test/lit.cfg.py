@@ -21,7 +21,7 @@ config.substitutions.append(("%sezm_src_root", config.sezm_src_root))
 config.substitutions.append(("%sezm_obj_root", config.sezm_obj_root))
 llvm_config.add_tool_substitutions(
     ["sezm-opt", "sezm-run", "sezm-compile", "sezm-exec", "sezm-md-example",
-     "sezm-reference", "sezm-graph"],
+     "sezm-reference", "sezm-graph", "make-so2-workload"],
     [os.path.join(config.sezm_obj_root, "bin")]
 )
 config.substitutions.append(("%python", config.python_executable))

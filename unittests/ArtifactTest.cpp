@@ -75,10 +75,10 @@ TEST(Artifact, ForeignFilesAreNamedAsSuch) {
 
 TEST(Artifact, OtherVersionsAskForARecompile) {
   std::string bytes = writeArtifact(goodArtifact());
-  putU32(bytes, 8, 2);
+  putU32(bytes, 8, 3);
   EXPECT_EQ(parseError(bytes),
-            "byte 8: artifact format version 2, but this runtime reads "
-            "version 1 (recompile the model with this sezm-compile)");
+            "byte 8: artifact format version 3, but this runtime reads "
+            "version 2 (recompile the model with this sezm-compile)");
 }
 
 TEST(Artifact, SectionTableIsChecked) {
@@ -119,6 +119,26 @@ TEST(Artifact, ContentsAreChecked) {
             std::string::npos);
 }
 
+TEST(Artifact, FlippedBytesAreCaughtByTheChecksums) {
+  EXPECT_EQ(crc32("123456789"), 0xCBF43926u); // the standard check value
+  std::string good = writeArtifact(goodArtifact());
+  Artifact artifact;
+  std::string error;
+  ASSERT_TRUE(parseArtifact(good, artifact, error)) << error;
+  // Every byte of every section, flipped one at a time, is refused, and the
+  // error names the section.
+  size_t sectionsStart = good.size();
+  for (const auto &section : artifact.sections)
+    sectionsStart -= section.second.size();
+  for (size_t at = sectionsStart; at < good.size(); ++at) {
+    std::string flipped = good;
+    flipped[at] ^= 0x10;
+    std::string why = parseError(flipped);
+    EXPECT_NE(why.find("' is corrupt"), std::string::npos)
+        << "byte " << at << ": " << why;
+  }
+}
+
 TEST(Artifact, DuplicateSectionsAreRefused) {
   // writeArtifact cannot make two sections of one name (a map): the table
   // of two one-byte sections named "a" is written by hand.
@@ -131,13 +151,14 @@ TEST(Artifact, DuplicateSectionsAreRefused) {
     for (int i = 0; i < 8; ++i)
       bytes.push_back(static_cast<char>(v >> (8 * i) & 0xff));
   };
-  u32(1);
+  u32(kArtifactVersion);
   u32(2);
   for (int i = 0; i < 2; ++i) {
     u32(1);
     bytes += "a";
-    u64(16 + 2 * 21);
+    u64(16 + 2 * 25);
     u64(1);
+    u32(crc32("x"));
   }
   bytes += "x";
   EXPECT_NE(parseError(bytes).find("section 'a' appears twice"),

@@ -171,6 +171,30 @@ TEST(NeighbourGraph, LargeCellUsesBinsAndAgrees) {
   expectCsr(g, 120);
 }
 
+TEST(NeighbourGraph, RefusesCoincidingAtoms) {
+  Structure s;
+  s.species = {"O", "H", "H"};
+  s.positions = {{0, 0, 0}, {0.96, 0, 0}, {0, 0.95, 0}};
+  NeighbourGraph g;
+  std::string error;
+  ASSERT_TRUE(buildNeighbourGraph(s, 3.0, g, error)) << error;
+  // Just inside the limit, and a whole cell apart: both are named.
+  s.positions[2] = {0.96, kMinAtomSeparation * 0.99, 0};
+  EXPECT_FALSE(buildNeighbourGraph(s, 3.0, g, error));
+  EXPECT_EQ(error.rfind("atom 2 (H) and atom 3 (H) are 0.198 A apart", 0), 0u)
+      << error;
+  s.positions[2] = {0.96, kMinAtomSeparation * 1.01, 0};
+  EXPECT_TRUE(buildNeighbourGraph(s, 3.0, g, error)) << error;
+  s.hasCell = true;
+  s.pbc = {true, true, true};
+  s.cell = {Vec3{5, 0, 0}, Vec3{0, 5, 0}, Vec3{0, 0, 5}};
+  s.positions[2] = {0.96, 5.0, 0};
+  EXPECT_FALSE(buildNeighbourGraph(s, 3.0, g, error));
+  EXPECT_EQ(error.rfind("atom 2 (H) and atom 3 (H)'s periodic image are ", 0),
+            0u)
+      << error;
+}
+
 TEST(NeighbourGraph, RejectsBadRequests) {
   Structure s;
   s.positions = {{0, 0, 0}};

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -147,6 +148,10 @@ void writeNpy(const std::string &path, const std::vector<float> &values,
 }
 } // namespace
 
+constexpr const char *kUsage =
+    "usage: sezm-md-example MODEL.sezm STRUCTURE.xyz [--species H,O] "
+    "[--cutoff 6] [--entry energy_forces] [--steps 10] [--output-dir DIR]";
+
 int main(int argc, char **argv) {
   std::vector<std::string> positional;
   std::vector<std::string> species = {"H", "O"};
@@ -160,6 +165,16 @@ int main(int argc, char **argv) {
         fail(arg + " needs a value");
       return argv[++i];
     };
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s\n\nRuns a compiled model the way an MD engine does: the "
+                  "coordinates, types and\nedge list on the GPU, through "
+                  "sezm_model_compute_edges_gpu, and prints the\nenergy, the "
+                  "largest force, the virial and the median time of a step. "
+                  "--output-dir\nwrites energy.npy, forces.npy and "
+                  "virial.npy there (made if missing).\n",
+                  kUsage);
+      return 0;
+    }
     if (arg == "--species") {
       species.clear();
       std::istringstream list(value());
@@ -180,9 +195,7 @@ int main(int argc, char **argv) {
     }
   }
   if (positional.size() != 2)
-    fail("usage: sezm-md-example MODEL.sezm STRUCTURE.xyz [--species H,O] "
-         "[--cutoff 6] [--entry energy_forces] [--steps 10] [--output-dir "
-         "DIR]");
+    fail(kUsage);
 
   Atoms atoms = readXyz(positional[1], species);
   std::vector<int64_t> edgeIndex;
@@ -239,6 +252,10 @@ int main(int argc, char **argv) {
               "(graph arrays, run and copies; device memory peak %zu bytes)\n",
               steps, times[times.size() / 2], sezm_device_bytes_peak());
   if (!outputDir.empty()) {
+    std::error_code made;
+    std::filesystem::create_directories(outputDir, made);
+    if (made)
+      fail(outputDir + ": " + made.message());
     writeNpy(outputDir + "/energy.npy", energy, "()");
     writeNpy(outputDir + "/forces.npy", forces,
              "(" + std::to_string(n) + ", 3)");

@@ -4,6 +4,7 @@
 
 #include "SeZM/Support/Signature.h"
 
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -46,6 +47,18 @@ private:
   size_t at = 0;
 };
 
+/// The CRC-32 table of the reflected polynomial 0xEDB88320.
+std::array<uint32_t, 256> makeCrcTable() {
+  std::array<uint32_t, 256> table;
+  for (uint32_t n = 0; n < 256; ++n) {
+    uint32_t c = n;
+    for (int k = 0; k < 8; ++k)
+      c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+    table[n] = c;
+  }
+  return table;
+}
+
 bool printableName(const std::string &name) {
   for (char c : name)
     if (c < 0x21 || c > 0x7e)
@@ -58,10 +71,18 @@ bool sezmrt::looksLikeArtifact(const std::string &bytes) {
   return bytes.compare(0, kMagicSize, kArtifactMagic) == 0;
 }
 
+uint32_t sezmrt::crc32(const std::string &bytes) {
+  static const std::array<uint32_t, 256> table = makeCrcTable();
+  uint32_t c = 0xFFFFFFFFu;
+  for (char byte : bytes)
+    c = table[(c ^ static_cast<unsigned char>(byte)) & 0xff] ^ (c >> 8);
+  return c ^ 0xFFFFFFFFu;
+}
+
 std::string sezmrt::writeArtifact(const Artifact &artifact) {
   size_t tableSize = kMagicSize + 8;
   for (const auto &section : artifact.sections)
-    tableSize += 4 + section.first.size() + 16;
+    tableSize += 4 + section.first.size() + 20;
   std::string out(kArtifactMagic, kMagicSize);
   appendInteger(out, kArtifactVersion, 4);
   appendInteger(out, artifact.sections.size(), 4);
@@ -71,6 +92,7 @@ std::string sezmrt::writeArtifact(const Artifact &artifact) {
     out += name;
     appendInteger(out, offset, 8);
     appendInteger(out, contents.size(), 8);
+    appendInteger(out, crc32(contents), 4);
     offset += contents.size();
   }
   for (const auto &section : artifact.sections)
@@ -105,7 +127,7 @@ bool sezmrt::parseArtifact(const std::string &bytes, Artifact &artifact,
                                     std::to_string(kMaxSections) + " allowed");
   for (uint64_t i = 0; i < count; ++i) {
     size_t entry = reader.position();
-    uint64_t nameSize, offset, size;
+    uint64_t nameSize, offset, size, checksum;
     std::string name;
     if (!reader.read(nameSize, 4))
       return fail(entry, "truncated section table");
@@ -114,7 +136,7 @@ bool sezmrt::parseArtifact(const std::string &bytes, Artifact &artifact,
                              std::to_string(nameSize) + " bytes (1 to " +
                              std::to_string(kMaxSectionName) + " allowed)");
     if (!reader.read(name, nameSize) || !reader.read(offset, 8) ||
-        !reader.read(size, 8))
+        !reader.read(size, 8) || !reader.read(checksum, 4))
       return fail(entry, "truncated section table");
     if (!printableName(name))
       return fail(entry, "section " + std::to_string(i) +
@@ -125,7 +147,13 @@ bool sezmrt::parseArtifact(const std::string &bytes, Artifact &artifact,
                       std::to_string(offset) + " to " + std::to_string(offset) +
                       " + " + std::to_string(size) + ", past the end of the " +
                       std::to_string(bytes.size()) + "-byte file (truncated?)");
-    if (!artifact.sections.emplace(name, bytes.substr(offset, size)).second)
+    std::string contents = bytes.substr(offset, size);
+    if (uint32_t actual = crc32(contents); actual != checksum)
+      return fail(offset, "section '" + name +
+                              "' is corrupt: its bytes do not match the "
+                              "checksum sezm-compile wrote (the file was "
+                              "changed or damaged after it was written)");
+    if (!artifact.sections.emplace(name, std::move(contents)).second)
       return fail(entry, "section '" + name + "' appears twice");
   }
   for (const char *required : {kManifestSection, kHostSection})

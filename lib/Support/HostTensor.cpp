@@ -2,6 +2,8 @@
 
 #include "SeZM/Support/HostTensor.h"
 
+#include <cmath>
+
 #include <fstream>
 #include <sstream>
 
@@ -48,6 +50,44 @@ int64_t sezmrt::elementCount(const std::vector<int64_t> &shape) {
 }
 
 int64_t HostTensor::numElements() const { return elementCount(shape); }
+
+template <typename T>
+static int64_t firstNonFiniteOf(const void *data, int64_t count) {
+  const T *values = static_cast<const T *>(data);
+  for (int64_t i = 0; i < count; ++i)
+    if (!std::isfinite(values[i]))
+      return i;
+  return -1;
+}
+
+int64_t sezmrt::firstNonFinite(ElementType type, const void *data,
+                               int64_t count) {
+  switch (type) {
+  case ElementType::F32:
+    return firstNonFiniteOf<float>(data, count);
+  case ElementType::F64:
+    return firstNonFiniteOf<double>(data, count);
+  case ElementType::I32:
+  case ElementType::I64:
+    return -1;
+  }
+  return -1;
+}
+
+std::string sezmrt::nonFiniteError(const std::string &what, ElementType type,
+                                   const void *data, int64_t count) {
+  int64_t at = firstNonFinite(type, data, count);
+  if (at < 0)
+    return std::string();
+  double value = type == ElementType::F32
+                     ? static_cast<const float *>(data)[at]
+                     : static_cast<const double *>(data)[at];
+  return what + ": element " + std::to_string(at) + " is " +
+         (std::isnan(value) ? "NaN"
+          : value > 0       ? "+Inf"
+                            : "-Inf") +
+         "; inputs must be finite numbers";
+}
 
 double HostTensor::at(int64_t i) const {
   switch (type) {

@@ -41,6 +41,19 @@ std::string EntrySignature::checkInputs(const std::vector<HostTensor> &inputs,
     if (!arguments[i].accepts(inputs[i]))
       return std::string("input " + arguments[i].describe() + " was given " +
                          inputs[i].describe());
+  // Values are checked where they are at hand (a view without bytes stands
+  // for an array the caller keeps).
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const HostTensor &input = inputs[i];
+    if (input.bytes.size() !=
+        static_cast<size_t>(input.numElements()) * elementSize(input.type))
+      continue;
+    std::string error =
+        nonFiniteError("input '" + arguments[i].name + "'", input.type,
+                       input.bytes.data(), input.numElements());
+    if (!error.empty())
+      return error;
+  }
 
   for (const OpContract &contract : contracts) {
     std::map<std::string, int64_t> sizes;

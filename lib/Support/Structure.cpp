@@ -7,8 +7,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 using namespace sezmrt;
@@ -283,6 +285,16 @@ bool sezmrt::parseExtendedXyz(const std::string &text, const std::string &name,
   return true;
 }
 
+std::string sezmrt::describePeriodicity(const Structure &structure) {
+  int periodic =
+      int(structure.pbc[0]) + int(structure.pbc[1]) + int(structure.pbc[2]);
+  if (periodic > 0)
+    return "periodic along " + std::to_string(periodic) +
+           " of 3 lattice vectors";
+  return structure.hasCell ? "non-periodic (pbc is F F F)"
+                           : "non-periodic (no Lattice)";
+}
+
 std::vector<double> sezmrt::flatten(const std::vector<Vec3> &rows) {
   std::vector<double> flat;
   for (const Vec3 &row : rows)
@@ -423,6 +435,9 @@ bool sezmrt::buildNeighbourGraph(const Structure &structure, double cutoff,
   };
   std::vector<Edge> edges;
   double cutoff2 = cutoff * cutoff;
+  // The closest pair, refused below kMinAtomSeparation.
+  double closest2 = kMinAtomSeparation * kMinAtomSeparation;
+  std::optional<Edge> closest;
   for (int64_t j = 0; j < atoms; ++j) {
     std::array<int64_t, 3> home{binOf[j] / (bins[1] * bins[2]),
                                 (binOf[j] / bins[2]) % bins[1],
@@ -451,18 +466,45 @@ bool sezmrt::buildNeighbourGraph(const Structure &structure, double cutoff,
             Vec3 v;
             for (int d = 0; d < 3; ++d)
               v[d] = wrapped[i][d] + translation[d] - wrapped[j][d];
-            if (dot(v, v) >= cutoff2)
+            double length2 = dot(v, v);
+            if (length2 >= cutoff2)
               continue;
             Vec3 shift;
             for (int d = 0; d < 3; ++d)
               shift[d] = translation[d] + wrapShift[i][d] - wrapShift[j][d];
             mine.push_back({i, j, image, shift});
+            if (length2 < closest2) {
+              closest2 = length2;
+              closest = mine.back();
+            }
           }
         }
     std::sort(mine.begin(), mine.end(), [](const Edge &a, const Edge &b) {
       return a.src != b.src ? a.src < b.src : a.image < b.image;
     });
     edges.insert(edges.end(), mine.begin(), mine.end());
+  }
+  if (closest) {
+    auto atom = [&](int64_t a) {
+      return "atom " + std::to_string(a + 1) +
+             (a < static_cast<int64_t>(structure.species.size())
+                  ? " (" + structure.species[a] + ")"
+                  : std::string());
+    };
+    bool imaged =
+        closest->src == closest->dst || closest->shift != Vec3{0, 0, 0};
+    char distance[32], limit[32];
+    std::snprintf(distance, sizeof distance, "%.3g", std::sqrt(closest2));
+    std::snprintf(limit, sizeof limit, "%g", kMinAtomSeparation);
+    error = atom(std::min(closest->src, closest->dst)) + " and " +
+            (closest->src == closest->dst
+                 ? "its own periodic image"
+                 : atom(std::max(closest->src, closest->dst)) +
+                       (imaged ? "'s periodic image" : "")) +
+            " are " + distance + " A apart: atoms closer than " + limit +
+            " A are taken for an error in the structure (they would give "
+            "unbounded forces)";
+    return false;
   }
 
   int64_t count = static_cast<int64_t>(edges.size());

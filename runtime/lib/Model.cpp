@@ -386,6 +386,12 @@ int sezm_model_run(sezm_model *model, const char *entry,
     views.push_back(std::move(view));
   }
   std::string error = signature->checkInputs(views, indicesOnHost);
+  // Host float arrays are read where they stand, not copied for the check.
+  for (int i = 0; i < inputCount && error.empty(); ++i)
+    if (!inputs[i].on_device)
+      error =
+          nonFiniteError("input '" + signature->arguments[i].name + "'",
+                         views[i].type, inputs[i].data, views[i].numElements());
   if (!error.empty())
     return failWith(error, 1);
 

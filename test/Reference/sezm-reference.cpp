@@ -69,6 +69,13 @@ int main(int argc, char **argv) {
   int lmax = 3, rank = 1;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    if (arg == "--help") {
+      std::printf("usage: sezm-reference OP OUT.npy IN.npy... [--lmax L] "
+                  "[--rank R]\n\nEvaluates one sezm op with the fp64 "
+                  "reference of test/Reference (written\napart from the "
+                  "compiler) on .npy inputs, for the lit tests.\n");
+      return 0;
+    }
     if (arg == "--lmax" && i + 1 < argc)
       lmax = std::atoi(argv[++i]);
     else if (arg == "--rank" && i + 1 < argc)

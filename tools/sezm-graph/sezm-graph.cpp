@@ -99,13 +99,11 @@ int main(int argc, char **argv) {
     return fail(error);
   if (!buildNeighbourGraph(structure, cutoff, graph, error))
     return fail(path + ": " + error);
-  std::printf("%zu atoms, %zu edges within %g A (%.1f per atom), periodic "
-              "along %d of 3 lattice vectors\n",
+  std::printf("%zu atoms, %zu edges within %g A (%.1f per atom), %s\n",
               structure.positions.size(), graph.src.size(), cutoff,
               static_cast<double>(graph.src.size()) /
                   static_cast<double>(structure.positions.size()),
-              int(structure.pbc[0]) + int(structure.pbc[1]) +
-                  int(structure.pbc[2]));
+              describePeriodicity(structure).c_str());
   if (outputDir.empty())
     return 0;
   mkdir(outputDir.c_str(), 0755);

@@ -26,6 +26,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -151,9 +152,9 @@ structureInputs(const sezmrt::EntrySignature &signature,
     return llvm::createStringError(structurePath + ": " + error);
   int64_t atoms = structure.positions.size(), edges = graph.src.size();
   llvm::outs() << llvm::format(
-      "%s: %lld atoms, %lld edges within %g A\n", structurePath.c_str(),
+      "%s: %lld atoms, %lld edges within %g A, %s\n", structurePath.c_str(),
       static_cast<long long>(atoms), static_cast<long long>(edges),
-      static_cast<double>(cutoff));
+      static_cast<double>(cutoff), sezmrt::describePeriodicity(structure).c_str());
   std::map<
       std::string,
       std::pair<bool, std::function<sezmrt::HostTensor(sezmrt::ElementType)>>>
@@ -403,16 +404,18 @@ struct ArtifactFile {
 
 static llvm::Expected<std::optional<ArtifactFile>>
 readArtifactFile(const std::string &path) {
-  // Anything else (a module, or a file that cannot be read, which the
-  // module reader then reports) is not an artifact.
-  std::string magic(8, '\0');
-  std::ifstream sniff(path, std::ios::binary);
-  if (!sniff || !sniff.read(magic.data(), magic.size()) ||
-      !sezmrt::looksLikeArtifact(magic))
-    return std::optional<ArtifactFile>();
+  // A file that cannot be read is the module reader's to report.
   std::string bytes, error;
   if (!sezmrt::readFileBytes(path, bytes, error))
-    return llvm::createStringError(error);
+    return std::optional<ArtifactFile>();
+  // A module is text: a file named .sezm, or with bytes no MLIR text has, is
+  // reported as the artifact it is not, rather than parsed as MLIR and
+  // echoed to the terminal.
+  if (!sezmrt::looksLikeArtifact(bytes) &&
+      !StringRef(path).ends_with(".sezm") &&
+      bytes.find('\0') == std::string::npos &&
+      llvm::json::isUTF8(StringRef(bytes).take_front(1 << 16)))
+    return std::optional<ArtifactFile>();
   sezmrt::Artifact artifact;
   if (!sezmrt::parseArtifact(bytes, artifact, error))
     return llvm::createStringError(path + ": " + error);

@@ -12,7 +12,8 @@
 //   u32 version                      kArtifactVersion
 //   u32 section count                at most kMaxSections
 //   per section: u32 name length, the name (1..kMaxSectionName printable
-//                ASCII bytes), u64 offset, u64 size (from the file's start)
+//                ASCII bytes), u64 offset, u64 size (from the file's start),
+//                u32 CRC-32 of its bytes
 //   the sections' bytes
 //
 //===----------------------------------------------------------------------===//
@@ -26,7 +27,7 @@
 namespace sezmrt {
 
 constexpr char kArtifactMagic[] = "SEZMART\n";
-constexpr uint32_t kArtifactVersion = 1;
+constexpr uint32_t kArtifactVersion = 2;
 constexpr uint32_t kMaxSections = 4096;
 constexpr uint32_t kMaxSectionName = 256;
 
@@ -46,10 +47,13 @@ bool looksLikeArtifact(const std::string &bytes);
 /// Serializes the sections (in name order).
 std::string writeArtifact(const Artifact &artifact);
 
+/// The CRC-32 (IEEE 802.3, as zlib computes it) of `bytes`.
+uint32_t crc32(const std::string &bytes);
+
 /// Parses and checks an artifact: magic, version, the section table, every
-/// section inside the file, unique names, a manifest that parses and a host
-/// section that is an ELF file. On failure returns false and sets `error`
-/// to a plain-English reason that names the byte offset.
+/// section inside the file and equal to its checksum, unique names, a manifest
+/// that parses and a host section that is an ELF file. On failure returns false
+/// and sets `error` to a plain-English reason that names the byte offset.
 bool parseArtifact(const std::string &bytes, Artifact &artifact,
                    std::string &error);
 

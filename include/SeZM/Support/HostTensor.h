@@ -23,6 +23,15 @@ size_t elementSize(ElementType type);
 const char *elementTypeName(ElementType type);
 /// The number of elements of an array of `shape`.
 int64_t elementCount(const std::vector<int64_t> &shape);
+
+/// The index of the first of `count` elements at `data` that is NaN or
+/// infinite, or -1 (always -1 for an integer type).
+int64_t firstNonFinite(ElementType type, const void *data, int64_t count);
+
+/// An error naming `what` and its first element that is NaN or infinite,
+/// or an empty string.
+std::string nonFiniteError(const std::string &what, ElementType type,
+                           const void *data, int64_t count);
 /// "float32 (5, 3)": an array's element type and shape.
 std::string describeArray(ElementType type, const std::vector<int64_t> &shape);
 

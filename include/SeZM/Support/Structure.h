@@ -40,6 +40,11 @@ struct Structure {
 /// "<name>:<line>:<column>: <what is wrong>".
 bool parseExtendedXyz(const std::string &text, const std::string &name,
                       Structure &out, std::string &error);
+/// How a structure is periodic, for what tools print: "periodic along 2 of
+/// 3 lattice vectors", or "non-periodic (no Lattice)" when the file gave no
+/// cell, or "non-periodic (pbc is F F F)".
+std::string describePeriodicity(const Structure &structure);
+
 /// Reads a file and parses it.
 bool readExtendedXyz(const std::string &path, Structure &out,
                      std::string &error);
@@ -59,10 +64,16 @@ struct NeighbourGraph {
   std::vector<int64_t> srcOrder, srcRowptr, dstOrder, dstRowptr;
 };
 
+/// Atoms (or an atom and a periodic image) closer than this, in A, are
+/// refused as an error in the structure: no bond is this short, and a model
+/// gives them unbounded forces.
+constexpr double kMinAtomSeparation = 0.2;
+
 /// Builds the graph of `structure` within `cutoff` with a cell list; cells
 /// smaller than the cutoff give several images of an atom. Fails (with a
-/// reason) for a non-positive cutoff, a periodic axis without a cell, or a
-/// degenerate cell.
+/// reason) for a non-positive cutoff, a periodic axis without a cell, a
+/// degenerate cell, or two atoms closer than kMinAtomSeparation (the error
+/// names them and their distance).
 bool buildNeighbourGraph(const Structure &structure, double cutoff,
                          NeighbourGraph &out, std::string &error);
 

@@ -19,6 +19,10 @@
 // RUN: %npytool raw %t/fortran.npy "\x93NUMPY\x01\x00\x45\x00{'descr': '<f4', 'fortran_order': True, 'shape': (3, 1, 2), }        \n"
 // RUN: %npytool raw %t/big_endian.npy "\x93NUMPY\x01\x00\x46\x00{'descr': '>f4', 'fortran_order': False, 'shape': (3, 1, 2), }        \n"
 // RUN: echo "func.func @main() { %%0 = sezm.wigner }" > %t/broken.mlir
+// RUN: %npytool write %t/x_nan.npy f32 3,1,2 "1 2 3 nan 5 6"
+// RUN: %npytool write %t/x_inf.npy f32 3,1,2 "1 2 3 4 -inf 6"
+// RUN: %python -c "import sys; sys.stdout.buffer.write(bytes(range(256)) * 8)" > %t/random.bin
+// RUN: printf 'not an artifact' > %t/model.sezm
 
 // RUN: not sezm-run %s --entry main --input x=%t/x.npy --input src=%t/src.npy --input wigner=%t/w.npy --input order=%t/order.npy 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: missing --input for argument 'rowptr' (int64 (?,)) of @main
@@ -82,6 +86,20 @@
 
 // RUN: not sezm-run %s --device gpu --chip sm_75 2>&1 | FileCheck %s --check-prefix=CHIP
 // CHIP: error: unsupported chip 'sm_75' (supported: sm_80, sm_86, sm_89, sm_90)
+
+// NaN or Inf in an input is refused before anything runs.
+// RUN: not sezm-run %s --entry main --input x=%t/x_nan.npy --input src=%t/src.npy --input wigner=%t/w.npy --input order=%t/order.npy --input rowptr=%t/rowptr.npy 2>&1 | FileCheck %s --check-prefix=NAN
+// NAN: error: input 'x': element 3 is NaN; inputs must be finite numbers
+// RUN: not sezm-run %s --entry main --input x=%t/x_inf.npy --input src=%t/src.npy --input wigner=%t/w.npy --input order=%t/order.npy --input rowptr=%t/rowptr.npy 2>&1 | FileCheck %s --check-prefix=INF
+// INF: error: input 'x': element 4 is -Inf; inputs must be finite numbers
+
+// Bytes that are no module, or a file named as an artifact, get the
+// artifact error rather than being parsed (and echoed) as MLIR.
+// RUN: not sezm-run %t/random.bin 2>&1 | FileCheck %s --check-prefix=RANDOM
+// RANDOM: error: {{.*}}random.bin: byte 0: not a sezm artifact (it does not begin with "SEZMART")
+// RANDOM-NOT: func
+// RUN: not sezm-run %t/model.sezm 2>&1 | FileCheck %s --check-prefix=NAMED
+// NAMED: error: {{.*}}model.sezm: byte 0: not a sezm artifact (it does not begin with "SEZMART")
 
 // RUN: not sezm-run %t/broken.mlir 2>&1 | FileCheck %s --check-prefix=PARSE
 // PARSE: broken.mlir:1:{{[0-9]+}}: error:
