@@ -6,6 +6,7 @@
 #include "SeZM/Support/Npy.h"
 #include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Structure.h"
+#include "SeZM/Support/TorchCheckpoint.h"
 
 using namespace sezmrt;
 
@@ -40,6 +41,22 @@ void sezm::fuzz::artifact(const uint8_t *data, size_t size) {
                 error);
 }
 
+void sezm::fuzz::torchCheckpoint(const uint8_t *data, size_t size) {
+  TorchCheckpoint checkpoint;
+  std::string error;
+  if (!parseTorchCheckpoint(
+          std::string(reinterpret_cast<const char *>(data), size), "fuzz.pt",
+          checkpoint, error))
+    return;
+  for (const std::unique_ptr<PyObject> &object : checkpoint.objects) {
+    if (object->kind != PyObject::Kind::Tensor)
+      continue;
+    HostTensor tensor;
+    loadTensor(checkpoint, *object, tensor, error);
+    object->describe();
+  }
+}
+
 sezm::fuzz::Target sezm::fuzz::targetNamed(const std::string &name) {
   if (name == "safetensors")
     return safetensors;
@@ -49,5 +66,7 @@ sezm::fuzz::Target sezm::fuzz::targetNamed(const std::string &name) {
     return extendedXyz;
   if (name == "artifact")
     return artifact;
+  if (name == "torch")
+    return torchCheckpoint;
   return nullptr;
 }

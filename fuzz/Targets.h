@@ -25,8 +25,12 @@ void extendedXyz(const uint8_t *data, size_t size);
 /// before the runtime loads any of its code.
 void artifact(const uint8_t *data, size_t size);
 
-/// The target of that name ("safetensors", "npy", "xyz", "artifact"), or
-/// null.
+/// A PyTorch checkpoint (torch.save's zip and pickle), and every tensor in
+/// it copied out of its storage.
+void torchCheckpoint(const uint8_t *data, size_t size);
+
+/// The target of that name ("safetensors", "npy", "xyz", "artifact",
+/// "torch"), or null.
 using Target = void (*)(const uint8_t *, size_t);
 Target targetNamed(const std::string &name);
 
