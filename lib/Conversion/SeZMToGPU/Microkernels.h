@@ -10,11 +10,34 @@
 #define SEZM_LIB_CONVERSION_SEZMTOGPU_MICROKERNELS_H
 
 #include "SeZM/Dialect/SeZM/SeZMAttrs.h"
+#include "SeZM/Dialect/SeZM/SeZMOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Operation.h"
 
 namespace mlir::sezm {
 
 class KernelIO;
+
+/// Each microkernel, one file each: whether it lowers an op, and its
+/// emitter, which names the kernel and asks for blocks per multiprocessor
+/// as the op's configuration says.
+namespace microkernels {
+bool rotateMixApplies(RotateMixOp op);
+void emitRotateMix(RotateMixOp op, KernelIO &io, KernelConfigAttr config);
+bool segmentReduceApplies(SegmentReduceOp op);
+void emitSegmentReduce(SegmentReduceOp op, KernelIO &io,
+                       KernelConfigAttr config);
+bool rotateMixGradApplies(RotateMixGradOp op);
+void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io,
+                       KernelConfigAttr config);
+bool rotateMixGradReduceApplies(RotateMixGradReduceOp op);
+void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
+                             KernelConfigAttr config);
+bool isFullSum(linalg::ReduceOp op);
+void emitFullSum(linalg::ReduceOp op, KernelIO &io, KernelConfigAttr config);
+bool isLongMatmul(linalg::MatmulOp op);
+void emitLongMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
+} // namespace microkernels
 
 struct Microkernel {
   /// The kernel configuration's `kernel`, and the kernel's name in profiles.

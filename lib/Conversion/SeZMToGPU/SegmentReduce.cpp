@@ -1,0 +1,47 @@
+//===- SegmentReduce.cpp - segment_reduce: a thread per row element -------===//
+
+#include "Microkernels.h"
+#include "WarpSchedules.h"
+
+#include "SeZM/Dialect/SeZM/SeZMOps.h"
+
+using namespace mlir;
+using namespace mlir::sezm;
+
+namespace mlir::sezm::microkernels {
+
+//===----------------------------------------------------------------------===//
+// segment_reduce: one thread per (node, row element), the sum in a register
+//===----------------------------------------------------------------------===//
+
+void emitSegmentReduce(SegmentReduceOp op, KernelIO &io,
+                       KernelConfigAttr config) {
+  Value values = io.in(op.getValues());
+  Value order = io.in(op.getOrder()), rowptr = io.in(op.getRowptr());
+  Idx nodes = dim(rowptr, 0) - 1;
+  auto type = cast<RankedTensorType>(op.getResult().getType());
+  SmallVector<Idx> extents{nodes};
+  for (int64_t axis = 1; axis < type.getRank(); ++axis)
+    extents.push_back(dim(values, axis));
+  Value out = io.allocate(0, extents);
+  Value flatValues = flattenRows(values), flatOut = flattenRows(out);
+  Idx row = dim(flatValues, 1);
+  launchKernel(
+      config.getKernel().getValue(),
+      {ceilDiv(row, kBlockThreads), nodes, Idx(1)},
+      {Idx(kBlockThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
+        Idx p = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
+        Idx n = ids.block[1];
+        ifThen(p < row, [&] {
+          Num sum = sumRange(
+              loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), [&](Idx t) {
+                return load(flatValues, {loadIndex(order, {t}), p});
+              });
+          store(sum, flatOut, {n, p});
+        });
+      });
+}
+
+bool segmentReduceApplies(SegmentReduceOp) { return true; }
+
+} // namespace mlir::sezm::microkernels
