@@ -287,4 +287,23 @@ def InputsReadOnly : Pass<"sezm-inputs-read-only", "::mlir::func::FuncOp"> {
   }];
 }
 
+def OrderConstantGlobals
+    : Pass<"sezm-order-constant-globals", "::mlir::ModuleOp"> {
+  let summary = "Name and place bufferization's constant globals in use order";
+  let description = [{
+    One-shot bufferization turns each tensor constant into a private,
+    constant `memref.global` named after its type (`__constant_1x128xf32`,
+    then `_0`, `_1`, ... for more of one type), created as it meets the
+    functions, in an order that can differ from run to run. This pass renames
+    them `__constant_<k>_<type>` in the order the module's functions first
+    read them (`memref.get_global`), and places them in that order at the top
+    of the module, so that the same module always compiles to the same
+    bytes (the artifact's host library included).
+
+    Before: `memref.global "private" constant @__constant_xf32 : ...`
+    After: `memref.global "private" constant @__constant_0_xf32 : ...`
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // SEZM_TRANSFORMS_PASSES_TD

@@ -53,6 +53,7 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(createOrderConstantGlobals());
   pm.addPass(createCanonicalizerPass());
   // On the GPU the plan frees each buffer after its last use (the
   // ownership-based deallocation does not see into gpu.launch); on the CPU
