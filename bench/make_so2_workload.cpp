@@ -20,6 +20,7 @@
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
 #include "SeZM/Support/Npy.h"
 #include "SeZM/Support/Structure.h"
+#include "SeZM/Support/Tooling.h"
 
 #include <algorithm>
 #include <array>
@@ -243,9 +244,9 @@ int main(int argc, char **argv) {
   }
 
   write(out, "x", gaussian(seed, 0, {atoms, kRows, kChannels}, 1.0));
-  write(out, "src", indices(graph.src));
-  write(out, "src_order", indices(graph.srcOrder));
-  write(out, "src_rowptr", indices(graph.srcRowptr));
+  write(out, port::kSrc, indices(graph.src));
+  write(out, port::kSrcOrder, indices(graph.srcOrder));
+  write(out, port::kSrcRowptr, indices(graph.srcRowptr));
   HostTensor wigner = gaussian(seed, 1, {edges, kRows, kRows}, 0.5);
   write(out, "wigner", wigner);
   write(out, "wigner_kept", keptEntries(wigner));

@@ -9,6 +9,7 @@
 #include "SeZM/Support/RuntimeTensors.h"
 #include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Signature.h"
+#include "SeZM/Support/Tooling.h"
 
 #include <chrono>
 #include <dlfcn.h>
@@ -95,17 +96,17 @@ size_t byteCount(const sezm_tensor &t) {
 std::map<std::string, sezm_tensor> graphArrays(const DeviceGraph &g) {
   int64_t n = g.atoms, e = g.edges;
   const auto *index = static_cast<const int64_t *>(g.edgeIndex);
-  return {{"positions", deviceArray(SEZM_F32, {n, 3}, g.coord)},
-          {"shift", deviceArray(SEZM_F32, {e, 3}, g.shift)},
-          {"src", deviceArray(SEZM_I64, {e}, index)},
-          {"dst", deviceArray(SEZM_I64, {e}, index + e)},
-          {"src_order", deviceArray(SEZM_I64, {e}, g.srcOrder)},
-          {"src_rowptr", deviceArray(SEZM_I64, {n + 1}, g.srcRowptr)},
-          {"dst_order", deviceArray(SEZM_I64, {e}, g.dstOrder)},
-          {"dst_rowptr", deviceArray(SEZM_I64, {n + 1}, g.dstRowptr)},
-          {"types", deviceArray(SEZM_I64, {n}, g.types)},
-          {"edge_index", deviceArray(SEZM_I64, {2, e}, index)},
-          {"edge_vec", deviceArray(SEZM_F32, {e, 3}, g.edgeVec)}};
+  return {{port::kPositions, deviceArray(SEZM_F32, {n, 3}, g.coord)},
+          {port::kShift, deviceArray(SEZM_F32, {e, 3}, g.shift)},
+          {port::kSrc, deviceArray(SEZM_I64, {e}, index)},
+          {port::kDst, deviceArray(SEZM_I64, {e}, index + e)},
+          {port::kSrcOrder, deviceArray(SEZM_I64, {e}, g.srcOrder)},
+          {port::kSrcRowptr, deviceArray(SEZM_I64, {n + 1}, g.srcRowptr)},
+          {port::kDstOrder, deviceArray(SEZM_I64, {e}, g.dstOrder)},
+          {port::kDstRowptr, deviceArray(SEZM_I64, {n + 1}, g.dstRowptr)},
+          {port::kTypes, deviceArray(SEZM_I64, {n}, g.types)},
+          {port::kEdgeIndex, deviceArray(SEZM_I64, {2, e}, index)},
+          {port::kEdgeVec, deviceArray(SEZM_F32, {e, 3}, g.edgeVec)}};
 }
 } // namespace
 

@@ -14,6 +14,7 @@
 
 #include "SeZM/Support/Npy.h"
 #include "SeZM/Support/RuntimeTensors.h"
+#include "SeZM/Support/Tooling.h"
 
 #include <algorithm>
 #include <cmath>
@@ -42,7 +43,7 @@ const char *usage =
     "  --output-dir D   write each output to D/<name>.npy\n"
     "  --expect D       compare each output with D/<name>.npy: fail when\n"
     "                   max |out - expected| > atol + rtol * max |expected|\n"
-    "  --rtol R         relative tolerance (default 1e-5)\n"
+    "  --rtol R         relative tolerance (default 2e-5, as sezm-run's)\n"
     "  --atol A         absolute tolerance (default 1e-6)\n"
     "  --bench N        run N more times, print the median and min time\n"
     "                   (of each kernel too, with --profile)\n"
@@ -57,7 +58,7 @@ double median(std::vector<double> values) {
 int main(int argc, char **argv) {
   std::string modelPath, entry, outputDir, expectDir;
   std::vector<std::pair<std::string, std::string>> bindings;
-  double rtol = 1e-5, atol = 1e-6;
+  Tolerance tolerance;
   int bench = 0;
   bool profile = false;
   for (int i = 1; i < argc; ++i) {
@@ -75,19 +76,18 @@ int main(int argc, char **argv) {
     } else if (arg == "--entry") {
       entry = value("--entry");
     } else if (arg == "--input") {
-      std::string binding = value("--input");
-      size_t eq = binding.find('=');
-      if (eq == std::string::npos || eq == 0)
-        return fail("--input " + binding + ": expected name=file.npy");
-      bindings.push_back({binding.substr(0, eq), binding.substr(eq + 1)});
+      std::string name, file, error;
+      if (!parseBinding(value("--input"), name, file, error))
+        return fail(error);
+      bindings.push_back({name, file});
     } else if (arg == "--output-dir") {
       outputDir = value("--output-dir");
     } else if (arg == "--expect") {
       expectDir = value("--expect");
     } else if (arg == "--rtol") {
-      rtol = std::atof(value("--rtol"));
+      tolerance.rtol = std::atof(value("--rtol"));
     } else if (arg == "--atol") {
-      atol = std::atof(value("--atol"));
+      tolerance.atol = std::atof(value("--atol"));
     } else if (arg == "--bench") {
       bench = std::atoi(value("--bench"));
     } else if (arg == "--profile") {
@@ -181,24 +181,18 @@ int main(int argc, char **argv) {
       HostTensor expected;
       if (!readNpy(expectDir + "/" + name + ".npy", expected, error))
         return fail(error);
-      if (expected.shape != out.shape) {
+      Comparison comparison = compare(out, expected);
+      if (!comparison.sameShape) {
         std::printf("    FAIL: shape %s, expected %s\n", out.describe().c_str(),
                     expected.describe().c_str());
         ++failures;
         continue;
       }
-      double scale = 0, worst = 0;
-      bool finite = true;
-      for (int64_t k = 0; k < out.numElements(); ++k) {
-        scale = std::max(scale, std::abs(expected.at(k)));
-        double diff = std::abs(out.at(k) - expected.at(k));
-        finite &= std::isfinite(out.at(k));
-        worst = std::max(worst, diff);
-      }
-      bool ok = finite && worst <= atol + rtol * scale;
+      bool ok = comparison.within(tolerance);
       std::printf(
           "    max abs error %.3g, relative to max |expected| %.3g: %.3g  %s\n",
-          worst, scale, scale > 0 ? worst / scale : worst, ok ? "ok" : "FAIL");
+          comparison.worst, comparison.scale, comparison.relative(),
+          ok ? "ok" : "FAIL");
       failures += ok ? 0 : 1;
     }
   }

@@ -13,6 +13,7 @@
 #include "SeZM/Support/HostTensor.h"
 #include "SeZM/Support/Npy.h"
 #include "SeZM/Support/Structure.h"
+#include "SeZM/Support/Tooling.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -36,15 +37,6 @@ int fail(const std::string &message) {
   return 1;
 }
 
-HostTensor indices(const std::vector<int64_t> &values) {
-  return tensorFrom(ElementType::I64, {static_cast<int64_t>(values.size())},
-                    values);
-}
-
-HostTensor vectors(const std::vector<Vec3> &rows, ElementType type) {
-  return tensorFrom(type, {static_cast<int64_t>(rows.size()), 3},
-                    flatten(rows));
-}
 } // namespace
 
 int main(int argc, char **argv) {
@@ -107,21 +99,10 @@ int main(int argc, char **argv) {
   if (outputDir.empty())
     return 0;
   mkdir(outputDir.c_str(), 0755);
-  struct Output {
-    const char *name;
-    HostTensor tensor;
-  } outputs[] = {
-      {"positions", vectors(structure.positions, floatType)},
-      {"src", indices(graph.src)},
-      {"dst", indices(graph.dst)},
-      {"shift", vectors(graph.shift, floatType)},
-      {"src_order", indices(graph.srcOrder)},
-      {"src_rowptr", indices(graph.srcRowptr)},
-      {"dst_order", indices(graph.dstOrder)},
-      {"dst_rowptr", indices(graph.dstRowptr)},
-  };
-  for (const Output &output : outputs)
-    if (!writeNpy(outputDir + "/" + output.name + ".npy", output.tensor, error))
+  for (const GraphInput &input : graphInputs(structure, graph))
+    if (!writeNpy(outputDir + "/" + input.name + ".npy",
+                  input.as(input.isFloat ? floatType : ElementType::I64),
+                  error))
       return fail(error);
   return 0;
 }

@@ -16,6 +16,7 @@
 #include "SeZM/Support/RuntimeTensors.h"
 #include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Structure.h"
+#include "SeZM/Support/Tooling.h"
 #include "SeZM/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -87,10 +88,10 @@ static cl::opt<bool>
                  cl::cat(category));
 static cl::opt<double>
     relativeTolerance("rtol", cl::desc("Relative tolerance of --verify"),
-                      cl::init(2e-5), cl::cat(category));
+                      cl::init(sezmrt::Tolerance().rtol), cl::cat(category));
 static cl::opt<double>
     absoluteTolerance("atol", cl::desc("Absolute tolerance of --verify"),
-                      cl::init(1e-6), cl::cat(category));
+                      cl::init(sezmrt::Tolerance().atol), cl::cat(category));
 static cl::opt<int>
     bench("bench",
           cl::desc("Run N more times and print the median time (per kernel "
@@ -154,34 +155,11 @@ structureInputs(const sezmrt::EntrySignature &signature,
   llvm::outs() << llvm::format(
       "%s: %lld atoms, %lld edges within %g A, %s\n", structurePath.c_str(),
       static_cast<long long>(atoms), static_cast<long long>(edges),
-      static_cast<double>(cutoff), sezmrt::describePeriodicity(structure).c_str());
-  std::map<
-      std::string,
-      std::pair<bool, std::function<sezmrt::HostTensor(sezmrt::ElementType)>>>
-      given;
-  auto floats = [&](std::vector<double> values, std::vector<int64_t> shape) {
-    return std::make_pair(
-        true, std::function<sezmrt::HostTensor(sezmrt::ElementType)>(
-                  [=](sezmrt::ElementType type) {
-                    return sezmrt::tensorFrom(type, shape, values);
-                  }));
-  };
-  auto ints = [&](std::vector<int64_t> values) {
-    int64_t size = values.size();
-    return std::make_pair(
-        false, std::function<sezmrt::HostTensor(sezmrt::ElementType)>(
-                   [=](sezmrt::ElementType type) {
-                     return sezmrt::tensorFrom(type, {size}, values);
-                   }));
-  };
-  given["positions"] = floats(sezmrt::flatten(structure.positions), {atoms, 3});
-  given["shift"] = floats(sezmrt::flatten(graph.shift), {edges, 3});
-  given["src"] = ints(graph.src);
-  given["dst"] = ints(graph.dst);
-  given["src_order"] = ints(graph.srcOrder);
-  given["src_rowptr"] = ints(graph.srcRowptr);
-  given["dst_order"] = ints(graph.dstOrder);
-  given["dst_rowptr"] = ints(graph.dstRowptr);
+      static_cast<double>(cutoff),
+      sezmrt::describePeriodicity(structure).c_str());
+  std::map<std::string, sezmrt::GraphInput> given;
+  for (sezmrt::GraphInput &input : sezmrt::graphInputs(structure, graph))
+    given.emplace(input.name, std::move(input));
   if (!species.empty()) {
     std::vector<int64_t> types;
     for (int64_t a = 0; a < atoms; ++a) {
@@ -193,20 +171,22 @@ structureInputs(const sezmrt::EntrySignature &signature,
             llvm::join(species, ", ") + ")");
       types.push_back(it - species.begin());
     }
-    given["types"] = ints(types);
+    given.emplace(
+        sezmrt::port::kTypes,
+        sezmrt::GraphInput{sezmrt::port::kTypes, false, {atoms}, {}, types});
   }
   std::map<std::string, sezmrt::HostTensor> tensors;
   for (const auto &port : signature.arguments) {
     auto it = given.find(port.name);
     if (it == given.end())
       continue;
-    auto [floating, make] = it->second;
+    bool floating = it->second.isFloat;
     if (floating != isFloat(port.type))
       return llvm::createStringError(
           "--structure gives '" + port.name + "' as " +
           (floating ? "floats" : "indices") + ", but @" + signature.function +
           " takes " + port.describe());
-    tensors.emplace(port.name, make(port.type));
+    tensors.emplace(port.name, it->second.as(port.type));
   }
   if (tensors.empty())
     return llvm::createStringError(
@@ -558,10 +538,9 @@ int main(int argc, char **argv) {
   // Bind inputs by argument name.
   std::map<std::string, std::string> bound;
   for (const std::string &binding : inputs) {
-    size_t equals = binding.find('=');
-    if (equals == std::string::npos || equals == 0)
-      return fail("--input " + binding + ": expected name=file.npy");
-    std::string name = binding.substr(0, equals);
+    std::string name, file;
+    if (!sezmrt::parseBinding(binding, name, file, error))
+      return fail(error);
     auto known = llvm::find_if(signature->arguments, [&](const auto &port) {
       return port.name == name;
     });
@@ -573,7 +552,7 @@ int main(int argc, char **argv) {
                   " has no argument '" + name + "' (its arguments: " + names +
                   ")");
     }
-    if (!bound.emplace(name, binding.substr(equals + 1)).second)
+    if (!bound.emplace(name, file).second)
       return fail("--input " + binding + ": argument '" + name +
                   "' is bound twice");
   }
@@ -684,24 +663,18 @@ int main(int argc, char **argv) {
   }
 #endif
   int mismatches = 0;
+  sezmrt::Tolerance tolerance{relativeTolerance, absoluteTolerance};
   if (verifyOnBoth) {
     llvm::outs() << "@" << signature->function << ": GPU against CPU\n";
     for (size_t i = 0; i < cpuOutputs.size(); ++i) {
-      const sezmrt::HostTensor &a = gpuOutputs[i], &b = cpuOutputs[i];
-      double scale = 0, worst = 0;
-      bool finite = a.shape == b.shape;
-      for (int64_t k = 0; finite && k < b.numElements(); ++k) {
-        scale = std::max(scale, std::abs(b.at(k)));
-        worst = std::max(worst, std::abs(a.at(k) - b.at(k)));
-        finite = std::isfinite(a.at(k));
-      }
-      bool ok =
-          finite && worst <= absoluteTolerance + relativeTolerance * scale;
+      sezmrt::Comparison comparison =
+          sezmrt::compare(gpuOutputs[i], cpuOutputs[i]);
+      bool ok = comparison.within(tolerance);
       mismatches += ok ? 0 : 1;
       llvm::outs() << llvm::format(
           "  %s: max abs error %.3g, relative %.3g  %s\n",
-          signature->results[i].name.c_str(), worst,
-          scale > 0 ? worst / scale : worst, ok ? "ok" : "FAIL");
+          signature->results[i].name.c_str(), comparison.worst,
+          comparison.relative(), ok ? "ok" : "FAIL");
     }
   }
   std::vector<sezmrt::HostTensor> *outputs = useGpu ? &gpuOutputs : &cpuOutputs;
