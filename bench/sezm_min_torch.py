@@ -241,8 +241,11 @@ class SeZMMin:
 
     @staticmethod
     def poly_envelope(x, p):
-        env = (1 - (p + 1) * (p + 2) / 2 * x ** p + p * (p + 2) * x ** (p + 1)
-               - p * (p + 1) / 2 * x ** (p + 2))
+        # DeePMD-kit's C^3 envelope: (1-x)^4 sum_{k<p} C(k+3, 3) x^k.
+        series = torch.full_like(x, math.comb(p + 2, 3))
+        for k in reversed(range(p - 1)):
+            series = math.comb(k + 3, 3) + x * series
+        env = (1 - x) ** 4 * series
         return torch.where(x < 1, env, torch.zeros_like(env))
 
     def degree_linear(self, x, w):

@@ -84,10 +84,33 @@ def scalars(prefix, value, out):
         out.append(f"param {prefix} {value}")
 
 
+def radial_fixture(out):
+    """DeePMD-kit's C^3 envelope (exponent 5) and its Bessel radial basis
+    (16 functions, exponent 7, the initial frequencies n pi / rcut) in
+    float64 at edge lengths across the cutoff, for sezm's envelope and
+    radial_basis ops."""
+    from deepmd.pt.model.descriptor.sezm_nn.radial import (C3CutoffEnvelope,
+                                                            RadialBasis)
+    lengths = np.linspace(0.4, 6.3, 60)
+    directions = np.random.default_rng(1).normal(size=(60, 3))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    vectors = directions * lengths[:, None]
+    r = torch.tensor(lengths, dtype=torch.float64)[:, None]
+    envelope = C3CutoffEnvelope(6.0, 5, dtype=torch.float64).to("cpu")
+    basis = RadialBasis(6.0, "bessel", 16, torch.float64, 7).to("cpu")
+    with torch.no_grad():
+        env = envelope(r.to(envelope.rcut_tensor.device))[:, 0].cpu().numpy()
+        rbf = basis(r.to(basis.adam_freqs.device)).cpu().numpy()
+    np.save(os.path.join(out, "radial-v.npy"), vectors)
+    np.save(os.path.join(out, "radial-env.npy"), env)
+    np.save(os.path.join(out, "radial-rbf.npy"), rbf)
+
+
 def main():
     out = os.path.abspath(sys.argv[1] if len(sys.argv) > 1
                           else os.path.join(HERE, "fixtures"))
     os.makedirs(out, exist_ok=True)
+    radial_fixture(out)
     for name, model in MODELS.items():
         work = tempfile.mkdtemp()
         water_dataset(os.path.join(work, "data"))

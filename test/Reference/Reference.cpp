@@ -276,12 +276,15 @@ double edgeLength(const Array &edgeVec, int64_t e) {
   return std::sqrt(sq + kEps * kEps);
 }
 
+/// DeePMD-kit's C^3 envelope, (1-x)^4 sum_{k<p} C(k+3, 3) x^k, written out
+/// term by term (the compiler's kernel uses Horner's rule).
 double polynomialEnvelope(double x, int p) {
   if (x >= 1)
     return 0;
-  return 1 - (p + 1.0) * (p + 2.0) / 2 * std::pow(x, p) +
-         p * (p + 2.0) * std::pow(x, p + 1) -
-         p * (p + 1.0) / 2 * std::pow(x, p + 2);
+  double series = 0;
+  for (int k = 0; k < p; ++k)
+    series += (k + 3.0) * (k + 2.0) * (k + 1.0) / 6 * std::pow(x, k);
+  return std::pow(1 - x, 4) * series;
 }
 } // namespace
 

@@ -25,16 +25,20 @@ template <typename T> T regularizedNorm(const T &x, const T &y, const T &z) {
   return sqrt(x * x + y * y + z * z + T(kFrameEpsilon * kFrameEpsilon));
 }
 
-/// The polynomial envelope E_p(x) = 1 - (p+1)(p+2)/2 x^p + p(p+2) x^(p+1)
-/// - p(p+1)/2 x^(p+2) for x < 1, and 0 from x = 1 on.
+/// DeePMD-kit's C^3 cutoff envelope (DPA4's C3CutoffEnvelope):
+/// E_p(x) = (1-x)^4 sum_{k<p} C(k+3, 3) x^k for x < 1 and 0 from x = 1 on,
+/// whose value and first three derivatives vanish at x = 1. The series is
+/// summed by Horner's rule, as DeePMD-kit sums it.
 template <typename T> T envelope(const T &x, int64_t p) {
-  T xp = T(1.0);
-  for (int64_t i = 0; i < p; ++i)
-    xp = xp * x;
-  double pd = static_cast<double>(p);
-  T poly = T(1.0) - T((pd + 1) * (pd + 2) / 2) * xp +
-           T(pd * (pd + 2)) * xp * x - T(pd * (pd + 1) / 2) * xp * x * x;
-  return select(x < T(1.0), poly, T(0.0));
+  auto binomial3 = [](int64_t k) {
+    return static_cast<double>((k + 3) * (k + 2) * (k + 1) / 6);
+  };
+  T series = T(binomial3(p - 1));
+  for (int64_t k = p - 2; k >= 0; --k)
+    series = T(binomial3(k)) + x * series;
+  T u = T(1.0) - x;
+  T u2 = u * u;
+  return select(x < T(1.0), u2 * u2 * series, T(0.0));
 }
 
 /// sin(w_k r) / r * E_p(r / rcut) with w_k = (k+1) pi / rcut.

@@ -84,13 +84,15 @@ def SeZM_EdgeVectorsGradOp : SeZM_Op<"edge_vectors_grad", [SeZM_Differentiable]>
 }
 
 def SeZM_EnvelopeOp : SeZM_Op<"envelope", [SeZM_Differentiable]> {
-  let summary = "smooth polynomial cutoff envelope E_p(r / rcut) per edge";
+  let summary = "the C^3 polynomial cutoff envelope E_p(r / rcut) per edge";
   let description = [{
     Math: sezm-ops.md section 3.0.
 
     With `r = sqrt(|v|^2 + eps^2)` (eps = 1e-7) and `x = r / rcut`:
-    `E_p(x) = 1 - (p+1)(p+2)/2 x^p + p(p+2) x^(p+1) - p(p+1)/2 x^(p+2)`
-    for x < 1 and 0 otherwise, with p = `exponent`.
+    `E_p(x) = (1-x)^4 sum_{k=0}^{p-1} C(k+3, 3) x^k` for x < 1 and 0
+    otherwise, with p = `exponent`: DeePMD-kit's C3CutoffEnvelope (DPA4),
+    whose value and first three derivatives vanish at x = 1
+    (`E_5 = (1-x)^4 (1 + 4x + 10x^2 + 20x^3 + 35x^4)`).
 
     Shapes: edge_vec (E, 3) -> (E).
 
