@@ -36,6 +36,14 @@ TEST(RuntimeApi, NoDeviceBlocksKeptWithoutADevice) {
   EXPECT_EQ(sezm_device_bytes_in_use(), 0u);
 }
 
+TEST(RuntimeApi, KernelResourcesOfAnUnloadedKernel) {
+  int registers = 7, local = 7, shared = 7;
+  EXPECT_EQ(sezm_kernel_resources("rotate_mix", &registers, &local, &shared),
+            -1);
+  EXPECT_EQ(sezm_kernel_resources(nullptr, &registers, &local, &shared), -1);
+  EXPECT_EQ(registers, 7); // untouched
+}
+
 TEST(RuntimeApi, GraphFromPositionsChecksItsArguments) {
   float coord[3] = {0, 0, 0};
   EXPECT_EQ(sezm_graph_from_positions_gpu(0, coord, nullptr, 0, nullptr,

@@ -148,6 +148,13 @@ int sezm_kernel_time_count(void);
 const char *sezm_kernel_time_name(int index);
 double sezm_kernel_time_ms(int index);
 
+/* What the kernels named `name` were compiled to (the most over the loaded
+ * modules that hold one): registers and local memory (spills and stack) per
+ * thread, static shared memory per block. Returns 0, or -1 when no kernel
+ * of that name is loaded. */
+int sezm_kernel_resources(const char *name, int *registers, int *local_bytes,
+                          int *shared_bytes);
+
 /* How many kernel modules this process loaded from an artifact's cubin
  * and how many it JIT-compiled from PTX (no cubin, or one for another
  * chip). */

@@ -9,6 +9,8 @@
 
 #include "RuntimeState.h"
 
+#include <algorithm>
+
 #include <cstring>
 #include <functional>
 
@@ -115,8 +117,20 @@ SEZM_MGPU void *mgpuModuleGetFunction(void *module, const char *name) {
                      d->cuModuleGetFunction(
                          &function, static_cast<CUmodule>(module), name)))
     return nullptr;
+  // Registers and local memory per thread (spills and stack) and static
+  // shared memory per block, for the tools' per-kernel reports.
+  int registers = 0, localBytes = 0, sharedBytes = 0;
+  d->cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, function);
+  d->cuFuncGetAttribute(&localBytes, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
+                        function);
+  d->cuFuncGetAttribute(&sharedBytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+                        function);
   std::lock_guard<std::mutex> guard(state().lock);
   state().kernelNames[function] = name;
+  RuntimeState::Resources &known = state().kernelResources[name];
+  known.registers = std::max(known.registers, registers);
+  known.localBytes = std::max(known.localBytes, localBytes);
+  known.sharedBytes = std::max(known.sharedBytes, sharedBytes);
   return function;
 }
 

@@ -686,6 +686,22 @@ double sezm_kernel_time_ms(int index) {
   return ms;
 }
 
+int sezm_kernel_resources(const char *name, int *registers, int *localBytes,
+                          int *sharedBytes) {
+  std::lock_guard<std::mutex> guard(state().lock);
+  auto it =
+      name ? state().kernelResources.find(name) : state().kernelResources.end();
+  if (it == state().kernelResources.end())
+    return -1;
+  if (registers)
+    *registers = it->second.registers;
+  if (localBytes)
+    *localBytes = it->second.localBytes;
+  if (sharedBytes)
+    *sharedBytes = it->second.sharedBytes;
+  return 0;
+}
+
 void sezm_module_loads(int *fromCubin, int *fromPtx) {
   if (fromCubin)
     *fromCubin = static_cast<int>(state().cubinLoads);

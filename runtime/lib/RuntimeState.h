@@ -28,6 +28,12 @@ struct RuntimeState {
   /// them). Not counted in use; released when an allocation fails.
   BlockCache cachedBlocks;
   std::map<CUfunction, std::string> kernelNames;
+  /// What ptxas gave each kernel, by name (the most over the modules that
+  /// hold a kernel of that name), read as the kernels load.
+  struct Resources {
+    int registers = 0, localBytes = 0, sharedBytes = 0;
+  };
+  std::map<std::string, Resources> kernelResources;
   std::map<size_t, CUmodule> modules; // by PTX hash: JIT once per process
   /// Machine code for a PTX text (by the same hash), from an artifact's
   /// cubin sections: loaded instead of JIT-compiling the PTX when the GPU

@@ -47,7 +47,9 @@ const char *usage =
     "  --atol A         absolute tolerance (default 1e-6)\n"
     "  --bench N        run N more times, print the median and min time\n"
     "                   (of each kernel too, with --profile)\n"
-    "  --profile        time each kernel launch (CUDA events)\n";
+    "  --profile        time each kernel launch (CUDA events); the kernel lines\n"
+    "                   give registers and local memory (spills, stack) per\n"
+    "                   thread and static shared memory per block\n";
 
 double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
@@ -203,9 +205,20 @@ int main(int argc, char **argv) {
       perKernel[sezm_kernel_time_name(k)] += sezm_kernel_time_ms(k);
     return perKernel;
   };
+  // Registers and local memory per thread, as loaded.
+  auto resources = [](const std::string &name) {
+    int registers = 0, local = 0, shared = 0;
+    if (sezm_kernel_resources(name.c_str(), &registers, &local, &shared))
+      return std::string();
+    char text[96];
+    std::snprintf(text, sizeof text, ", %d registers, %d B local, %d B shared",
+                  registers, local, shared);
+    return std::string(text);
+  };
   if (profile && bench == 0)
     for (auto &[name, ms] : kernelTimes())
-      std::printf("  kernel %s: %.3f ms\n", name.c_str(), ms);
+      std::printf("  kernel %s: %.3f ms%s\n", name.c_str(), ms,
+                  resources(name).c_str());
   if (bench > 0) {
     // Timed runs take their inputs from device memory and leave their
     // outputs there: the times are the GPU's, not the host link's.
@@ -234,9 +247,10 @@ int main(int argc, char **argv) {
                 *std::min_element(times.begin(), times.end()),
                 sezm_device_bytes_peak() - resident);
     for (auto &[name, samples] : perKernel)
-      std::printf("  kernel %s: median %.3f ms, min %.3f ms\n", name.c_str(),
+      std::printf("  kernel %s: median %.3f ms, min %.3f ms%s\n", name.c_str(),
                   median(samples),
-                  *std::min_element(samples.begin(), samples.end()));
+                  *std::min_element(samples.begin(), samples.end()),
+                  resources(name).c_str());
     std::printf("  freed device blocks kept for reuse: %zu bytes\n",
                 sezm_device_bytes_cached());
   }

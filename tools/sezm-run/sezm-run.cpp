@@ -343,9 +343,15 @@ runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
                                  "bytes of device memory\n",
                                  static_cast<int>(bench), median(total),
                                  sezm_device_bytes_peak());
-    for (auto &[name, times] : perKernel)
-      llvm::outs() << llvm::format("  kernel %s: median %.3f ms\n",
-                                   name.c_str(), median(times));
+    for (auto &[name, times] : perKernel) {
+      int registers = 0, local = 0, shared = 0;
+      llvm::outs() << llvm::format("  kernel %s: median %.3f ms", name.c_str(),
+                                   median(times));
+      if (!sezm_kernel_resources(name.c_str(), &registers, &local, &shared))
+        llvm::outs() << llvm::format(", %d registers, %d B local, %d B shared",
+                                     registers, local, shared);
+      llvm::outs() << "\n";
+    }
     int fromCubin = 0, fromPtx = 0;
     sezm_module_loads(&fromCubin, &fromPtx);
     llvm::outs() << llvm::format("kernel modules: %d loaded from cubin, %d "
