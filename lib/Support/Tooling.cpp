@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 using namespace sezmrt;
 
@@ -42,6 +43,16 @@ bool sezmrt::parseBinding(const std::string &text, std::string &name,
   }
   name = text.substr(0, equals);
   file = text.substr(equals + 1);
+  return true;
+}
+
+bool sezmrt::makeOutputDir(const std::string &path, std::string &error) {
+  std::error_code failure;
+  std::filesystem::create_directories(path, failure);
+  if (failure) {
+    error = path + ": " + failure.message();
+    return false;
+  }
   return true;
 }
 

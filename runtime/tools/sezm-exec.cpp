@@ -22,7 +22,6 @@
 #include <cstring>
 #include <map>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 using namespace sezmrt;
@@ -47,7 +46,8 @@ const char *usage =
     "  --atol A         absolute tolerance (default 1e-6)\n"
     "  --bench N        run N more times, print the median and min time\n"
     "                   (of each kernel too, with --profile)\n"
-    "  --profile        time each kernel launch (CUDA events); the kernel lines\n"
+    "  --profile        time each kernel launch (CUDA events); the kernel "
+    "lines\n"
     "                   give registers and local memory (spills, stack) per\n"
     "                   thread and static shared memory per block\n";
 
@@ -173,7 +173,8 @@ int main(int argc, char **argv) {
     std::string error;
     // Written from the runtime's host copy: outputs run to gigabytes.
     if (!outputDir.empty()) {
-      mkdir(outputDir.c_str(), 0755);
+      if (!makeOutputDir(outputDir, error))
+        return fail(error);
       if (!writeNpy(outputDir + "/" + name + ".npy", type, shape, result.data,
                     error))
         return fail(error);

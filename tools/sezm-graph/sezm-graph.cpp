@@ -18,7 +18,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <sys/stat.h>
 
 using namespace sezmrt;
 
@@ -98,7 +97,8 @@ int main(int argc, char **argv) {
               describePeriodicity(structure).c_str());
   if (outputDir.empty())
     return 0;
-  mkdir(outputDir.c_str(), 0755);
+  if (!makeOutputDir(outputDir, error))
+    return fail(error);
   for (const GraphInput &input : graphInputs(structure, graph))
     if (!writeNpy(outputDir + "/" + input.name + ".npy",
                   input.as(input.isFloat ? floatType : ElementType::I64),

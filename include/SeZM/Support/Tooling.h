@@ -56,6 +56,10 @@ std::vector<GraphInput> graphInputs(const Structure &structure,
 bool parseBinding(const std::string &text, std::string &name, std::string &file,
                   std::string &error);
 
+/// Makes the folder `path` and the folders above it that are missing (an
+/// --output-dir); false (with the reason) when it cannot.
+bool makeOutputDir(const std::string &path, std::string &error);
+
 /// How far an output may be from its reference:
 /// max |out - ref| <= atol + rtol * max |ref|, the same in every tool.
 struct Tolerance {
