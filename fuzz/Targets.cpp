@@ -45,8 +45,8 @@ void sezm::fuzz::torchCheckpoint(const uint8_t *data, size_t size) {
   TorchCheckpoint checkpoint;
   std::string error;
   if (!parseTorchCheckpoint(
-          std::string(reinterpret_cast<const char *>(data), size), "fuzz.pt",
-          checkpoint, error))
+          std::string(reinterpret_cast<const char *>(data), size), checkpoint,
+          error))
     return;
   for (const std::unique_ptr<PyObject> &object : checkpoint.objects) {
     if (object->kind != PyObject::Kind::Tensor)

@@ -141,7 +141,7 @@ TEST(TorchCheckpoint, OptimizerStateReads) {
 std::string parseError(const std::string &bytes) {
   TorchCheckpoint checkpoint;
   std::string error;
-  EXPECT_FALSE(parseTorchCheckpoint(bytes, "x.pt", checkpoint, error));
+  EXPECT_FALSE(parseTorchCheckpoint(bytes, checkpoint, error));
   return error;
 }
 
@@ -160,7 +160,7 @@ TEST(TorchCheckpoint, TruncationsAndFlippedBytesAreRefused) {
 
 TEST(TorchCheckpoint, ForeignFilesAreNamed) {
   EXPECT_EQ(parseError("func.func @f() { return }"),
-            "x.pt: not a PyTorch checkpoint (torch.save writes a zip archive, "
+            "not a PyTorch checkpoint (torch.save writes a zip archive, "
             "which begins with \"PK\")");
   std::string artifact = fileBytes(fixture("dpa4-tiny.expected.txt"));
   EXPECT_NE(parseError(artifact).find("not a PyTorch checkpoint"),
@@ -214,7 +214,7 @@ TEST(TorchCheckpoint, PicklesThatRunCodeAreRefused) {
   std::string good = "\x80\x02}q\x00X\x01\x00\x00\x00"s + "a" +
                      "]q\x01(K\x01G@\x04\x00\x00\x00\x00\x00\x00\x88Nes."s;
   TorchCheckpoint checkpoint;
-  ASSERT_TRUE(parseTorchCheckpoint(zipOf({{"archive/data.pkl", good}}), "x.pt",
+  ASSERT_TRUE(parseTorchCheckpoint(zipOf({{"archive/data.pkl", good}}),
                                    checkpoint, error))
       << error;
   const PyObject *list = checkpoint.root->get("a");
@@ -244,7 +244,7 @@ TEST(TorchCheckpoint, PicklesThatRunCodeAreRefused) {
   ASSERT_TRUE(
       parseTorchCheckpoint(zipOf({{"archive/data.pkl", missing},
                                   {"archive/data/0", std::string(8, '\0')}}),
-                           "x.pt", checkpoint, error))
+                           checkpoint, error))
       << error;
   EXPECT_EQ(checkpoint.root->describe(), "a tensor float32 (2,)");
 }

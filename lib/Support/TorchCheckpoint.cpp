@@ -620,12 +620,12 @@ bool sezmrt::storageElementType(const std::string &storageType,
   return true;
 }
 
-bool sezmrt::parseTorchCheckpoint(std::string bytes, const std::string &name,
-                                  TorchCheckpoint &out, std::string &error) {
+bool sezmrt::parseTorchCheckpoint(std::string bytes, TorchCheckpoint &out,
+                                  std::string &error) {
   out = TorchCheckpoint();
   out.bytes = std::move(bytes);
   auto fail = [&](const std::string &why) {
-    error = name + ": " + why;
+    error = why;
     return false;
   };
   if (!looksLikeZip(out.bytes))
@@ -694,10 +694,9 @@ bool sezmrt::parseTorchCheckpoint(std::string bytes, const std::string &name,
 
 bool sezmrt::readTorchCheckpoint(const std::string &path, TorchCheckpoint &out,
                                  std::string &error) {
-  std::string bytes;
-  if (!readFileBytes(path, bytes, error))
-    return false;
-  return parseTorchCheckpoint(std::move(bytes), path, out, error);
+  return readAndParse(path, error, [&](std::string &bytes, std::string &why) {
+    return parseTorchCheckpoint(std::move(bytes), out, why);
+  });
 }
 
 bool sezmrt::loadTensor(const TorchCheckpoint &checkpoint,

@@ -19,11 +19,15 @@ using namespace mlir;
 using namespace mlir::sezm;
 
 namespace {
-/// The rule of an upstream op; each is specialized below.
+/// The rule of an upstream op of one result, given its cotangent `g`;
+/// `apply` is specialized for each op below.
 template <typename OpTy>
 struct Rule : DerivativeOpInterface::ExternalModel<Rule<OpTy>, OpTy> {
   LogicalResult backpropagate(Operation *op, ReverseMode &sweep,
-                              ArrayRef<Value> cotangents) const;
+                              ArrayRef<Value> cotangents) const {
+    return apply(cast<OpTy>(op), sweep, cotangents.front());
+  }
+  static LogicalResult apply(OpTy o, ReverseMode &sweep, Value g);
 };
 
 /// Ops whose results carry no derivative (fills, constants, shapes).
@@ -38,37 +42,28 @@ struct NoDerivative
 } // namespace
 
 template <>
-LogicalResult
-Rule<arith::AddFOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                   ArrayRef<Value> cotangents) const {
-  Value g = cotangents.front();
-  auto o = cast<arith::AddFOp>(op);
+LogicalResult Rule<arith::AddFOp>::apply(arith::AddFOp o, ReverseMode &sweep,
+                                         Value g) {
   sweep.add(o.getLhs(), g);
   sweep.add(o.getRhs(), g);
   return success();
 }
 
 template <>
-LogicalResult
-Rule<arith::MulFOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                   ArrayRef<Value> cotangents) const {
+LogicalResult Rule<arith::MulFOp>::apply(arith::MulFOp o, ReverseMode &sweep,
+                                         Value g) {
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
-  Value g = cotangents.front();
-  auto o = cast<arith::MulFOp>(op);
   sweep.add(o.getLhs(), arith::MulFOp::create(b, loc, g, o.getRhs()));
   sweep.add(o.getRhs(), arith::MulFOp::create(b, loc, g, o.getLhs()));
   return success();
 }
 
 template <>
-LogicalResult
-Rule<arith::SubFOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                   ArrayRef<Value> cotangents) const {
+LogicalResult Rule<arith::SubFOp>::apply(arith::SubFOp o, ReverseMode &sweep,
+                                         Value g) {
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
-  Value g = cotangents.front();
-  auto o = cast<arith::SubFOp>(op);
   sweep.add(o.getLhs(), g);
   if (sweep.isActive(o.getRhs()))
     sweep.add(o.getRhs(), arith::NegFOp::create(b, loc, g));
@@ -76,25 +71,19 @@ Rule<arith::SubFOp>::backpropagate(Operation *op, ReverseMode &sweep,
 }
 
 template <>
-LogicalResult
-Rule<arith::NegFOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                   ArrayRef<Value> cotangents) const {
+LogicalResult Rule<arith::NegFOp>::apply(arith::NegFOp o, ReverseMode &sweep,
+                                         Value g) {
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
-  Value g = cotangents.front();
-  auto o = cast<arith::NegFOp>(op);
   sweep.add(o.getOperand(), arith::NegFOp::create(b, loc, g));
   return success();
 }
 
 template <>
-LogicalResult
-Rule<arith::DivFOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                   ArrayRef<Value> cotangents) const {
+LogicalResult Rule<arith::DivFOp>::apply(arith::DivFOp o, ReverseMode &sweep,
+                                         Value g) {
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
-  Value g = cotangents.front();
-  auto o = cast<arith::DivFOp>(op);
   // r = a / b: da = g / b, db = -(g / b) r.
   Value gOverB = arith::DivFOp::create(b, loc, g, o.getRhs());
   sweep.add(o.getLhs(), gOverB);
@@ -107,25 +96,19 @@ Rule<arith::DivFOp>::backpropagate(Operation *op, ReverseMode &sweep,
 }
 
 template <>
-LogicalResult
-Rule<math::ExpOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                 ArrayRef<Value> cotangents) const {
+LogicalResult Rule<math::ExpOp>::apply(math::ExpOp o, ReverseMode &sweep,
+                                       Value g) {
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
-  Value g = cotangents.front();
-  auto o = cast<math::ExpOp>(op);
   sweep.add(o.getOperand(), arith::MulFOp::create(b, loc, g, o.getResult()));
   return success();
 }
 
 template <>
-LogicalResult
-Rule<math::TanhOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                  ArrayRef<Value> cotangents) const {
+LogicalResult Rule<math::TanhOp>::apply(math::TanhOp o, ReverseMode &sweep,
+                                        Value g) {
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
-  Value g = cotangents.front();
-  auto o = cast<math::TanhOp>(op);
   // t = tanh(x): dx = g (1 - t^2) = g - g t^2, which stays finite where
   // the exp form of a sigmoid overflows.
   Value t = o.getResult();
@@ -136,13 +119,10 @@ Rule<math::TanhOp>::backpropagate(Operation *op, ReverseMode &sweep,
 }
 
 template <>
-LogicalResult
-Rule<math::RsqrtOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                   ArrayRef<Value> cotangents) const {
+LogicalResult Rule<math::RsqrtOp>::apply(math::RsqrtOp o, ReverseMode &sweep,
+                                         Value g) {
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
-  Value g = cotangents.front();
-  auto o = cast<math::RsqrtOp>(op);
   // r = x^(-1/2): dx = -g r^3 / 2.
   Value r = o.getResult();
   Value minusHalf = arith::ConstantOp::create(
@@ -158,13 +138,10 @@ Rule<math::RsqrtOp>::backpropagate(Operation *op, ReverseMode &sweep,
 }
 
 template <>
-LogicalResult
-Rule<tensor::ExpandShapeOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                           ArrayRef<Value> cotangents) const {
+LogicalResult Rule<tensor::ExpandShapeOp>::apply(tensor::ExpandShapeOp o,
+                                                 ReverseMode &sweep, Value g) {
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
-  Value g = cotangents.front();
-  auto o = cast<tensor::ExpandShapeOp>(op);
   // A reshape moves no values: the gradient is reshaped back.
   sweep.add(o.getSrc(),
             tensor::CollapseShapeOp::create(b, loc, o.getSrcType(), g,
@@ -173,13 +150,11 @@ Rule<tensor::ExpandShapeOp>::backpropagate(Operation *op, ReverseMode &sweep,
 }
 
 template <>
-LogicalResult
-Rule<tensor::CollapseShapeOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                             ArrayRef<Value> cotangents) const {
+LogicalResult Rule<tensor::CollapseShapeOp>::apply(tensor::CollapseShapeOp o,
+                                                   ReverseMode &sweep,
+                                                   Value g) {
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
-  Value g = cotangents.front();
-  auto o = cast<tensor::CollapseShapeOp>(op);
   sweep.add(o.getSrc(),
             tensor::ExpandShapeOp::create(
                 b, loc, o.getSrcType(), g, o.getReassociationIndices(),
@@ -188,11 +163,8 @@ Rule<tensor::CollapseShapeOp>::backpropagate(Operation *op, ReverseMode &sweep,
 }
 
 template <>
-LogicalResult
-Rule<linalg::MatmulOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                      ArrayRef<Value> cotangents) const {
-  Value g = cotangents.front();
-  auto o = cast<linalg::MatmulOp>(op);
+LogicalResult Rule<linalg::MatmulOp>::apply(linalg::MatmulOp o,
+                                            ReverseMode &sweep, Value g) {
   // C = A B: dA = g B^T, dB = A^T g.
   Value a = o.getInputs()[0], bMat = o.getInputs()[1];
   if (sweep.isActive(a))
@@ -203,13 +175,10 @@ Rule<linalg::MatmulOp>::backpropagate(Operation *op, ReverseMode &sweep,
 }
 
 template <>
-LogicalResult
-Rule<linalg::TransposeOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                         ArrayRef<Value> cotangents) const {
+LogicalResult Rule<linalg::TransposeOp>::apply(linalg::TransposeOp o,
+                                               ReverseMode &sweep, Value g) {
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
-  Value g = cotangents.front();
-  auto o = cast<linalg::TransposeOp>(op);
   ArrayRef<int64_t> permutation = o.getPermutation();
   SmallVector<int64_t> inverse(permutation.size());
   SmallVector<OpFoldResult> sizes;
@@ -226,33 +195,27 @@ Rule<linalg::TransposeOp>::backpropagate(Operation *op, ReverseMode &sweep,
 }
 
 template <>
-LogicalResult
-Rule<linalg::BroadcastOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                         ArrayRef<Value> cotangents) const {
-  Value g = cotangents.front();
-  auto o = cast<linalg::BroadcastOp>(op);
+LogicalResult Rule<linalg::BroadcastOp>::apply(linalg::BroadcastOp o,
+                                               ReverseMode &sweep, Value g) {
   // Only a scalar spread over a whole tensor (the derivative of a full
   // sum): its transpose is the full sum.
   if (cast<ShapedType>(o.getInput().getType()).getRank() != 0)
-    return op->emitError() << "sezm-autodiff: only broadcasts of a scalar "
-                              "have a derivative rule";
+    return o->emitError() << "sezm-autodiff: only broadcasts of a scalar "
+                             "have a derivative rule";
   sweep.add(o.getInput(), sweep.fullSum(g));
   return success();
 }
 
 template <>
-LogicalResult
-Rule<linalg::ReduceOp>::backpropagate(Operation *op, ReverseMode &sweep,
-                                      ArrayRef<Value> cotangents) const {
-  auto o = cast<linalg::ReduceOp>(op);
-  Value g = cotangents.front();
+LogicalResult Rule<linalg::ReduceOp>::apply(linalg::ReduceOp o,
+                                            ReverseMode &sweep, Value g) {
   // A full sum to a scalar: every element gets the scalar's cotangent.
   Value input = o.getInputs()[0];
   auto type = cast<RankedTensorType>(input.getType());
   if (cast<ShapedType>(g.getType()).getRank() != 0 ||
       o.getDimensions().size() != static_cast<size_t>(type.getRank()))
-    return op->emitError() << "sezm-autodiff: only full sums to a scalar "
-                              "have a derivative rule";
+    return o->emitError() << "sezm-autodiff: only full sums to a scalar "
+                             "have a derivative rule";
   Value spread = linalg::BroadcastOp::create(
                      sweep.builder(), sweep.getLoc(), g, sweep.emptyLike(input),
                      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())))

@@ -79,12 +79,12 @@ struct TorchCheckpoint {
   std::vector<std::unique_ptr<PyObject>> objects;
 };
 
-/// Parses the bytes of a torch.save file; `name` prefixes errors. On
-/// failure returns false and sets `error` to a plain-English reason that
-/// says where (the zip entry, the pickle's byte offset).
-bool parseTorchCheckpoint(std::string bytes, const std::string &name,
-                          TorchCheckpoint &out, std::string &error);
-/// Reads a file and parses it.
+/// Parses the bytes of a torch.save file. On failure returns false and sets
+/// `error` to a plain-English reason that says where (the zip entry, the
+/// pickle's byte offset).
+bool parseTorchCheckpoint(std::string bytes, TorchCheckpoint &out,
+                          std::string &error);
+/// Reads a file and parses it; errors begin with the path.
 bool readTorchCheckpoint(const std::string &path, TorchCheckpoint &out,
                          std::string &error);
 
