@@ -61,3 +61,23 @@ TEST(Signature, NamesTheInputsThatDisagree) {
 }
 
 } // namespace
+
+namespace {
+TEST(Signature, TheManifestCarriesTheTypeMapAndTheCutoff) {
+  EntrySignature entry = edgeEntry();
+  entry.typeMap = {"O", "H"};
+  entry.rcut = 6.5;
+  std::vector<EntrySignature> read;
+  ASSERT_EQ(parseManifest(writeManifest({entry}), read), "");
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(read[0].typeMap, (std::vector<std::string>{"O", "H"}));
+  EXPECT_EQ(read[0].rcut, 6.5);
+  // A model that states neither writes neither.
+  std::string plain = writeManifest({edgeEntry()});
+  EXPECT_EQ(plain.find("type_map"), std::string::npos);
+  EXPECT_EQ(plain.find("rcut"), std::string::npos);
+  read.clear();
+  EXPECT_EQ(parseManifest("sezm-manifest 1\nentry f\nrcut -1\nend\n", read),
+            "manifest line 3: malformed rcut");
+}
+} // namespace

@@ -75,7 +75,7 @@ Atoms readXyz(const std::string &path,
     auto type = std::find(species.begin(), species.end(), name);
     if (type == species.end())
       fail(path + ":" + std::to_string(i + 3) + ": species '" + name +
-           "' is not in --species");
+           "' is not one of the model's (or --species)");
     atoms.positions.push_back(p);
     atoms.types.push_back(static_cast<int32_t>(type - species.begin()));
   }
@@ -154,8 +154,9 @@ constexpr const char *kUsage =
 
 int main(int argc, char **argv) {
   std::vector<std::string> positional;
-  std::vector<std::string> species = {"H", "O"};
-  double cutoff = 6.0;
+  // The model's type_map and rcut where it states them, else these.
+  std::vector<std::string> species;
+  double cutoff = 0;
   std::string entry = "energy_forces", outputDir;
   int steps = 10;
   for (int i = 1; i < argc; ++i) {
@@ -197,6 +198,22 @@ int main(int argc, char **argv) {
   if (positional.size() != 2)
     fail(kUsage);
 
+  sezm_model *model = sezm_model_open(positional[0].c_str());
+  if (!model)
+    fail(sezm_last_error());
+  std::vector<std::string> typeMap;
+  for (int t = 0; t < sezm_model_type_count(model); ++t)
+    typeMap.push_back(sezm_model_type_name(model, t));
+  if (!typeMap.empty() && !species.empty() && species != typeMap)
+    fail("--species differs from the model's type_map");
+  if (species.empty())
+    species = typeMap.empty() ? std::vector<std::string>{"H", "O"} : typeMap;
+  double rcut = sezm_model_rcut(model);
+  if (rcut > 0 && cutoff > 0 && std::abs(cutoff - rcut) > 1e-12 * rcut)
+    fail("--cutoff differs from the model's rcut");
+  if (cutoff <= 0)
+    cutoff = rcut > 0 ? rcut : 6.0;
+
   Atoms atoms = readXyz(positional[1], species);
   std::vector<int64_t> edgeIndex;
   std::vector<float> edgeVec;
@@ -206,9 +223,6 @@ int main(int argc, char **argv) {
               static_cast<long long>(n), static_cast<long long>(e), cutoff);
   std::fflush(stdout);
 
-  sezm_model *model = sezm_model_open(positional[0].c_str());
-  if (!model)
-    fail(sezm_last_error());
   // What the engine holds on the GPU: coordinates, types, the edge list.
   std::vector<float> coord;
   for (const auto &p : atoms.positions)

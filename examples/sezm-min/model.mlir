@@ -16,6 +16,9 @@
 #matrix = affine_map<(i, j) -> (i, j)>
 #perNode = affine_map<(n, k) -> (n)>
 #perNodeRow = affine_map<(n, k) -> (n, k)>
+// The species of type indices 0 and 1, and the cutoff: sezm-run and the
+// runtime take them from here.
+module attributes {sezm.type_map = ["H", "O"], sezm.rcut = 6.0 : f64} {
 func.func @energy(
     %pos: tensor<?x3xf32> {sezm.name = "positions", sezm.extents = ["N", ""]},
     %shift: tensor<?x3xf32> {sezm.name = "shift", sezm.extents = ["E", ""]},
@@ -336,3 +339,4 @@ func.func @energy(
     }
   return %e : tensor<f32>
 }
+} // module

@@ -7,6 +7,9 @@
 #edge = affine_map<(n, d, c) -> (n)>
 #node = affine_map<(n, d, c) -> (n, d, c)>
 #row = affine_map<(n) -> (n)>
+// The species of type indices 0 and 1, and the cutoff: sezm-run and the
+// runtime take them from here.
+module attributes {sezm.type_map = ["H", "O"], sezm.rcut = 6.0 : f64} {
 func.func @energy(%pos: tensor<?x3xf32> {sezm.name = "positions", sezm.extents = ["N", ""]},
     %shift: tensor<?x3xf32> {sezm.name = "shift", sezm.extents = ["E", ""]},
     %src: tensor<?xi64> {sezm.name = "src", sezm.extents = ["E"]},
@@ -102,3 +105,4 @@ func.func @energy(%pos: tensor<?x3xf32> {sezm.name = "positions", sezm.extents =
     }
   return %e : tensor<f32>
 }
+} // module

@@ -212,5 +212,10 @@ llvm::Expected<EntrySignature> mlir::sezm::getEntrySignature(ModuleOp module,
     signature.results.push_back(std::move(*port));
   }
   signature.contracts = collectContracts(func);
+  if (auto typeMap = module->getAttrOfType<ArrayAttr>(kTypeMapAttr))
+    for (Attribute species : typeMap)
+      signature.typeMap.push_back(cast<StringAttr>(species).str());
+  if (auto rcut = module->getAttrOfType<FloatAttr>(kRcutAttr))
+    signature.rcut = rcut.getValueAsDouble();
   return signature;
 }

@@ -2,6 +2,7 @@
 
 #include "SeZM/Support/Signature.h"
 
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -212,6 +213,17 @@ std::string sezmrt::writeManifest(const std::vector<EntrySignature> &entries) {
   os << "sezm-manifest 1\n";
   for (const EntrySignature &entry : entries) {
     os << "entry " << entry.function << "\n";
+    if (!entry.typeMap.empty()) {
+      os << "type_map";
+      for (const std::string &species : entry.typeMap)
+        os << " " << species;
+      os << "\n";
+    }
+    if (entry.rcut > 0) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.17g", entry.rcut);
+      os << "rcut " << text << "\n";
+    }
     for (const TensorPort &port : entry.arguments)
       writePort(os, "arg", port);
     for (const TensorPort &port : entry.results)
@@ -260,6 +272,18 @@ std::string sezmrt::parseManifest(const std::string &text,
       contract = nullptr;
       if (!(words >> entry->function))
         return bad("entry without a name");
+    } else if (keyword == "type_map") {
+      if (!entry)
+        return bad("type_map outside an entry");
+      for (std::string species; words >> species;)
+        entry->typeMap.push_back(species);
+      if (entry->typeMap.empty())
+        return bad("an empty type_map");
+    } else if (keyword == "rcut") {
+      if (!entry)
+        return bad("rcut outside an entry");
+      if (!(words >> entry->rcut) || !(entry->rcut > 0))
+        return bad("malformed rcut");
     } else if (keyword == "arg" || keyword == "result") {
       if (!entry)
         return bad(keyword + " outside an entry");

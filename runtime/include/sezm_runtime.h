@@ -49,6 +49,14 @@ void sezm_model_close(sezm_model *model);
 
 /* The entries of a model and their inputs and outputs. */
 int sezm_model_entry_count(const sezm_model *model);
+
+/* The species the model's type indices stand for (DeePMD-kit's type_map,
+ * in index order) and its cutoff radius in A, where the model states them
+ * (0 types and a cutoff of 0 where it does not): an MD engine maps its atom
+ * types by name and builds its neighbour list within this cutoff. */
+int sezm_model_type_count(const sezm_model *model);
+const char *sezm_model_type_name(const sezm_model *model, int index);
+double sezm_model_rcut(const sezm_model *model);
 const char *sezm_model_entry_name(const sezm_model *model, int entry);
 int sezm_model_input_count(const sezm_model *model, const char *entry);
 int sezm_model_output_count(const sezm_model *model, const char *entry);

@@ -260,6 +260,22 @@ int sezm_model_entry_count(const sezm_model *model) {
   return model ? static_cast<int>(model->entries.size()) : 0;
 }
 
+int sezm_model_type_count(const sezm_model *model) {
+  return model && !model->entries.empty()
+             ? static_cast<int>(model->entries.front().typeMap.size())
+             : 0;
+}
+
+const char *sezm_model_type_name(const sezm_model *model, int index) {
+  if (index < 0 || index >= sezm_model_type_count(model))
+    return nullptr;
+  return model->entries.front().typeMap[index].c_str();
+}
+
+double sezm_model_rcut(const sezm_model *model) {
+  return model && !model->entries.empty() ? model->entries.front().rcut : 0;
+}
+
 const char *sezm_model_entry_name(const sezm_model *model, int entry) {
   if (!model || entry < 0 || entry >= sezm_model_entry_count(model))
     return nullptr;

@@ -13,10 +13,9 @@
 // RUN: sezm-compile %s --emit=lib -o %t/model.so
 // RUN: not sezm-exec %t/model.so --input v=%t/v.npy 2>&1 | FileCheck %s
 // CHECK: error: {{.*}}no CUDA driver: libcuda.so.1 cannot be loaded
-// The MD-engine example (libsezm_runtime alone) reads the structure and
-// builds its edge list, then stops at the driver.
+// The MD-engine example (libsezm_runtime alone) opens the model first, for
+// its type_map and rcut, and stops there at the driver.
 // RUN: not sezm-md-example %t/model.sezm %sezm_src_root/examples/water/water-box.xyz 2>&1 | FileCheck %s --check-prefix=EXAMPLE
-// EXAMPLE: water-box.xyz: 96 atoms, 8584 edges within 6 A
 // EXAMPLE: sezm-md-example: {{.*}}no CUDA driver: libcuda.so.1 cannot be loaded
 
 func.func @main(%v: tensor<?x3xf32> {sezm.name = "v"})

@@ -110,13 +110,15 @@ static cl::opt<std::string> structurePath(
              "types (with --species) that no --input binds"),
     cl::value_desc("file.xyz"), cl::cat(category));
 static cl::opt<double> cutoff("cutoff",
-                              cl::desc("Neighbour cutoff of --structure (A)"),
+                              cl::desc("Neighbour cutoff of --structure (A); "
+                                       "the model's rcut where it states one"),
                               cl::value_desc("R"), cl::init(0.0),
                               cl::cat(category));
 static cl::list<std::string>
     species("species",
             cl::desc("With --structure: the species in type order, so that "
-                     "the argument 'types' gets each atom's index"),
+                     "the argument 'types' gets each atom's index; the "
+                     "model's type_map where it states one"),
             cl::value_desc("H,O,..."), cl::CommaSeparated, cl::cat(category));
 static cl::opt<std::string> chip("chip",
                                  cl::desc("GPU to compile for (default sm_90)"),
@@ -137,6 +139,52 @@ static bool isFloat(sezmrt::ElementType type) {
   return type == sezmrt::ElementType::F32 || type == sezmrt::ElementType::F64;
 }
 
+/// A number in the fewest digits that give it back ("6", "5.5").
+static std::string shortest(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", value);
+  for (int digits = 1; digits <= 17; ++digits) {
+    char shorter[32];
+    std::snprintf(shorter, sizeof shorter, "%.*g", digits, value);
+    if (std::strtod(shorter, nullptr) == value)
+      return shorter;
+  }
+  return text;
+}
+
+/// Whether the species come from the model's type_map (not --species).
+static bool speciesFromModel = false;
+
+/// Takes the cutoff and the species order from the model where its module
+/// states them (sezm.rcut, sezm.type_map): --cutoff and --species may then
+/// be left out, and one that contradicts the model is an error.
+static std::string takeModelMetadata(const sezmrt::EntrySignature &signature) {
+  if (signature.rcut > 0) {
+    if (cutoff > 0 &&
+        std::abs(cutoff - signature.rcut) > 1e-12 * signature.rcut)
+      return (llvm::Twine("--cutoff ") + shortest(cutoff) +
+              " differs from the model's rcut " + shortest(signature.rcut) +
+              " A (sezm.rcut); the model is only right within its own "
+              "cutoff, so leave --cutoff out")
+          .str();
+    cutoff = signature.rcut;
+  }
+  if (!signature.typeMap.empty()) {
+    std::vector<std::string> given(species.begin(), species.end());
+    if (!given.empty() && given != signature.typeMap)
+      return "--species " + llvm::join(given, ",") +
+             " differs from the model's type_map (" +
+             llvm::join(signature.typeMap, ", ") +
+             "); species are mapped by name through it, so leave --species "
+             "out";
+    species.clear();
+    for (const std::string &name : signature.typeMap)
+      species.push_back(name);
+    speciesFromModel = true;
+  }
+  return std::string();
+}
+
 /// The arguments a structure gives, by name, each as the element type the
 /// entry declares for it; an error names what cannot be given.
 static llvm::Expected<std::map<std::string, sezmrt::HostTensor>>
@@ -148,7 +196,8 @@ structureInputs(const sezmrt::EntrySignature &signature,
     return llvm::createStringError(error);
   if (cutoff <= 0)
     return llvm::createStringError("--structure needs --cutoff (a positive "
-                                   "distance in A)");
+                                   "distance in A), since the model states "
+                                   "no rcut");
   if (!sezmrt::buildNeighbourGraph(structure, cutoff, graph, error))
     return llvm::createStringError(structurePath + ": " + error);
   int64_t atoms = structure.positions.size(), edges = graph.src.size();
@@ -167,7 +216,9 @@ structureInputs(const sezmrt::EntrySignature &signature,
       if (it == species.end())
         return llvm::createStringError(
             structurePath + ": atom " + std::to_string(a + 1) + " is '" +
-            structure.species[a] + "', which --species does not list (" +
+            structure.species[a] + "', which " +
+            (speciesFromModel ? "the model's type_map does not have ("
+                              : "--species does not list (") +
             llvm::join(species, ", ") + ")");
       types.push_back(it - species.begin());
     }
@@ -565,6 +616,8 @@ int main(int argc, char **argv) {
   std::map<std::string, sezmrt::HostTensor> fromStructure;
   sezmrt::Structure structure;
   if (!structurePath.empty()) {
+    if (std::string why = takeModelMetadata(*signature); !why.empty())
+      return fail(why);
     auto given = structureInputs(*signature, structure);
     if (!given)
       return fail(given.takeError());

@@ -71,6 +71,10 @@ struct EntrySignature {
   std::string function;
   std::vector<TensorPort> arguments, results;
   std::vector<OpContract> contracts;
+  /// The model's species by type index and cutoff radius (A), where its
+  /// module says (sezm.type_map, sezm.rcut); empty and 0 where not.
+  std::vector<std::string> typeMap;
+  double rcut = 0;
 
   /// Checks inputs (in argument order) against the ports and the contracts;
   /// returns an empty string or the error, which names the input and what

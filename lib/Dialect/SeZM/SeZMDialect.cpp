@@ -2,9 +2,13 @@
 
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::sezm;
@@ -122,6 +126,35 @@ LogicalResult SeZMDialect::verifyOperationAttribute(Operation *op,
         (value.getValue() != "inference" && value.getValue() != "training"))
       return op->emitError()
              << "'sezm.schedule' must be \"inference\" or \"training\"";
+    return success();
+  }
+  if ((name == kTypeMapAttr || name == kRcutAttr) && !isa<ModuleOp>(op))
+    return op->emitError() << "'" << name
+                           << "' describes the model: it belongs on the module";
+  if (name == kTypeMapAttr) {
+    auto names = dyn_cast<ArrayAttr>(attribute.getValue());
+    if (!names || names.empty())
+      return op->emitError()
+             << "'" << name << "' must be a non-empty array of species names";
+    llvm::StringSet<> seen;
+    for (Attribute element : names) {
+      auto species = dyn_cast<StringAttr>(element);
+      if (!species || species.getValue().empty() ||
+          species.getValue().contains(' '))
+        return op->emitError() << "'" << name << "' holds " << element
+                               << ", which is not a species name";
+      if (!seen.insert(species.getValue()).second)
+        return op->emitError() << "'" << name << "' names species '"
+                               << species.getValue() << "' twice";
+    }
+    return success();
+  }
+  if (name == kRcutAttr) {
+    auto rcut = dyn_cast<FloatAttr>(attribute.getValue());
+    if (!rcut || !(rcut.getValueAsDouble() > 0) ||
+        !std::isfinite(rcut.getValueAsDouble()))
+      return op->emitError()
+             << "'" << name << "' must be a positive cutoff radius in A";
     return success();
   }
   if (name == kKernelConfigAttr) {

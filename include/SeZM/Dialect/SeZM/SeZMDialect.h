@@ -13,6 +13,13 @@
 
 namespace mlir::sezm {
 
+/// The module attributes of a model: the species its type indices stand
+/// for (DeePMD-kit's type_map, an array of names) and its cutoff radius in
+/// A (a float). Tools map a structure's species by name and take the
+/// cutoff from these.
+constexpr llvm::StringLiteral kTypeMapAttr = "sezm.type_map";
+constexpr llvm::StringLiteral kRcutAttr = "sezm.rcut";
+
 /// The attribute that names a function argument or result.
 constexpr llvm::StringLiteral kNameAttr = "sezm.name";
 /// The argument attribute that marks a CSR array (order or rowptr) as the
