@@ -4,6 +4,7 @@
 
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Execution/GpuCompiler.h"
+#include "SeZM/Support/TorchCheckpoint.h"
 #include "SeZM/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -21,10 +22,50 @@ void sezm::registerToolDialects(DialectRegistry &registry) {
   registry.insert<SeZMDialect>();
 }
 
+/// Why a PyTorch checkpoint given as a module is refused: its own damage,
+/// the model it holds (which descriptor, type map and cutoff), and that a
+/// module is not yet built from one (docs/import.md).
+static std::string refuseCheckpoint(llvm::StringRef path, std::string bytes) {
+  sezmrt::TorchCheckpoint checkpoint;
+  std::string why;
+  if (!sezmrt::parseTorchCheckpoint(std::move(bytes), checkpoint, why))
+    return path.str() + ": " + why;
+  const sezmrt::PyObject *params = nullptr;
+  if (const sezmrt::PyObject *model = checkpoint.root->get("model"))
+    if (const sezmrt::PyObject *extra = model->get("_extra_state"))
+      params = extra->get("model_params");
+  if (!params)
+    return path.str() + ": a PyTorch checkpoint without the model_params of "
+                        "a DeePMD-kit model (model._extra_state.model_params)";
+  auto text = [](const sezmrt::PyObject *value) {
+    return value && value->kind == sezmrt::PyObject::Kind::String
+               ? value->text
+               : std::string("?");
+  };
+  const sezmrt::PyObject *descriptor = params->get("descriptor");
+  std::string type = text(descriptor ? descriptor->get("type") : nullptr);
+  if (type != "dpa4")
+    return path.str() + ": a DeePMD-kit checkpoint of descriptor '" + type +
+           "', which sezm does not import (only dpa4, DPA4/SeZM)";
+  std::string species;
+  if (const sezmrt::PyObject *typeMap = params->get("type_map"))
+    for (const sezmrt::PyObject *name : typeMap->items)
+      species += (species.empty() ? "" : ", ") + text(name);
+  return path.str() + ": a DeePMD-kit DPA4 checkpoint (type_map " + species +
+         "); sezm reads it but does not yet build a module from it "
+         "(docs/import.md)";
+}
+
 ModuleFile::ModuleFile(llvm::StringRef path, MLIRContext &context) {
   auto file = openInputFile(path, &error);
   if (!file)
     return;
+  // A checkpoint given where a module goes is described, not parsed (and
+  // echoed) as MLIR.
+  if (sezmrt::looksLikeZip(file->getBuffer().str())) {
+    error = refuseCheckpoint(path, file->getBuffer().str());
+    return;
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   handler = std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr, &context);
   parsed = parseSourceFile<ModuleOp>(sourceMgr, &context);

@@ -17,6 +17,7 @@
 #include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Structure.h"
 #include "SeZM/Support/Tooling.h"
+#include "SeZM/Support/TorchCheckpoint.h"
 #include "SeZM/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -447,11 +448,13 @@ readArtifactFile(const std::string &path) {
     return std::optional<ArtifactFile>();
   // A module is text: a file named .sezm, or with bytes no MLIR text has, is
   // reported as the artifact it is not, rather than parsed as MLIR and
-  // echoed to the terminal.
+  // echoed to the terminal. A PyTorch checkpoint is the module reader's to
+  // describe.
+  bool text = !StringRef(path).ends_with(".sezm") &&
+              bytes.find('\0') == std::string::npos &&
+              llvm::json::isUTF8(StringRef(bytes).take_front(1 << 16));
   if (!sezmrt::looksLikeArtifact(bytes) &&
-      !StringRef(path).ends_with(".sezm") &&
-      bytes.find('\0') == std::string::npos &&
-      llvm::json::isUTF8(StringRef(bytes).take_front(1 << 16)))
+      (text || sezmrt::looksLikeZip(bytes)))
     return std::optional<ArtifactFile>();
   sezmrt::Artifact artifact;
   if (!sezmrt::parseArtifact(bytes, artifact, error))
