@@ -62,7 +62,7 @@ ModuleFile::ModuleFile(llvm::StringRef path, MLIRContext &context) {
     return;
   // A checkpoint given where a module goes is described, not parsed (and
   // echoed) as MLIR.
-  if (sezmrt::looksLikeZip(file->getBuffer().str())) {
+  if (sezmrt::looksLikeZip(file->getBuffer().take_front(4).str())) {
     error = refuseCheckpoint(path, file->getBuffer().str());
     return;
   }

@@ -140,34 +140,21 @@ static bool isFloat(sezmrt::ElementType type) {
   return type == sezmrt::ElementType::F32 || type == sezmrt::ElementType::F64;
 }
 
-/// A number in the fewest digits that give it back ("6", "5.5").
-static std::string shortest(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.17g", value);
-  for (int digits = 1; digits <= 17; ++digits) {
-    char shorter[32];
-    std::snprintf(shorter, sizeof shorter, "%.*g", digits, value);
-    if (std::strtod(shorter, nullptr) == value)
-      return shorter;
-  }
-  return text;
-}
-
-/// Whether the species come from the model's type_map (not --species).
-static bool speciesFromModel = false;
-
 /// Takes the cutoff and the species order from the model where its module
 /// states them (sezm.rcut, sezm.type_map): --cutoff and --species may then
 /// be left out, and one that contradicts the model is an error.
 static std::string takeModelMetadata(const sezmrt::EntrySignature &signature) {
   if (signature.rcut > 0) {
     if (cutoff > 0 &&
-        std::abs(cutoff - signature.rcut) > 1e-12 * signature.rcut)
-      return (llvm::Twine("--cutoff ") + shortest(cutoff) +
-              " differs from the model's rcut " + shortest(signature.rcut) +
-              " A (sezm.rcut); the model is only right within its own "
-              "cutoff, so leave --cutoff out")
-          .str();
+        std::abs(cutoff - signature.rcut) > 1e-12 * signature.rcut) {
+      std::string message;
+      llvm::raw_string_ostream os(message);
+      os << llvm::format("--cutoff %g differs from the model's rcut %g A",
+                         static_cast<double>(cutoff), signature.rcut)
+         << " (sezm.rcut); the model is only right within its own cutoff, so "
+            "leave --cutoff out";
+      return message;
+    }
     cutoff = signature.rcut;
   }
   if (!signature.typeMap.empty()) {
@@ -181,7 +168,6 @@ static std::string takeModelMetadata(const sezmrt::EntrySignature &signature) {
     species.clear();
     for (const std::string &name : signature.typeMap)
       species.push_back(name);
-    speciesFromModel = true;
   }
   return std::string();
 }
@@ -218,8 +204,8 @@ structureInputs(const sezmrt::EntrySignature &signature,
         return llvm::createStringError(
             structurePath + ": atom " + std::to_string(a + 1) + " is '" +
             structure.species[a] + "', which " +
-            (speciesFromModel ? "the model's type_map does not have ("
-                              : "--species does not list (") +
+            (!signature.typeMap.empty() ? "the model's type_map does not have ("
+                                        : "--species does not list (") +
             llvm::join(species, ", ") + ")");
       types.push_back(it - species.begin());
     }
