@@ -789,6 +789,32 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
        {t.t({-1, 8}), t.vec()},
        "sezm.radial_basis_grad %a0, %a1 rcut = 6.0 exponent = 7",
        {t.vec()}},
+      {"radial_basis_freqs",
+       {t.vec(), t.t({8})},
+       "sezm.radial_basis %a0 freqs %a1 rcut = 6.0 exponent = 7",
+       {t.t({-1, 8})}},
+      {"radial_basis_freqs_grad",
+       {t.t({-1, 8}), t.vec(), t.t({8})},
+       "sezm.radial_basis_grad %a0, %a1 freqs %a2 rcut = 6.0 exponent = 7",
+       {t.vec()}},
+      {"glu",
+       {t.t({-1, c.packed(), 2 * c.channels}),
+        t.t({c.channels, c.lmax * c.channels})},
+       "sezm.glu %a0 weight %a1" + t.lmax(),
+       {t.t({-1, c.packed(), c.channels})}},
+      {"glu_grad",
+       {t.t({-1, c.packed(), c.channels}), t.t({-1, c.packed(), 2 * c.channels}),
+        t.t({c.channels, c.lmax * c.channels})},
+       "sezm.glu_grad %a0, %a1 weight %a2" + t.lmax(),
+       {t.t({-1, c.packed(), 2 * c.channels})}},
+      {"glu_scalar",
+       {t.t({-1, 1, 2 * c.channels})},
+       "sezm.glu %a0 lmax = 0",
+       {t.t({-1, 1, c.channels})}},
+      {"glu_scalar_grad",
+       {t.t({-1, 1, c.channels}), t.t({-1, 1, 2 * c.channels})},
+       "sezm.glu_grad %a0, %a1 lmax = 0",
+       {t.t({-1, 1, 2 * c.channels})}},
       {"wigner", {t.vec()}, "sezm.wigner %a0" + t.lmax(), {t.wigner()}},
       {"wigner_grad",
        {t.wigner(), t.vec()},
@@ -926,6 +952,23 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
   for (std::string op : {"envelope", "radial_basis", "wigner"})
     checkGradient(*program, {op, op + "_grad", {f64(in.edgeVec)}, {T{0, 0}}},
                   rng);
+  // Trained frequencies: around the initial (k+1) pi / rcut, not equal.
+  ref::Array freqs = randomArray(rng, {8}, 0.3, 4.5);
+  checkGradient(*program,
+                {"radial_basis_freqs",
+                 "radial_basis_freqs_grad",
+                 {f64(in.edgeVec), f64(freqs)},
+                 {T{0, 0}}},
+                rng);
+  // A GLU's gate logits span the sigmoid's bend.
+  int64_t nodes = c.nodes;
+  HostTensor gluX = f64(randomArray(rng, {nodes, c.packed(), 2 * c.channels}));
+  HostTensor gluW =
+      f64(randomArray(rng, {c.channels, c.lmax * c.channels}, -0.4, 0.4));
+  checkGradient(*program, {"glu", "glu_grad", {gluX, gluW}, {T{0, 0}}}, rng);
+  HostTensor scalarX = f64(randomArray(rng, {nodes, 1, 2 * c.channels}, -3, 3));
+  checkGradient(*program,
+                {"glu_scalar", "glu_scalar_grad", {scalarX}, {T{0, 0}}}, rng);
   checkGradient(*program,
                 {"rotate",
                  "rotate_grad",

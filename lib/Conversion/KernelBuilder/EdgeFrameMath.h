@@ -41,11 +41,16 @@ template <typename T> T envelope(const T &x, int64_t p) {
   return select(x < T(1.0), u2 * u2 * series, T(0.0));
 }
 
-/// sin(w_k r) / r * E_p(r / rcut) with w_k = (k+1) pi / rcut.
+/// The initial Bessel frequency w_k = (k+1) pi / rcut (DeePMD-kit trains
+/// them from there).
+inline double initialBesselFrequency(int64_t k, double rcut) {
+  return static_cast<double>(k + 1) * M_PI / rcut;
+}
+
+/// sin(w r) / r * E_p(r / rcut), for frequency w.
 template <typename T>
-T besselRadial(const T &r, int64_t k, double rcut, const T &envelopeValue) {
-  double w = static_cast<double>(k + 1) * M_PI / rcut;
-  return sin(T(w) * r) / r * envelopeValue;
+T besselRadial(const T &r, const T &frequency, const T &envelopeValue) {
+  return sin(frequency * r) / r * envelopeValue;
 }
 
 template <typename T> struct Quaternion { T w, x, y, z; };

@@ -103,24 +103,33 @@ void sezm::emitKernel(EnvelopeGradOp op, KernelIO &io) {
 }
 
 namespace {
+/// The frequencies of a radial basis op: its `freqs` operand's buffer, or
+/// none for the initial ones.
+template <typename OpTy> Value frequencyBuffer(OpTy op, KernelIO &io) {
+  return op.getFreqs() ? io.in(op.getFreqs()) : Value();
+}
+
 /// Calls sink(k, rbf_k) for each radial basis function of one edge.
 template <typename T>
-void radialBasis(const std::array<T, 3> &v, double rcut, int64_t exponent,
-                 int64_t count, llvm::function_ref<void(int64_t, T)> sink) {
+void radialBasis(const std::array<T, 3> &v, Value freqs, double rcut,
+                 int64_t exponent, int64_t count,
+                 llvm::function_ref<void(int64_t, T)> sink) {
   T r = regularizedNorm(v[0], v[1], v[2]);
   T env = envelope(r / T(rcut), exponent);
-  for (int64_t k = 0; k < count; ++k)
-    sink(k, besselRadial(r, k, rcut, env));
+  for (int64_t k = 0; k < count; ++k) {
+    T w = freqs ? T(load(freqs, {Idx(k)})) : T(initialBesselFrequency(k, rcut));
+    sink(k, besselRadial(r, w, env));
+  }
 }
 } // namespace
 
 void sezm::emitKernel(RadialBasisOp op, KernelIO &io) {
-  Value edgeVec = io.in(op.getEdgeVec());
+  Value edgeVec = io.in(op.getEdgeVec()), freqs = frequencyBuffer(op, io);
   int64_t count = staticDim(op.getResult(), 1);
   Idx edges = dim(edgeVec, 0);
   Value out = io.allocate(0, {edges, count});
   parallelRange(0, edges, [&](Idx e) {
-    radialBasis<Num>(loadEdgeVector<Num>(edgeVec, e),
+    radialBasis<Num>(loadEdgeVector<Num>(edgeVec, e), freqs,
                      op.getRcut().convertToDouble(), op.getExponent(), count,
                      [&](int64_t k, Num value) {
                        store(value, out, {e, k});
@@ -130,12 +139,13 @@ void sezm::emitKernel(RadialBasisOp op, KernelIO &io) {
 
 void sezm::emitKernel(RadialBasisGradOp op, KernelIO &io) {
   Value edgeVec = io.in(op.getEdgeVec()), grad = io.in(op.getGrad());
+  Value freqs = frequencyBuffer(op, io);
   int64_t count = staticDim(op.getGrad(), 1);
   Idx edges = dim(edgeVec, 0);
   Value out = io.allocate(0, {edges, 3});
   parallelRange(0, edges, [&](Idx e) {
     std::array<Num, 3> total = {Num(0.0), Num(0.0), Num(0.0)};
-    radialBasis<Jet>(loadEdgeVector<Jet>(edgeVec, e),
+    radialBasis<Jet>(loadEdgeVector<Jet>(edgeVec, e), freqs,
                      op.getRcut().convertToDouble(), op.getExponent(), count,
                      [&](int64_t k, Jet value) {
                        Num g = load(grad, {e, k});
@@ -235,7 +245,7 @@ void sezm::emitKernel(EnvelopeGradGradOp op, KernelIO &io) {
 
 void sezm::emitKernel(RadialBasisGradGradOp op, KernelIO &io) {
   Value edgeVec = io.in(op.getEdgeVec()), grad = io.in(op.getGrad());
-  Value cot = io.in(op.getCot());
+  Value cot = io.in(op.getCot()), freqs = frequencyBuffer(op, io);
   int64_t count = staticDim(op.getGrad(), 1);
   Idx edges = dim(edgeVec, 0);
   Value gradCot = io.allocate(0, {edges, Idx(count)});
@@ -243,8 +253,9 @@ void sezm::emitKernel(RadialBasisGradGradOp op, KernelIO &io) {
   parallelRange(0, edges, [&](Idx e) {
     std::array<Num, 3> total = {Num(0.0), Num(0.0), Num(0.0)};
     radialBasis<Second>(
-        edgeVectorAlong(edgeVec, cot, e), op.getRcut().convertToDouble(),
-        op.getExponent(), count, [&](int64_t k, Second value) {
+        edgeVectorAlong(edgeVec, cot, e), freqs,
+        op.getRcut().convertToDouble(), op.getExponent(), count,
+        [&](int64_t k, Second value) {
           store(accumulateSecondOrder(value, load(grad, {e, k}), total),
                 gradCot, {e, k});
         });

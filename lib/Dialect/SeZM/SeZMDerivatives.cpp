@@ -21,10 +21,13 @@ template <typename SecondOrderOp>
 LogicalResult addSecondOrder(Operation *op, ReverseMode &sweep,
                              ArrayRef<Value> cotangents) {
   Value grad = op->getOperand(0), edgeVec = op->getOperand(1);
+  // Operands past the edge vectors (radial_basis's frequencies) are
+  // weights, passed on as they are.
+  SmallVector<Value> operands{cotangents.front(), grad, edgeVec};
+  llvm::append_range(operands, op->getOperands().drop_front(2));
   auto second = SecondOrderOp::create(
       sweep.builder(), sweep.getLoc(),
-      TypeRange{grad.getType(), edgeVec.getType()},
-      ValueRange{cotangents.front(), grad, edgeVec}, op->getAttrs());
+      TypeRange{grad.getType(), edgeVec.getType()}, operands, op->getAttrs());
   sweep.add(grad, second.getGradCot());
   sweep.add(edgeVec, second.getEdgeVecGrad());
   return success();
@@ -70,9 +73,13 @@ LogicalResult RadialBasisOp::backpropagate(ReverseMode &sweep,
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
   Value g = cotangents.front();
-  sweep.add(getEdgeVec(), RadialBasisGradOp::create(
-                              b, loc, getEdgeVec().getType(), g, getEdgeVec(),
-                              getRcutAttr(), getExponentAttr()));
+  if (getFreqs() && sweep.isActive(getFreqs()))
+    return emitOpError("differentiates with respect to its frequencies, "
+                       "which sezm-autodiff does not (they are weights)");
+  sweep.add(getEdgeVec(),
+            RadialBasisGradOp::create(b, loc, getEdgeVec().getType(), g,
+                                      getEdgeVec(), getFreqs(), getRcutAttr(),
+                                      getExponentAttr()));
   return success();
 }
 
@@ -285,6 +292,17 @@ LogicalResult DegreeLinearOp::backpropagate(ReverseMode &sweep,
   sweep.add(getX(), DegreeLinearOp::create(
                         b, loc, getX().getType(), g, getW(), getLmaxAttr(),
                         getTransposed() ? UnitAttr() : b.getUnitAttr()));
+  return success();
+}
+
+LogicalResult GluOp::backpropagate(ReverseMode &sweep,
+                                   ArrayRef<Value> cotangents) {
+  if (getGw() && sweep.isActive(getGw()))
+    return emitOpError("differentiates with respect to its gate weight, "
+                       "which sezm-autodiff does not (a weight)");
+  sweep.add(getX(), GluGradOp::create(sweep.builder(), sweep.getLoc(),
+                                      getX().getType(), cotangents.front(),
+                                      getX(), getGw(), getLmaxAttr()));
   return success();
 }
 

@@ -167,13 +167,22 @@ LogicalResult EnvelopeGradOp::verifyShapes(ShapeChecker &shapes) {
   return shapes.check("result", getResult(), kFloat, {kEdges, kXYZ});
 }
 
+/// A radial basis op's trained frequencies, where it has them: one per
+/// function (K).
+static LogicalResult checkFrequencies(ShapeChecker &shapes, Value freqs) {
+  if (!freqs)
+    return success();
+  return shapes.check("freqs", freqs, kFloat, {Dim::channel("K")});
+}
+
 LogicalResult RadialBasisOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
     return failure();
-  if (failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
+  if (failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})) ||
+      failed(shapes.check("result", getResult(), kFloat,
+                          {kEdges, Dim::channel("K")})))
     return failure();
-  return shapes.check("result", getResult(), kFloat,
-                      {kEdges, Dim::channel("K")});
+  return checkFrequencies(shapes, getFreqs());
 }
 
 LogicalResult RadialBasisGradOp::verifyShapes(ShapeChecker &shapes) {
@@ -181,7 +190,8 @@ LogicalResult RadialBasisGradOp::verifyShapes(ShapeChecker &shapes) {
     return failure();
   if (failed(shapes.check("grad", getGrad(), kFloat,
                           {kEdges, Dim::channel("K")})) ||
-      failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})))
+      failed(shapes.check("edge_vec", getEdgeVec(), kFloat, {kEdges, kXYZ})) ||
+      failed(checkFrequencies(shapes, getFreqs())))
     return failure();
   return shapes.check("result", getResult(), kFloat, {kEdges, kXYZ});
 }
@@ -250,7 +260,9 @@ LogicalResult EnvelopeGradGradOp::verifyShapes(ShapeChecker &shapes) {
 LogicalResult RadialBasisGradGradOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(verifyCutoff(*this, getRcut().convertToDouble(), getExponent())))
     return failure();
-  return verifySecondOrder(*this, shapes, {kEdges, Dim::channel("K")});
+  if (failed(verifySecondOrder(*this, shapes, {kEdges, Dim::channel("K")})))
+    return failure();
+  return checkFrequencies(shapes, getFreqs());
 }
 
 LogicalResult WignerGradGradOp::verifyShapes(ShapeChecker &shapes) {
@@ -705,6 +717,58 @@ LogicalResult DegreeLinearWeightGradOp::verifyShapes(ShapeChecker &shapes) {
       failed(shapes.check("x", getX(), kFloat, dims.features(dims.in))))
     return failure();
   return shapes.check("result", getResult(), kFloat, dims.weight());
+}
+
+//===----------------------------------------------------------------------===//
+// Gated linear units
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The contract of a GLU over packed rows: x (N, D, 2H), gw (H, lmax*H)
+/// exactly when lmax >= 1, and the (N, D, H) value `halfName`.
+LogicalResult checkGlu(Operation *op, ShapeChecker &shapes, int64_t lmax,
+                       Value x, Value gw, StringRef halfName, Value half) {
+  if (failed(verifyLmax(op, lmax)))
+    return failure();
+  SO2Layout layout{lmax};
+  shapes.setContext(lmaxContext(lmax));
+  Dim rows = packedRows(layout);
+  if (failed(shapes.check("x", x, kFloat,
+                          {kNodes, rows, Dim::channel("2H")})) ||
+      failed(shapes.check(halfName, half, kFloat,
+                          {kNodes, rows, Dim::channel("H")})))
+    return failure();
+  int64_t width = cast<RankedTensorType>(half.getType()).getDimSize(2);
+  int64_t both = cast<RankedTensorType>(x.getType()).getDimSize(2);
+  if (both != 2 * width)
+    return op->emitOpError()
+           << "'x' must hold a value and a gate half of " << width
+           << " channels each (" << 2 * width << "), but has " << both;
+  if (lmax == 0) {
+    if (gw)
+      return op->emitOpError()
+             << "has a gate weight 'gw', but at lmax = 0 there are no rows "
+                "of degree l >= 1 to gate";
+    return success();
+  }
+  if (!gw)
+    return op->emitOpError() << "needs a gate weight 'gw' (H, lmax*H) for "
+                                "its rows of degree l >= 1";
+  return shapes.check("gw", gw, kFloat,
+                      {Dim::fixed(width), Dim::fixed(lmax * width)});
+}
+} // namespace
+
+LogicalResult GluOp::verifyShapes(ShapeChecker &shapes) {
+  return checkGlu(*this, shapes, getLmax(), getX(), getGw(), "result",
+                  getResult());
+}
+
+LogicalResult GluGradOp::verifyShapes(ShapeChecker &shapes) {
+  if (failed(checkGlu(*this, shapes, getLmax(), getX(), getGw(), "grad",
+                      getGrad())))
+    return failure();
+  return shapes.checkSameType("result", getResult(), "x", getX());
 }
 
 //===----------------------------------------------------------------------===//

@@ -191,6 +191,15 @@ func.func @radial_basis_dynamic_width(%v: tensor<?x3xf32>) {
 
 // -----
 
+func.func @radial_basis_freqs_count(%v: tensor<?x3xf32>, %w: tensor<8xf32>) {
+  // expected-error @+1 {{dimension 0 of 'freqs' is 8, but 'result' has K = 16}}
+  %0 = sezm.radial_basis %v freqs %w rcut = 6.0 exponent = 7
+      : (tensor<?x3xf32>, tensor<8xf32>) -> tensor<?x16xf32>
+  return
+}
+
+// -----
+
 func.func @radial_basis_grad_width(%g: tensor<?x16xf32>, %v: tensor<?x3xf32>) {
   // expected-error @+1 {{'result' must have shape (E, 3), but has type 'tensor<?x16xf32>'}}
   %0 = sezm.radial_basis_grad %g, %v rcut = 6.0 exponent = 7
@@ -1001,5 +1010,62 @@ func.func @degree_linear_weight_grad_result(%g: tensor<?x16x64xf32>,
   // expected-error @+1 {{dimension 1 of 'result' is 64, but 'x' has Cin = 32}}
   %0 = sezm.degree_linear_weight_grad %g, %x lmax = 3
       : (tensor<?x16x64xf32>, tensor<?x16x32xf32>) -> tensor<4x64x32xf32>
+  return
+}
+
+//===- Gated linear units -------------------------------------------------===//
+
+// -----
+
+func.func @glu_halves(%x: tensor<?x16x190xf32>, %gw: tensor<96x288xf32>) {
+  // expected-error @+1 {{'x' must hold a value and a gate half of 96 channels each (192), but has 190}}
+  %0 = sezm.glu %x weight %gw lmax = 3
+      : (tensor<?x16x190xf32>, tensor<96x288xf32>) -> tensor<?x16x96xf32>
+  return
+}
+
+// -----
+
+func.func @glu_rows(%x: tensor<?x9x192xf32>, %gw: tensor<96x288xf32>) {
+  // expected-error @+1 {{'x' must have shape (N, 16, 2H)}}
+  %0 = sezm.glu %x weight %gw lmax = 3
+      : (tensor<?x9x192xf32>, tensor<96x288xf32>) -> tensor<?x16x96xf32>
+  return
+}
+
+// -----
+
+func.func @glu_needs_weight(%x: tensor<?x16x192xf32>) {
+  // expected-error @+1 {{needs a gate weight 'gw' (H, lmax*H) for its rows of degree l >= 1}}
+  %0 = sezm.glu %x lmax = 3 : (tensor<?x16x192xf32>) -> tensor<?x16x96xf32>
+  return
+}
+
+// -----
+
+func.func @glu_scalar_weight(%x: tensor<?x1x192xf32>, %gw: tensor<96x0xf32>) {
+  // expected-error @+1 {{has a gate weight 'gw', but at lmax = 0 there are no rows of degree l >= 1 to gate}}
+  %0 = sezm.glu %x weight %gw lmax = 0
+      : (tensor<?x1x192xf32>, tensor<96x0xf32>) -> tensor<?x1x96xf32>
+  return
+}
+
+// -----
+
+func.func @glu_weight_shape(%x: tensor<?x16x192xf32>, %gw: tensor<96x96xf32>) {
+  // expected-error @+1 {{'gw' must have shape (96, 288) for lmax = 3, but has type 'tensor<96x96xf32>'}}
+  %0 = sezm.glu %x weight %gw lmax = 3
+      : (tensor<?x16x192xf32>, tensor<96x96xf32>) -> tensor<?x16x96xf32>
+  return
+}
+
+// -----
+
+func.func @glu_grad_result(%g: tensor<?x16x96xf32>, %x: tensor<?x16x192xf32>,
+                           %gw: tensor<96x288xf32>) {
+  // expected-error @+1 {{'result' must have the type of 'x', 'tensor<?x16x192xf32>', but has type 'tensor<?x16x96xf32>'}}
+  %0 = sezm.glu_grad %g, %x weight %gw lmax = 3
+      : (tensor<?x16x96xf32>, tensor<?x16x192xf32>, tensor<96x288xf32>)
+      -> tensor<?x16x96xf32>
   return
 }

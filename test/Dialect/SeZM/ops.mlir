@@ -7,7 +7,8 @@
 func.func @geometry(%pos: tensor<?x3xf32>, %src: tensor<?xi64>,
                     %dst: tensor<?xi64>, %shift: tensor<?x3xf32>,
                     %so: tensor<?xi64>, %sr: tensor<?xi64>,
-                    %do: tensor<?xi64>, %dr: tensor<?xi64>) {
+                    %do: tensor<?xi64>, %dr: tensor<?xi64>,
+                    %freqs: tensor<16xf32>) {
   // CHECK: sezm.edge_vectors %{{.*}}[%{{.*}}, %{{.*}}] : (tensor<?x3xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf32>
   %v0 = sezm.edge_vectors %pos[%src, %dst]
       : (tensor<?x3xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf32>
@@ -31,6 +32,12 @@ func.func @geometry(%pos: tensor<?x3xf32>, %src: tensor<?xi64>,
   // CHECK: sezm.radial_basis_grad %{{.*}}, %{{.*}} rcut = 6.000000e+00 exponent = 7 : (tensor<?x16xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
   %grbf = sezm.radial_basis_grad %rbf, %v rcut = 6.0 exponent = 7
       : (tensor<?x16xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  // CHECK: sezm.radial_basis %{{.*}} freqs %{{.*}} rcut = 6.000000e+00 exponent = 7 : (tensor<?x3xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+  %rbfw = sezm.radial_basis %v freqs %freqs rcut = 6.0 exponent = 7
+      : (tensor<?x3xf32>, tensor<16xf32>) -> tensor<?x16xf32>
+  // CHECK: sezm.radial_basis_grad %{{.*}}, %{{.*}} freqs %{{.*}} rcut = 6.000000e+00 exponent = 7 : (tensor<?x16xf32>, tensor<?x3xf32>, tensor<16xf32>) -> tensor<?x3xf32>
+  %grbfw = sezm.radial_basis_grad %rbfw, %v freqs %freqs rcut = 6.0 exponent = 7
+      : (tensor<?x16xf32>, tensor<?x3xf32>, tensor<16xf32>) -> tensor<?x3xf32>
   // CHECK: sezm.wigner %{{.*}} lmax = 3 : (tensor<?x3xf32>) -> tensor<?x16x16xf32>
   %wd = sezm.wigner %v lmax = 3 : (tensor<?x3xf32>) -> tensor<?x16x16xf32>
   // CHECK: sezm.wigner_grad %{{.*}}, %{{.*}} lmax = 3 : (tensor<?x16x16xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>
@@ -188,6 +195,24 @@ func.func @mixing_stack(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
   %gy, %ga = sezm.focus_scale_grad %out, %act by %alpha
       : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x2xf32>)
       -> (tensor<?x10x64xf32>, tensor<?x2xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @glu
+func.func @glu(%x: tensor<?x16x192xf32>, %gw: tensor<96x288xf32>,
+               %y: tensor<?x1x192xf32>) {
+  // CHECK: sezm.glu %{{.*}} weight %{{.*}} lmax = 3 : (tensor<?x16x192xf32>, tensor<96x288xf32>) -> tensor<?x16x96xf32>
+  %h = sezm.glu %x weight %gw lmax = 3
+      : (tensor<?x16x192xf32>, tensor<96x288xf32>) -> tensor<?x16x96xf32>
+  // CHECK: sezm.glu_grad %{{.*}}, %{{.*}} weight %{{.*}} lmax = 3 : (tensor<?x16x96xf32>, tensor<?x16x192xf32>, tensor<96x288xf32>) -> tensor<?x16x192xf32>
+  %gx = sezm.glu_grad %h, %x weight %gw lmax = 3
+      : (tensor<?x16x96xf32>, tensor<?x16x192xf32>, tensor<96x288xf32>)
+      -> tensor<?x16x192xf32>
+  // CHECK: sezm.glu %{{.*}} lmax = 0 : (tensor<?x1x192xf32>) -> tensor<?x1x96xf32>
+  %s = sezm.glu %y lmax = 0 : (tensor<?x1x192xf32>) -> tensor<?x1x96xf32>
+  // CHECK: sezm.glu_grad %{{.*}}, %{{.*}} lmax = 0 : (tensor<?x1x96xf32>, tensor<?x1x192xf32>) -> tensor<?x1x192xf32>
+  %gy = sezm.glu_grad %s, %y lmax = 0
+      : (tensor<?x1x96xf32>, tensor<?x1x192xf32>) -> tensor<?x1x192xf32>
   return
 }
 

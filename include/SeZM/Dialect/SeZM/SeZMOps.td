@@ -140,24 +140,30 @@ def SeZM_RadialBasisOp : SeZM_Op<"radial_basis", [SeZM_Differentiable]> {
   let description = [{
     Math: sezm-ops.md sections 3.0, 7.
 
-    `result[e, k] = sin(w_k r) / r * E_p(r / rcut)` with
-    `w_k = (k+1) pi / rcut` for k = 0..K-1 (K = n_radial, the result's last
-    extent) and r regularized as in `sezm.envelope`.
+    `result[e, k] = sin(w_k r) / r * E_p(r / rcut)` for k = 0..K-1 (K =
+    n_radial, the result's last extent), r regularized as in
+    `sezm.envelope`. The frequencies `w_k` are the operand `freqs` (K),
+    DeePMD-kit's trained `radial_basis.adam_freqs`, or without it the
+    initial ones, `w_k = (k+1) pi / rcut`. DeePMD-kit writes the same
+    function as `w sinc(w r / pi)`.
 
-    Shapes: edge_vec (E, 3) -> (E, K).
+    Shapes: edge_vec (E, 3), freqs (K) -> (E, K).
 
     Example:
     ```mlir
     %rbf = sezm.radial_basis %v rcut = 6.0 exponent = 7
         : (tensor<?x3xf32>) -> tensor<?x16xf32>
+    %rbf2 = sezm.radial_basis %v freqs %w rcut = 6.0 exponent = 7
+        : (tensor<?x3xf32>, tensor<16xf32>) -> tensor<?x16xf32>
     ```
   }];
-  let arguments = (ins SeZM_FloatTensor:$edge_vec, F64Attr:$rcut,
+  let arguments = (ins SeZM_FloatTensor:$edge_vec,
+                       Optional<SeZM_FloatTensor>:$freqs, F64Attr:$rcut,
                        I64Attr:$exponent);
   let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
-    $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent attr-dict
-    `:` functional-type(operands, results)
+    $edge_vec (`freqs` $freqs^)? `rcut` `=` $rcut `exponent` `=` $exponent
+    attr-dict `:` functional-type(operands, results)
   }];
 }
 
@@ -166,9 +172,11 @@ def SeZM_RadialBasisGradOp : SeZM_Op<"radial_basis_grad", [SeZM_Differentiable]>
   let description = [{
     Math: sezm-ops.md sections 3.0, 7.
 
-    `result[e] = sum_k grad[e, k] * d rbf[e, k] / d v[e]`.
+    `result[e] = sum_k grad[e, k] * d rbf[e, k] / d v[e]`, with the
+    frequencies of the `sezm.radial_basis` it differentiates. (The
+    frequencies are weights: no gradient is taken with respect to them.)
 
-    Shapes: grad (E, K), edge_vec (E, 3) -> (E, 3).
+    Shapes: grad (E, K), edge_vec (E, 3), freqs (K) -> (E, 3).
 
     Example:
     ```mlir
@@ -177,11 +185,12 @@ def SeZM_RadialBasisGradOp : SeZM_Op<"radial_basis_grad", [SeZM_Differentiable]>
     ```
   }];
   let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$edge_vec,
-                       F64Attr:$rcut, I64Attr:$exponent);
+                       Optional<SeZM_FloatTensor>:$freqs, F64Attr:$rcut,
+                       I64Attr:$exponent);
   let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
-    $grad `,` $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent attr-dict
-    `:` functional-type(operands, results)
+    $grad `,` $edge_vec (`freqs` $freqs^)? `rcut` `=` $rcut `exponent` `=`
+    $exponent attr-dict `:` functional-type(operands, results)
   }];
 }
 
@@ -294,11 +303,12 @@ def SeZM_RadialBasisGradGradOp
         : (tensor<?x3xf64>, tensor<?x16xf64>, tensor<?x3xf64>)
         -> (tensor<?x16xf64>, tensor<?x3xf64>)}]> {
   let arguments = (ins SeZM_FloatTensor:$cot, SeZM_FloatTensor:$grad,
-                       SeZM_FloatTensor:$edge_vec, F64Attr:$rcut,
+                       SeZM_FloatTensor:$edge_vec,
+                       Optional<SeZM_FloatTensor>:$freqs, F64Attr:$rcut,
                        I64Attr:$exponent);
   let assemblyFormat = [{
-    $cot `,` $grad `,` $edge_vec `rcut` `=` $rcut `exponent` `=` $exponent
-    attr-dict `:` functional-type(operands, results)
+    $cot `,` $grad `,` $edge_vec (`freqs` $freqs^)? `rcut` `=` $rcut
+    `exponent` `=` $exponent attr-dict `:` functional-type(operands, results)
   }];
 }
 
@@ -945,6 +955,74 @@ def SeZM_DegreeLinearWeightGradOp : SeZM_Op<"degree_linear_weight_grad"> {
   let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $grad `,` $x `lmax` `=` $lmax (`transposed` $transposed^)? attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Gated linear units of node features (DPA4's FFNs and fitting net)
+//===----------------------------------------------------------------------===//
+
+def SeZM_GluOp : SeZM_Op<"glu", [SeZM_Differentiable]> {
+  let summary = "equivariant GLU of packed node features";
+  let description = [{
+    Math: sezm-ops.md section 3.8; DeePMD-kit's GatedActivation in GLU mode
+    (the EquivariantFFN of DPA4 without s2_activation).
+
+    `x` holds two halves of H channels each: the value `v = x[:, :, :H]`
+    and the gate `g = x[:, :, H:]`. Only the gate's l = 0 row is used, so
+    that scalars gate vectors and the map commutes with rotations:
+    `result[n, 0, c] = v[n, 0, c] * silu(g[n, 0, c])` and, for a row d of
+    degree l >= 1, `result[n, d, c] = v[n, d, c] * s[n, (l-1)*H + c]`
+    with `s = sigmoid(g[n, 0, :] @ gw)`. With lmax = 0 there is no `gw`
+    and the op is the plain GLU `v * silu(g)` (the readout FFN and the
+    fitting net).
+
+    Shapes: x (N, D, 2H), gw (H, lmax*H) (lmax >= 1) -> (N, D, H), with
+    D = (lmax+1)^2.
+
+    Example:
+    ```mlir
+    %h = sezm.glu %x weight %gw lmax = 3
+        : (tensor<?x16x192xf32>, tensor<96x288xf32>) -> tensor<?x16x96xf32>
+    %s = sezm.glu %y lmax = 0 : (tensor<?x1x192xf32>) -> tensor<?x1x96xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_FloatTensor:$x, Optional<SeZM_FloatTensor>:$gw,
+                       I64Attr:$lmax);
+  let results = (outs SeZM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x (`weight` $gw^)? `lmax` `=` $lmax attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_GluGradOp : SeZM_Op<"glu_grad"> {
+  let summary = "input gradient of sezm.glu";
+  let description = [{
+    Math: sezm-ops.md section 4.8.
+
+    The cotangent of `x` for the cotangent `grad` of `sezm.glu`'s result:
+    the value half gets `grad * silu(g0)` (row 0) and `grad * s` (rows of
+    degree l >= 1); the gate half's row 0 gets `grad[0] * v[0] * silu'(g0)`
+    plus `(sum over the rows of degree l of grad * v) * s * (1 - s) @ gw^T`;
+    its other rows get zero. (`gw` is a weight: no gradient is taken with
+    respect to it.)
+
+    Shapes: grad (N, D, H), x (N, D, 2H), gw (H, lmax*H) -> (N, D, 2H).
+
+    Example:
+    ```mlir
+    %gx = sezm.glu_grad %g, %x weight %gw lmax = 3
+        : (tensor<?x16x96xf32>, tensor<?x16x192xf32>, tensor<96x288xf32>)
+        -> tensor<?x16x192xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$x,
+                       Optional<SeZM_FloatTensor>:$gw, I64Attr:$lmax);
+  let results = (outs SeZM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $x (`weight` $gw^)? `lmax` `=` $lmax attr-dict
     `:` functional-type(operands, results)
   }];
 }

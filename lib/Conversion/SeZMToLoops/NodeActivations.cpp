@@ -1,0 +1,98 @@
+//===- NodeActivations.cpp - CPU kernels of the gated linear units --------===//
+//
+// One thread per (node, channel of the value half): it reads its node's
+// gate row and its column of gw, so that a warp reads consecutive channels.
+// Each gate logit sums over the gate channels in order, on every backend.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Kernels.h"
+
+using namespace mlir;
+using namespace mlir::sezm;
+using namespace mlir::sezm::kernel;
+
+namespace {
+Num sigmoid(Num x) { return Num(1.0) / (Num(1.0) + exp(-x)); }
+
+/// The packed rows of degree l: l^2 .. (l+1)^2 - 1.
+std::pair<int64_t, int64_t> rowsOfDegree(int64_t l) {
+  return {l * l, (l + 1) * (l + 1)};
+}
+
+/// sigmoid(g[n, 0, :] @ gw)[(l-1)*H + c]: the gate of channel c's rows of
+/// degree l, with the gate half at channels H .. 2H-1 of x.
+Num gateOf(Value x, Value gw, int64_t width, Idx n, int64_t l, Idx c) {
+  Num logit = sumRange(0, width, [&](Idx i) {
+    return load(x, {n, 0, Idx(width) + i}) *
+           load(gw, {i, Idx((l - 1) * width) + c});
+  });
+  return sigmoid(logit);
+}
+} // namespace
+
+void sezm::emitKernel(GluOp op, KernelIO &io) {
+  Value x = io.in(op.getX());
+  Value gw = op.getGw() ? io.in(op.getGw()) : Value();
+  int64_t lmax = op.getLmax(), width = staticDim(op.getResult(), 2);
+  int64_t rows = (lmax + 1) * (lmax + 1);
+  Idx nodes = dim(x, 0);
+  Value out = io.allocate(0, {nodes, rows, width});
+  parallelRange(0, nodes * Idx(width), [&](Idx flat) {
+    Idx n = flat / Idx(width), c = flat % Idx(width);
+    Num gate = load(x, {n, 0, Idx(width) + c});
+    store(load(x, {n, 0, c}) * gate * sigmoid(gate), out, {n, 0, c});
+    for (int64_t l = 1; l <= lmax; ++l) {
+      Num s = gateOf(x, gw, width, n, l, c);
+      auto [first, last] = rowsOfDegree(l);
+      for (int64_t d = first; d < last; ++d)
+        store(load(x, {n, Idx(d), c}) * s, out, {n, Idx(d), c});
+    }
+  });
+}
+
+void sezm::emitKernel(GluGradOp op, KernelIO &io) {
+  Value grad = io.in(op.getGrad()), x = io.in(op.getX());
+  Value gw = op.getGw() ? io.in(op.getGw()) : Value();
+  int64_t lmax = op.getLmax(), width = staticDim(op.getGrad(), 2);
+  int64_t rows = (lmax + 1) * (lmax + 1), gates = lmax * width;
+  Idx nodes = dim(x, 0);
+  Value xGrad = io.allocate(0, {nodes, rows, 2 * width});
+  // d logit of every gate, which the gate row's second pass sums over.
+  Value logitGrad =
+      gates ? io.scratch({ShapedType::kDynamic, gates}, {nodes, Idx(gates)})
+            : Value();
+  parallelRange(0, nodes * Idx(width), [&](Idx flat) {
+    Idx n = flat / Idx(width), c = flat % Idx(width);
+    Num gate = load(x, {n, 0, Idx(width) + c});
+    Num sig = sigmoid(gate);
+    store(load(grad, {n, 0, c}) * gate * sig, xGrad, {n, 0, c});
+    for (int64_t l = 1; l <= lmax; ++l) {
+      Num s = gateOf(x, gw, width, n, l, c);
+      auto [first, last] = rowsOfDegree(l);
+      std::optional<Num> gateGrad;
+      for (int64_t d = first; d < last; ++d) {
+        Num g = load(grad, {n, Idx(d), c});
+        store(g * s, xGrad, {n, Idx(d), c});
+        store(Num(0.0), xGrad, {n, Idx(d), Idx(width) + c});
+        Num term = g * load(x, {n, Idx(d), c});
+        gateGrad = gateGrad ? *gateGrad + term : term;
+      }
+      store(*gateGrad * s * (Num(1.0) - s), logitGrad,
+            {n, Idx((l - 1) * width) + c});
+    }
+  });
+  // The gate half's l = 0 row: the silu path and every gate's d logit.
+  parallelRange(0, nodes * Idx(width), [&](Idx flat) {
+    Idx n = flat / Idx(width), i = flat % Idx(width);
+    Num gate = load(x, {n, 0, Idx(width) + i});
+    Num sig = sigmoid(gate);
+    Num total = load(grad, {n, 0, i}) * load(x, {n, 0, i}) * sig *
+                (Num(1.0) + gate * (Num(1.0) - sig));
+    if (gates)
+      total = total + sumRange(0, gates, [&](Idx k) {
+                return load(logitGrad, {n, k}) * load(gw, {i, k});
+              });
+    store(total, xGrad, {n, 0, Idx(width) + i});
+  });
+}
