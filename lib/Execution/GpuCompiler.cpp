@@ -264,13 +264,16 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
       if (line.contains("planned peak"))
         plan += line.str() + "\n";
     contents.sections["memory-plan"] = plan;
-    if (!options.weightsPath.empty()) {
-      std::string weights, error;
-      if (!sezmrt::readFileBytes(options.weightsPath, weights, error))
+    if (!options.weightsPath.empty() || !options.weights.empty()) {
+      std::string weights = options.weights, error;
+      if (!options.weightsPath.empty() &&
+          !sezmrt::readFileBytes(options.weightsPath, weights, error))
         return llvm::createStringError(error);
       if (llvm::Error weightsError = checkWeights(weights, entries))
-        return llvm::createStringError(options.weightsPath + ": " +
-                                       llvm::toString(std::move(weightsError)));
+        return llvm::createStringError(
+            (options.weightsPath.empty() ? "the imported weights"
+                                         : options.weightsPath) +
+            ": " + llvm::toString(std::move(weightsError)));
       contents.sections["weights"] = std::move(weights);
     }
   }

@@ -4,6 +4,7 @@
 
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "SeZM/Execution/GpuCompiler.h"
+#include "SeZM/Import/DPA4Import.h"
 #include "SeZM/Support/TorchCheckpoint.h"
 #include "SeZM/Transforms/Passes.h"
 #include "mlir/InitAllDialects.h"
@@ -22,49 +23,54 @@ void sezm::registerToolDialects(DialectRegistry &registry) {
   registry.insert<SeZMDialect>();
 }
 
-/// Why a PyTorch checkpoint given as a module is refused: its own damage,
-/// the model it holds (which descriptor, type map and cutoff), and that a
-/// module is not yet built from one (docs/import.md).
-static std::string refuseCheckpoint(llvm::StringRef path, std::string bytes) {
-  sezmrt::TorchCheckpoint checkpoint;
-  std::string why;
-  if (!sezmrt::parseTorchCheckpoint(std::move(bytes), checkpoint, why))
-    return path.str() + ": " + why;
+/// Why the DeePMD-kit checkpoint in `checkpoint` is not a DPA4 one sezm
+/// imports (empty when it is): no model_params, or another descriptor.
+static std::string foreignCheckpoint(const sezmrt::TorchCheckpoint &checkpoint) {
   const sezmrt::PyObject *params = nullptr;
   if (const sezmrt::PyObject *model = checkpoint.root->get("model"))
     if (const sezmrt::PyObject *extra = model->get("_extra_state"))
       params = extra->get("model_params");
   if (!params)
-    return path.str() + ": a PyTorch checkpoint without the model_params of "
-                        "a DeePMD-kit model (model._extra_state.model_params)";
-  auto text = [](const sezmrt::PyObject *value) {
-    return value && value->kind == sezmrt::PyObject::Kind::String
-               ? value->text
-               : std::string("?");
-  };
+    return "a PyTorch checkpoint without the model_params of a DeePMD-kit "
+           "model (model._extra_state.model_params)";
   const sezmrt::PyObject *descriptor = params->get("descriptor");
-  std::string type = text(descriptor ? descriptor->get("type") : nullptr);
-  if (type != "dpa4")
-    return path.str() + ": a DeePMD-kit checkpoint of descriptor '" + type +
+  const sezmrt::PyObject *type = descriptor ? descriptor->get("type") : nullptr;
+  std::string name = type && type->kind == sezmrt::PyObject::Kind::String
+                         ? type->text
+                         : std::string("?");
+  if (name != "dpa4")
+    return "a DeePMD-kit checkpoint of descriptor '" + name +
            "', which sezm does not import (only dpa4, DPA4/SeZM)";
-  std::string species;
-  if (const sezmrt::PyObject *typeMap = params->get("type_map"))
-    for (const sezmrt::PyObject *name : typeMap->items)
-      species += (species.empty() ? "" : ", ") + text(name);
-  return path.str() + ": a DeePMD-kit DPA4 checkpoint (type_map " + species +
-         "); sezm reads it but does not yet build a module from it "
-         "(docs/import.md)";
+  return "";
 }
 
-ModuleFile::ModuleFile(llvm::StringRef path, MLIRContext &context) {
+ModuleFile::ModuleFile(llvm::StringRef path, MLIRContext &context,
+                       sezmrt::ImportPrecision precision) {
   auto file = openInputFile(path, &error);
   if (!file)
     return;
-  // A checkpoint given where a module goes is described, not parsed (and
-  // echoed) as MLIR.
+  // A checkpoint is imported: the module is built from its config and
+  // weights (docs/import.md), not parsed (and echoed) as MLIR.
   if (sezmrt::looksLikeZip(file->getBuffer().take_front(4).str())) {
-    error = refuseCheckpoint(path, file->getBuffer().str());
-    return;
+    sezmrt::TorchCheckpoint checkpoint;
+    std::string why;
+    if (!sezmrt::parseTorchCheckpoint(file->getBuffer().str(), checkpoint,
+                                      why)) {
+      error = path.str() + ": " + why;
+      return;
+    }
+    if (std::string foreign = foreignCheckpoint(checkpoint); !foreign.empty()) {
+      error = path.str() + ": " + foreign;
+      return;
+    }
+    sezmrt::ImportedModel model;
+    if (!sezmrt::importDPA4(checkpoint, precision, model, why)) {
+      error = path.str() + ": " + why;
+      return;
+    }
+    imported = std::move(model);
+    file = llvm::MemoryBuffer::getMemBufferCopy(imported->moduleText,
+                                                path.str() + " (imported)");
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   handler = std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr, &context);

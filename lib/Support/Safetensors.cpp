@@ -295,3 +295,40 @@ bool sezmrt::readSafetensors(const std::string &path,
                         return parseSafetensors(bytes, tensors, why);
                       });
 }
+
+std::string sezmrt::writeSafetensors(
+    const std::map<std::string, HostTensor> &tensors) {
+  auto dtypeOf = [](ElementType type) {
+    switch (type) {
+    case ElementType::F32:
+      return "F32";
+    case ElementType::F64:
+      return "F64";
+    case ElementType::I32:
+      return "I32";
+    case ElementType::I64:
+      return "I64";
+    }
+    return "F32";
+  };
+  std::string header = "{", data;
+  for (const auto &[name, tensor] : tensors) {
+    if (header.size() > 1)
+      header += ",";
+    header += "\"" + name + "\":{\"dtype\":\"" + dtypeOf(tensor.type) +
+              "\",\"shape\":[";
+    for (size_t i = 0; i < tensor.shape.size(); ++i)
+      header += (i ? "," : "") + std::to_string(tensor.shape[i]);
+    header += "],\"data_offsets\":[" + std::to_string(data.size()) + "," +
+              std::to_string(data.size() + tensor.bytes.size()) + "]}";
+    data.append(tensor.bytes.begin(), tensor.bytes.end());
+  }
+  header += "}";
+  // The data starts 8-byte aligned, as the format recommends.
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::string out(8, '\0');
+  uint64_t length = header.size();
+  for (int i = 0; i < 8; ++i)
+    out[i] = static_cast<char>((length >> (8 * i)) & 0xff);
+  return out + header + data;
+}

@@ -1,6 +1,7 @@
 //===- sezm-compile.cpp - compile a sezm module for the GPU ---------------===//
 //
 // sezm-compile MODULE.mlir -o model.sezm [--chip sm_90] [--weights W]
+// sezm-compile model.ckpt.pt -o model.sezm   (a DeePMD-kit DPA4 checkpoint)
 //
 // The ahead-of-time step: every public function becomes an entry of one
 // versioned artifact that libsezm_runtime (and sezm-exec) loads and runs
@@ -12,9 +13,14 @@
 
 #include "SeZM/Execution/GpuCompiler.h"
 #include "SeZM/Execution/ModuleFile.h"
+#include "SeZM/Support/Safetensors.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 
@@ -24,7 +30,7 @@ using Emit = mlir::sezm::GpuCompileOptions::Emit;
 
 static cl::OptionCategory category("sezm-compile options");
 static cl::opt<std::string> modulePath(cl::Positional, cl::Required,
-                                       cl::desc("<module.mlir>"),
+                                       cl::desc("<module.mlir | model.ckpt.pt>"),
                                        cl::cat(category));
 static cl::opt<std::string> outputPath("o", cl::Required,
                                        cl::desc("Output file (or folder)"),
@@ -35,20 +41,35 @@ static cl::opt<std::string>
          cl::desc("NVIDIA GPU to compile for (sm_80, sm_86, sm_89, "
                   "sm_90)"),
          cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(category));
-static cl::opt<Emit>
-    emit("emit", cl::desc("What to write"), cl::init(Emit::Artifact),
-         cl::values(clEnumValN(Emit::Artifact, "artifact",
+/// What sezm-compile writes: what the GPU compiler emits, or (from a
+/// checkpoint) the imported module and its weights.
+enum class Output { Artifact, Library, Object, LLVMIR, PTX, Import };
+static cl::opt<Output>
+    emit("emit", cl::desc("What to write"), cl::init(Output::Artifact),
+         cl::values(clEnumValN(Output::Artifact, "artifact",
                                "the versioned artifact for libsezm_runtime: "
                                "manifest, host library, PTX, memory plan, "
                                "weights (default)"),
-                    clEnumValN(Emit::Library, "lib",
+                    clEnumValN(Output::Library, "lib",
                                "the host shared library alone"),
-                    clEnumValN(Emit::Object, "obj", "the host object file"),
-                    clEnumValN(Emit::LLVMIR, "llvm", "the host LLVM IR"),
-                    clEnumValN(Emit::PTX, "ptx",
+                    clEnumValN(Output::Object, "obj", "the host object file"),
+                    clEnumValN(Output::LLVMIR, "llvm", "the host LLVM IR"),
+                    clEnumValN(Output::PTX, "ptx",
                                "each kernel module's PTX, as <name>.ptx in the "
+                               "folder given by -o"),
+                    clEnumValN(Output::Import, "import",
+                               "for a DeePMD-kit checkpoint: the imported "
+                               "module as readable sezm IR (model.mlir) and "
+                               "its weights (weights.safetensors) in the "
                                "folder given by -o")),
          cl::cat(category));
+
+static cl::opt<std::string> precisionName(
+    "precision",
+    cl::desc("For a DeePMD-kit checkpoint: build the model in its own "
+             "precision (model, the default), float32 or float64"),
+    cl::value_desc("model|float32|float64"), cl::init("model"),
+    cl::cat(category));
 
 static cl::opt<std::string>
     weights("weights",
@@ -67,6 +88,27 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// --emit=import: the imported module and its weights, in the folder -o.
+static int writeImport(const sezmrt::ImportedModel &imported) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(outputPath))
+    return fail(outputPath + ": " + ec.message());
+  std::string error;
+  for (auto [name, bytes] :
+       {std::pair<std::string, std::string>{"model.mlir", imported.moduleText},
+        {"weights.safetensors", sezmrt::writeSafetensors(imported.weights)}}) {
+    llvm::SmallString<256> path(outputPath.getValue());
+    llvm::sys::path::append(path, name);
+    auto out = openOutputFile(path, &error);
+    if (!out)
+      return fail(error);
+    out->os() << bytes;
+    out->keep();
+  }
+  llvm::outs() << modulePath << ": " << imported.summary << ", written to "
+               << outputPath << "/model.mlir and weights.safetensors\n";
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -78,6 +120,9 @@ int main(int argc, char **argv) {
       "runs without MLIR or LLVM: kernels as PTX for --chip, JIT-compiled\n"
       "once per process by the driver, host code, a manifest of each\n"
       "entry's named inputs and outputs, the memory plan and --weights.\n"
+      "A DeePMD-kit DPA4 checkpoint (model.ckpt.pt, from dp --pt train) is\n"
+      "imported with no PyTorch: @energy and @energy_forces, its weights\n"
+      "carried, its type_map and rcut in the manifest (docs/import.md).\n"
       "Linking uses the C++ compiler on PATH (or $CXX).\n");
   if (llvm::Error error = mlir::sezm::checkChip(chip))
     return fail(llvm::toString(std::move(error)));
@@ -86,22 +131,41 @@ int main(int argc, char **argv) {
   mlir::sezm::registerToolDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
-  mlir::sezm::ModuleFile file(modulePath, context);
+  sezmrt::ImportPrecision precision;
+  if (!sezmrt::parseImportPrecision(precisionName, precision))
+    return fail("--precision=" + precisionName +
+                ": expected model, float32 or float64");
+  mlir::sezm::ModuleFile file(modulePath, context, precision);
   if (!file.openError().empty())
     return fail(file.openError());
   OwningOpRef<ModuleOp> &module = file.module();
   if (!module)
     return 1;
+  auto &imported = file.importedModel();
+  if (!imported && (precisionName != "model" || emit == Output::Import))
+    return fail(std::string(emit == Output::Import ? "--emit=import"
+                                                   : "--precision") +
+                " goes with a DeePMD-kit checkpoint");
+  if (emit == Output::Import)
+    return writeImport(*imported);
+  // An MD engine needs a checkpoint's forces: they are compiled unless
+  // --forces-of names another function.
+  if (imported && forcesOf.empty())
+    forcesOf = "energy";
 
   if (!forcesOf.empty() && failed(mlir::sezm::addForces(*module, forcesOf)))
     return 1;
 
   mlir::sezm::GpuCompileOptions options;
   options.chip = chip;
-  options.emit = emit;
-  if (!weights.empty() && emit != Emit::Artifact)
+  options.emit = static_cast<Emit>(emit.getValue());
+  if (!weights.empty() && emit != Output::Artifact)
     return fail("--weights goes with --emit=artifact");
+  if (!weights.empty() && imported)
+    return fail("--weights: a checkpoint carries its own weights");
   options.weightsPath = weights;
+  if (imported && emit == Output::Artifact)
+    options.weights = sezmrt::writeSafetensors(imported->weights);
   if (llvm::Error compileError =
           mlir::sezm::compileForGpu(*module, options, outputPath))
     return fail(modulePath + ": " + llvm::toString(std::move(compileError)));

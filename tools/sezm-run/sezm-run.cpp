@@ -71,6 +71,13 @@ static cl::opt<std::string>
                          "argument of the same name; every tensor must name "
                          "an argument"),
                 cl::value_desc("file.safetensors"), cl::cat(category));
+static cl::opt<std::string> precisionName(
+    "precision",
+    cl::desc("For a DeePMD-kit checkpoint: build the model in its own "
+             "precision (model, the default), float32 or float64 (the "
+             "reference build)"),
+    cl::value_desc("model|float32|float64"), cl::init("model"),
+    cl::cat(category));
 static cl::opt<std::string>
     outputDir("output-dir", cl::desc("Write each result to <dir>/<name>.npy"),
               cl::value_desc("dir"), cl::cat(category));
@@ -498,7 +505,10 @@ int main(int argc, char **argv) {
       "  sezm-run model.mlir --entry energy --input positions=pos.npy ...\n"
       "      --output-dir out/\n"
       "  sezm-run model.sezm ...   (an artifact of sezm-compile: on the GPU,\n"
-      "      its carried weights bound to their arguments)\n\n"
+      "      its carried weights bound to their arguments)\n"
+      "  sezm-run model.ckpt.pt --structure s.xyz   (a DeePMD-kit DPA4\n"
+      "      checkpoint, imported with no PyTorch: energy, forces and virial\n"
+      "      with its type_map and rcut; docs/import.md)\n\n"
       "Arguments and results are named by their `sezm.name` attribute\n"
       "(arg<i> / result<i> where unnamed). Every argument needs an --input;\n"
       "each result is written to <output-dir>/<name>.npy and summarized on\n"
@@ -564,11 +574,25 @@ int main(int argc, char **argv) {
                                      : "no entry '" + entryName + "'") +
                   " (its entries: " + names + ")");
   } else {
-    file.emplace(modulePath, context);
+    sezmrt::ImportPrecision precision;
+    if (!sezmrt::parseImportPrecision(precisionName, precision))
+      return fail("--precision=" + precisionName +
+                  ": expected model, float32 or float64");
+    file.emplace(modulePath, context, precision);
     if (!file->openError().empty())
       return fail(file->openError());
     if (!file->module())
       return 1;
+    if (auto &imported = file->importedModel()) {
+      llvm::outs() << modulePath << ": " << imported->summary << "\n";
+      // A checkpoint's model is an energy: its forces and virial are what
+      // is run, unless an entry is named.
+      if (forcesOf.empty() && entryName.empty())
+        forcesOf = "energy";
+    } else if (precisionName != "model") {
+      return fail("--precision goes with a DeePMD-kit checkpoint (a module "
+                  "states its own element types)");
+    }
     if (!forcesOf.empty()) {
       if (failed(mlir::sezm::addForces(*file->module(), forcesOf)))
         return 1;
@@ -636,7 +660,12 @@ int main(int argc, char **argv) {
                     (bound.count(name) ? "--input" : "--structure"));
     }
   }
-  // An artifact's carried weights bind what nothing else binds.
+  // A checkpoint's weights, like an artifact's carried ones, bind what
+  // nothing else binds.
+  if (file && file->importedModel())
+    for (auto &[name, tensor] : file->importedModel()->weights)
+      if (!bound.count(name) && !fromStructure.count(name))
+        weights.emplace(name, tensor);
   if (isArtifact)
     for (auto &[name, tensor] : (*artifactFile)->carried)
       if (!bound.count(name) && !fromStructure.count(name))

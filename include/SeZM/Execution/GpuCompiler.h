@@ -28,6 +28,9 @@ struct GpuCompileOptions {
   /// With Emit::Artifact: a safetensors file of weights to carry along (each
   /// tensor must name an input of an entry, with its type and shape).
   std::string weightsPath;
+  /// With Emit::Artifact and no weightsPath: safetensors bytes of weights
+  /// to carry (those imported from a checkpoint), checked the same way.
+  std::string weights;
 };
 
 /// The chips sezm compiles for, and the PTX ISA each gets.

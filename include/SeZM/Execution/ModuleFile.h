@@ -2,6 +2,7 @@
 #ifndef SEZM_EXECUTION_MODULEFILE_H
 #define SEZM_EXECUTION_MODULEFILE_H
 
+#include "SeZM/Import/DPA4Import.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -9,6 +10,7 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace mlir::sezm {
@@ -21,12 +23,18 @@ void registerToolDialects(DialectRegistry &registry);
 /// diagnostic handler.
 LogicalResult addForces(ModuleOp module, llvm::StringRef energy);
 
-/// A module parsed from a file. Diagnostics about it (parse errors, and
+/// A module parsed from a file, or imported from a DeePMD-kit DPA4
+/// checkpoint (in `precision`). Diagnostics about it (parse errors, and
 /// anything reported later while it lives) go to stderr with their
-/// location in the file.
+/// location in the file (in the imported text for a checkpoint).
 class ModuleFile {
 public:
-  ModuleFile(llvm::StringRef path, MLIRContext &context);
+  ModuleFile(llvm::StringRef path, MLIRContext &context,
+             sezmrt::ImportPrecision precision = sezmrt::ImportPrecision::Model);
+
+  /// What was imported from a checkpoint (its weights bind the module's
+  /// weight arguments); none for a module file.
+  std::optional<sezmrt::ImportedModel> &importedModel() { return imported; }
 
   /// The module; null when the file could not be opened or parsed.
   OwningOpRef<ModuleOp> &module() { return parsed; }
@@ -37,6 +45,7 @@ private:
   llvm::SourceMgr sourceMgr;
   std::unique_ptr<SourceMgrDiagnosticHandler> handler;
   OwningOpRef<ModuleOp> parsed;
+  std::optional<sezmrt::ImportedModel> imported;
   std::string error;
 };
 

@@ -26,6 +26,10 @@ bool readSafetensors(const std::string &path,
                      std::map<std::string, HostTensor> &tensors,
                      std::string &error);
 
+/// The safetensors bytes of `tensors` (names are written as they are: no
+/// JSON escapes are needed for sezm's argument names).
+std::string writeSafetensors(const std::map<std::string, HostTensor> &tensors);
+
 } // namespace sezmrt
 
 #endif // SEZM_SUPPORT_SAFETENSORS_H

@@ -1,0 +1,923 @@
+//===- DPA4Import.cpp - sezm modules from DeePMD-kit DPA4 checkpoints -----===//
+//
+// Three steps: read the config and refuse what sezm does not support (each
+// refusal names the model_params key and its value); take every weight out
+// of the state dict, checking its shape against the config, and re-lay it
+// out for sezm's ops; write the module. The module text mirrors the
+// hand-written SeZM-min (examples/sezm-min/model.mlir), with DeePMD-kit's
+// FFNs, readout and fitting net. Every state-dict tensor is either a weight
+// or one of the index maps and constants DeePMD-kit rebuilds (and sezm
+// derives itself); any other key is an error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SeZM/Import/DPA4Import.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <vector>
+
+using namespace sezmrt;
+
+bool sezmrt::parseImportPrecision(const std::string &text,
+                                  ImportPrecision &out) {
+  if (text == "model")
+    out = ImportPrecision::Model;
+  else if (text == "float32")
+    out = ImportPrecision::Float32;
+  else if (text == "float64")
+    out = ImportPrecision::Float64;
+  else
+    return false;
+  return true;
+}
+
+namespace {
+using Kind = PyObject::Kind;
+
+/// A config value as it reads in the JSON of an input file.
+std::string render(const PyObject *value) {
+  if (!value)
+    return "(absent)";
+  switch (value->kind) {
+  case Kind::None:
+    return "null";
+  case Kind::Bool:
+    return value->boolean ? "true" : "false";
+  case Kind::Int:
+    return std::to_string(value->integer);
+  case Kind::Float: {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value->real);
+    return text;
+  }
+  case Kind::String:
+    return "\"" + value->text + "\"";
+  case Kind::List:
+  case Kind::Tuple: {
+    std::string text = "[";
+    for (size_t i = 0; i < value->items.size(); ++i)
+      text += (i ? ", " : "") + render(value->items[i]);
+    return text + "]";
+  }
+  default:
+    return value->describe();
+  }
+}
+
+/// Thrown (and caught at the entry) with a located, plain-English reason.
+struct ImportError {
+  std::string message;
+};
+
+[[noreturn]] void fail(std::string message) {
+  throw ImportError{std::move(message)};
+}
+
+/// One section of model_params ("descriptor", "fitting_net" or the model
+/// itself), whose keys are read by name and checked off, so that a key
+/// sezm does not know is refused rather than ignored.
+class Section {
+public:
+  Section(const PyObject *dict, std::string path)
+      : dict(dict), path(std::move(path)) {
+    if (!dict || dict->kind != Kind::Dict)
+      fail(this->path + " is " + render(dict) + ", not a dict");
+  }
+
+  const PyObject *get(const std::string &key) {
+    known.insert(key);
+    return dict->get(key);
+  }
+  std::string where(const std::string &key) const { return path + "." + key; }
+
+  int64_t integer(const std::string &key) {
+    const PyObject *v = get(key);
+    if (!v || v->kind != Kind::Int)
+      fail(where(key) + " = " + render(v) + ": expected an integer");
+    return v->integer;
+  }
+  double number(const std::string &key) {
+    const PyObject *v = get(key);
+    if (v && v->kind == Kind::Int)
+      return static_cast<double>(v->integer);
+    if (!v || v->kind != Kind::Float)
+      fail(where(key) + " = " + render(v) + ": expected a number");
+    return v->real;
+  }
+  std::string text(const std::string &key) {
+    const PyObject *v = get(key);
+    if (!v || v->kind != Kind::String)
+      fail(where(key) + " = " + render(v) + ": expected a string");
+    return v->text;
+  }
+  std::vector<int64_t> integers(const std::string &key) {
+    const PyObject *v = get(key);
+    std::vector<int64_t> out;
+    if (v && (v->kind == Kind::List || v->kind == Kind::Tuple))
+      for (const PyObject *item : v->items)
+        if (item->kind == Kind::Int)
+          out.push_back(item->integer);
+    if (!v || (v->kind != Kind::List && v->kind != Kind::Tuple) ||
+        out.size() != v->items.size())
+      fail(where(key) + " = " + render(v) + ": expected a list of integers");
+    return out;
+  }
+
+  /// Requires `key` to read `expected` (as render() writes it); `what` says
+  /// what sezm lacks otherwise. An absent key passes when `absentOk`.
+  void require(const std::string &key, const std::string &expected,
+               const std::string &what, bool absentOk = false) {
+    const PyObject *v = get(key);
+    if (!v && absentOk)
+      return;
+    if (render(v) != expected)
+      fail(where(key) + " = " + render(v) + ": sezm imports only " + expected +
+           " (" + what + ")");
+  }
+  /// Requires `key` to be null, absent or an empty list.
+  void requireNone(const std::string &key, const std::string &what) {
+    const PyObject *v = get(key);
+    if (!v || v->kind == Kind::None)
+      return;
+    if ((v->kind == Kind::List || v->kind == Kind::Tuple) && v->items.empty())
+      return;
+    fail(where(key) + " = " + render(v) + ": sezm does not import " + what);
+  }
+  /// Marks keys that change nothing at inference.
+  void ignore(std::initializer_list<const char *> keys) {
+    for (const char *key : keys)
+      known.insert(key);
+  }
+  /// Refuses every key not read or ignored.
+  void refuseUnknown() const {
+    for (const auto &[key, value] : dict->entries)
+      if (key->kind == Kind::String && !known.count(key->text))
+        fail(where(key->text) + " = " + render(value) +
+             ": a setting sezm does not know, so it cannot tell what it "
+             "changes (deepmd-kit 3.2.0's DPA4 has no such key)");
+  }
+
+private:
+  const PyObject *dict;
+  std::string path;
+  std::set<std::string> known;
+};
+
+/// The sizes of an imported model.
+struct Config {
+  std::vector<std::string> typeMap;
+  double rcut = 0;
+  int64_t channels = 0, lmax = 0, blocks = 0, layers = 0, focus = 1,
+          focusDim = 0, radial = 0, rbfExponent = 0, envExponent = 0,
+          radialHidden = 0, ffnHidden = 0, readoutHidden = 0, fitHidden = 0;
+  std::string precision;
+
+  int64_t wide() const { return focus * focusDim; }
+  int64_t packed() const { return (lmax + 1) * (lmax + 1); }
+  int64_t reduced() const { return 3 * lmax + 1; }
+  /// The rank-1 degree mixer's compact kernel size (sezm-ops.md 1.7): an
+  /// (L+1)^2 block for m = 0 and an L^2 one for |m| = 1.
+  int64_t kernelSize() const { return (lmax + 1) * (lmax + 1) + lmax * lmax; }
+};
+
+int64_t roundUp32(double width) {
+  return static_cast<int64_t>(32 * std::ceil(width / 32.0));
+}
+
+Config readConfig(const PyObject *params) {
+  Config c;
+  Section model(params, "model_params");
+  model.require("type", "\"dpa4\"", "DPA4 energy models");
+  const PyObject *typeMap = model.get("type_map");
+  if (!typeMap || typeMap->kind != Kind::List || typeMap->items.empty())
+    fail("model_params.type_map = " + render(typeMap) +
+         ": expected a list of species names");
+  for (const PyObject *name : typeMap->items) {
+    if (name->kind != Kind::String)
+      fail("model_params.type_map = " + render(typeMap) +
+           ": expected species names");
+    c.typeMap.push_back(name->text);
+  }
+  model.requireNone("spin", "spin models");
+  model.requireNone("use_srtab", "ZBL / tabulated short-range pair terms");
+  model.requireNone("pair_exclude_types", "excluded type pairs");
+  model.requireNone("atom_exclude_types", "excluded atom types");
+  model.requireNone("preset_out_bias", "preset output biases");
+  model.requireNone("lora", "LoRA adapters");
+  model.require("bridging_method", "\"None\"",
+                "no ZBL bridging: sezm has no short-range repulsion yet");
+  model.ignore({"descriptor", "fitting_net", "data_stat_nbatch",
+                "data_stat_protect", "data_bias_nsample", "srtab_add_bias",
+                "use_compile", "enable_tf32", "model_branch_alias", "info",
+                "bridging_r_inner", "bridging_r_outer"});
+  model.refuseUnknown();
+
+  Section d(params->get("descriptor"), "model_params.descriptor");
+  d.require("type", "\"dpa4\"", "the DPA4 (SeZM) descriptor");
+  c.rcut = d.number("rcut");
+  if (!(c.rcut > 0))
+    fail(d.where("rcut") + " = " + render(d.get("rcut")) +
+         ": the cutoff must be positive");
+  c.channels = d.integer("channels");
+  c.lmax = d.integer("lmax");
+  if (c.lmax < 1 || c.lmax > 6)
+    fail(d.where("lmax") + " = " + std::to_string(c.lmax) +
+         ": sezm's kernels support lmax 1 to 6");
+  d.require("mmax", "1", "the |m| <= 1 SO(2) layout of sezm's kernels");
+  c.blocks = d.integer("n_blocks");
+  c.layers = d.integer("mixing_layers");
+  if (c.blocks < 1 || c.layers < 1)
+    fail(d.where(c.blocks < 1 ? "n_blocks" : "mixing_layers") +
+         " must be at least 1");
+  c.focus = d.integer("n_focus");
+  c.focusDim = d.integer("focus_dim");
+  if (c.focusDim == 0)
+    c.focusDim = c.channels;
+  if (c.focus < 1 || c.focusDim < 1)
+    fail(d.where("n_focus") + " and focus_dim must be positive");
+  d.require("radial_so2_mode", "\"degree_channel\"",
+            "the edge-conditioned degree-channel mixer");
+  d.require("radial_so2_rank", "1", "the rank-1 degree mixer");
+  d.require("n_atten_head", "0",
+            "envelope aggregation; attention is import issue II");
+  d.require("use_env_seed", "false",
+            "no env-seed FiLM / GIE yet (import issue II)");
+  d.require("edge_norm", "false", "no radial or scalar RMSNorms yet");
+  d.require("sandwich_norm", "[false, false, false, false]",
+            "no equivariant RMSNorms yet (import issue II)");
+  d.require("s2_activation", "[false, false]",
+            "GLU FFNs; S2-grid activations are import issue II");
+  d.require("so3_readout", "\"none\"", "the l = 0 readout FFN");
+  d.require("readout_layers", "1", "one readout FFN");
+  d.require("ffn_blocks", "1", "one FFN per block");
+  d.require("ffn_so3_grid", "false", "no SO(3)-grid FFNs yet");
+  d.require("grid_mlp", "false", "no grid MLPs yet");
+  d.require("grid_branch", "0", "no grid branches yet");
+  for (const char *key : {"node_wise_s2", "node_wise_so3", "message_node_s2",
+                          "message_node_so3", "so2_norm", "atten_f_mix",
+                          "atten_v_proj", "atten_o_proj", "mlp_bias",
+                          "layer_scale", "edge_cartesian", "add_chg_spin_ebd"})
+    d.require(key, "false", "that option is not built");
+  for (const char *key : {"so2_attn_res", "full_attn_res", "block_attn_res",
+                          "node_cartesian"})
+    d.require(key, "\"none\"", "that option is not built");
+  d.requireNone("l_schedule", "degree schedules");
+  d.requireNone("m_schedule", "order schedules");
+  d.requireNone("exclude_types", "excluded type pairs");
+  d.requireNone("default_chg_spin", "charge / spin conditioning");
+  d.require("extra_node_l", "0", "node degrees beyond lmax");
+  d.require("basis_type", "\"bessel\"", "the Bessel radial basis");
+  d.require("activation_function", "\"silu\"", "SiLU activations");
+  d.require("glu_activation", "true", "GLU FFNs");
+  c.radial = d.integer("n_radial");
+  std::vector<int64_t> exponents = d.integers("env_exp");
+  if (exponents.size() != 2 || exponents[0] < 1 || exponents[1] < 1)
+    fail(d.where("env_exp") + " = " + render(d.get("env_exp")) +
+         ": expected two positive envelope exponents [rbf, edge]");
+  c.rbfExponent = exponents[0];
+  c.envExponent = exponents[1];
+  std::vector<int64_t> radialMlp = d.integers("radial_mlp");
+  if (radialMlp.size() != 1)
+    fail(d.where("radial_mlp") + " = " + render(d.get("radial_mlp")) +
+         ": sezm imports a radial MLP of one hidden layer");
+  c.radialHidden = radialMlp[0] ? radialMlp[0] : c.channels;
+  int64_t ffn = d.integer("ffn_neurons");
+  c.ffnHidden = ffn ? ffn : roundUp32(8.0 * c.channels / 3.0);
+  c.readoutHidden = c.ffnHidden;
+  std::string precision = d.text("precision");
+  if (precision != "float32" && precision != "float64")
+    fail(d.where("precision") + " = \"" + precision +
+         "\": sezm imports float32 and float64 models");
+  c.precision = precision;
+  // Training-only settings and sizes that do not change the function.
+  d.ignore({"sel", "random_gamma", "kmax", "lebedev_quadrature", "use_amp",
+            "eps", "trainable", "seed"});
+  d.refuseUnknown();
+
+  Section f(params->get("fitting_net"), "model_params.fitting_net");
+  f.require("type", "\"dpa4_ener\"", "the DPA4 energy fitting net");
+  f.require("numb_fparam", "0", "no frame parameters (fparam)");
+  f.require("numb_aparam", "0", "no atomic parameters (aparam)");
+  f.require("dim_case_embd", "0", "single-task models");
+  f.require("activation_function", "\"silu\"", "SiLU activations");
+  f.require("resnet_dt", "false", "plain GLU layers");
+  f.require("case_film_embd", "false", "single-task models", true);
+  f.require("use_aparam_as_mask", "false", "no aparam masks", true);
+  f.requireNone("atom_ener", "fixed atomic energies");
+  f.requireNone("default_fparam", "default frame parameters");
+  std::vector<int64_t> neuron = f.integers("neuron");
+  if (neuron.size() != 1)
+    fail(f.where("neuron") + " = " + render(f.get("neuron")) +
+         ": sezm imports a fitting net of one GLU layer");
+  c.fitHidden = neuron[0] ? neuron[0] : roundUp32(8.0 * c.channels / 3.0);
+  std::string fitPrecision = f.text("precision");
+  if (fitPrecision != precision)
+    fail(f.where("precision") + " = \"" + fitPrecision +
+         "\": sezm imports a fitting net in the descriptor's precision (\"" +
+         precision + "\")");
+  f.ignore({"trainable", "rcond", "seed"});
+  f.refuseUnknown();
+  return c;
+}
+
+/// A dense array of doubles, C order.
+struct Array {
+  std::vector<int64_t> shape;
+  std::vector<double> values;
+
+  Array() = default;
+  explicit Array(std::vector<int64_t> shape) : shape(std::move(shape)) {
+    int64_t count = 1;
+    for (int64_t d : this->shape)
+      count *= d;
+    values.assign(count, 0.0);
+  }
+};
+
+std::string shapeText(const std::vector<int64_t> &shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+/// The state dict's tensors, taken by key; those taken, and the constants
+/// deepmd rebuilds, are all there may be.
+class StateDict {
+public:
+  StateDict(const TorchCheckpoint &checkpoint, const PyObject *model)
+      : checkpoint(checkpoint), model(model) {}
+
+  /// The tensor `key` (without the atomic model's prefix) of `shape`.
+  Array take(const std::string &key, const std::vector<int64_t> &shape) {
+    const PyObject *tensor = model->get(kPrefix + key);
+    if (!tensor)
+      fail("the state dict has no tensor '" + kPrefix + key +
+           "', which the config's model has");
+    if (tensor->kind != Kind::Tensor)
+      fail("state dict '" + kPrefix + key + "' is " + tensor->describe() +
+           ", not a tensor");
+    taken.insert(kPrefix + key);
+    if (tensor->shape != shape)
+      fail("state dict '" + kPrefix + key + "' has shape " +
+           shapeText(tensor->shape) + ", but model_params make it " +
+           shapeText(shape));
+    HostTensor host;
+    std::string error;
+    if (!loadTensor(checkpoint, *tensor, host, error))
+      fail("state dict '" + kPrefix + key + "': " + error);
+    if (host.type != ElementType::F32 && host.type != ElementType::F64)
+      fail("state dict '" + kPrefix + key + "' holds " + host.describe() +
+           ", not floating-point weights");
+    Array out(shape);
+    for (int64_t i = 0; i < host.numElements(); ++i)
+      out.values[i] = host.at(i);
+    return out;
+  }
+
+  /// Refuses tensors that are neither taken nor rebuilt constants.
+  void refuseExtra() const {
+    for (const auto &[key, value] : model->entries) {
+      if (key->kind != Kind::String || key->text == "_extra_state" ||
+          taken.count(key->text) || isRebuilt(key->text))
+        continue;
+      fail("the state dict has a tensor '" + key->text +
+           "' that the config's model does not (model_params and the "
+           "weights disagree)");
+    }
+  }
+
+private:
+  static bool isRebuilt(const std::string &key) {
+    auto endsWith = [&](const std::string &suffix) {
+      return key.size() >= suffix.size() &&
+             key.compare(key.size() - suffix.size(), suffix.size(), suffix) ==
+                 0;
+    };
+    for (const char *suffix :
+         {".expand_index", ".m0_idx", ".pos_indices", ".neg_indices",
+          ".kernel_compact_index", ".kernel_dense_index", "descriptor.mean",
+          "descriptor.stddev", "descriptor.version_tensor", "out_std",
+          "dens_force_rmsd", "model.Default.min_nbor_dist"})
+      if (endsWith(suffix))
+        return true;
+    return key.find(".wigner_calc.") != std::string::npos;
+  }
+
+  static inline const std::string kPrefix = "model.Default.atomic_model.";
+  const TorchCheckpoint &checkpoint;
+  const PyObject *model;
+  std::set<std::string> taken;
+};
+
+/// The module text, written with the names of the values it defines.
+class Writer {
+public:
+  explicit Writer(std::string element) : t(std::move(element)) {}
+
+  std::ostringstream os;
+  /// The element type ("f32" or "f64").
+  const std::string t;
+
+  std::string tensor(std::initializer_list<int64_t> dims) const {
+    std::string text = "tensor<";
+    for (int64_t d : dims)
+      text += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
+    return text + t + ">";
+  }
+
+  /// %name = (rows x a) @ (a x cols), rows dynamic (`rows` an index value).
+  void matmul(const std::string &name, const std::string &rows,
+              const std::string &a, int64_t inner, const std::string &b,
+              int64_t cols) {
+    std::string out = tensor({-1, cols});
+    os << "  %" << name << "E = tensor.empty(%" << rows << ") : " << out
+       << "\n  %" << name << "Z = linalg.fill ins(%zero : " << t << ") outs(%"
+       << name << "E : " << out << ") -> " << out << "\n  %" << name
+       << " = linalg.matmul ins(%" << a << ", %" << b << " : "
+       << tensor({-1, inner}) << ", " << tensor({inner, cols}) << ") outs(%"
+       << name << "Z : " << out << ") -> " << out << "\n";
+  }
+
+  /// %name = silu(%in) for a (rows x cols) tensor, as h (1 + tanh(h/2)) / 2:
+  /// finite derivatives for any h.
+  void silu(const std::string &name, const std::string &rows,
+            const std::string &in, int64_t cols) {
+    std::string type = tensor({-1, cols});
+    os << "  %" << name << "E = tensor.empty(%" << rows << ") : " << type
+       << "\n  %" << name << "H = linalg.fill ins(%half : " << t << ") outs(%"
+       << name << "E : " << type << ") -> " << type << "\n  %" << name
+       << "A = arith.mulf %" << in << ", %" << name << "H : " << type
+       << "\n  %" << name << "T = math.tanh %" << name << "A : " << type
+       << "\n  %" << name << "B = arith.mulf %" << name << "T, %" << name
+       << "H : " << type << "\n  %" << name << "S = arith.addf %" << name
+       << "B, %" << name << "H : " << type << "\n  %" << name
+       << " = arith.mulf %" << in << ", %" << name << "S : " << type << "\n";
+  }
+};
+
+/// The weights of the module, by argument name, in the build's type.
+class Weights {
+public:
+  explicit Weights(ElementType type) : type(type) {}
+
+  void add(const std::string &name, const Array &array) {
+    HostTensor tensor(type, array.shape);
+    for (size_t i = 0; i < array.values.size(); ++i) {
+      if (type == ElementType::F32)
+        tensor.data<float>()[i] = static_cast<float>(array.values[i]);
+      else
+        tensor.data<double>()[i] = array.values[i];
+    }
+    order.push_back(name);
+    tensors.emplace(name, std::move(tensor));
+  }
+
+  std::vector<std::string> order;
+  std::map<std::string, HostTensor> tensors;
+
+private:
+  ElementType type;
+};
+
+/// (a, b*c) viewed as (a, b, c), taken as (b, a, c): a focus-batched weight
+/// (in, F*out) as sezm's (F, in, out), keeping columns [first, first+width)
+/// of each stream's `stride` columns.
+Array perFocus(const Array &w, int64_t focus, int64_t stride, int64_t first,
+               int64_t width) {
+  int64_t in = w.shape[0];
+  Array out({focus, in, width});
+  for (int64_t f = 0; f < focus; ++f)
+    for (int64_t i = 0; i < in; ++i)
+      for (int64_t o = 0; o < width; ++o)
+        out.values[(f * in + i) * width + o] =
+            w.values[i * w.shape[1] + f * stride + first + o];
+  return out;
+}
+
+/// A (L+1)-block-diagonal matrix of `w` (in, out): the per-degree
+/// radial_hidden_proj as one product over (E, (L+1)*in).
+Array blockDiagonal(const Array &w, int64_t degrees) {
+  int64_t in = w.shape[0], out = w.shape[1];
+  Array big({degrees * in, degrees * out});
+  for (int64_t l = 0; l < degrees; ++l)
+    for (int64_t i = 0; i < in; ++i)
+      for (int64_t o = 0; o < out; ++o)
+        big.values[(l * in + i) * (degrees * out) + l * out + o] =
+            w.values[i * out + o];
+  return big;
+}
+
+/// (D*C, C) selecting row 0 of flattened (N, D*C) node features.
+Array rowZeroSelection(int64_t packed, int64_t channels) {
+  Array s({packed * channels, channels});
+  for (int64_t c = 0; c < channels; ++c)
+    s.values[c * channels + c] = 1.0;
+  return s;
+}
+
+/// Drops the leading extent of (1, ...) weights.
+Array squeezeFront(Array a) {
+  a.shape.erase(a.shape.begin());
+  return a;
+}
+
+void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
+  const int64_t C = c.channels, L = c.lmax, D = c.packed(), Dm = c.reduced(),
+                F = c.focus, Cf = c.focusDim, Cw = c.wide(), K = c.radial,
+                T = static_cast<int64_t>(c.typeMap.size()),
+                KSZ = c.kernelSize(), Hf = c.ffnHidden, Ho = c.readoutHidden,
+                Hfit = c.fitHidden, M0 = (L + 1) * Cf, M1 = L * Cf;
+  const std::string &t = w.t;
+  std::ostringstream args;
+  auto arg = [&](const std::string &name, const std::string &value,
+                 const Array &array) {
+    std::string type = "tensor<";
+    for (int64_t d : array.shape)
+      type += std::to_string(d) + "x";
+    type += t + ">";
+    args << ",\n    %" << value << ": " << type << " {sezm.name = \"" << name
+         << "\"}";
+    ws.add(name, array);
+  };
+
+  // Weights, in the order the function takes them.
+  arg("type_embedding", "temb",
+      state.take("descriptor.type_embedding.adam_type_embedding", {T + 1, C}));
+  arg("radial_basis.freqs", "freqs",
+      squeezeFront(state.take("descriptor.radial_basis.adam_freqs", {1, K})));
+  arg("radial_embedding.w1", "rw1",
+      state.take("descriptor.radial_embedding.net.0.matrix",
+                 {K, c.radialHidden}));
+  arg("radial_embedding.w2", "rw2",
+      state.take("descriptor.radial_embedding.net.2.matrix",
+                 {c.radialHidden, (L + 1) * C}));
+  for (int64_t b = 0; b < c.blocks; ++b) {
+    std::string p = "descriptor.blocks." + std::to_string(b) + ".";
+    std::string n = "block" + std::to_string(b) + ".";
+    std::string v = "b" + std::to_string(b);
+    arg(n + "pre_focus_mix", v + "pre",
+        state.take(p + "so2_conv.pre_focus_mix.weight", {L + 1, C, Cw}));
+    if (Cw != C)
+      arg(n + "radial_hidden_proj", v + "rhp",
+          blockDiagonal(state.take(p + "so2_conv.radial_hidden_proj.weight",
+                                   {C, Cw}),
+                        L + 1));
+    arg(n + "radial_degree_mixer", v + "mix",
+        state.take(p + "so2_conv.radial_degree_mixer.weight",
+                   {(L + 1) * Cw, KSZ}));
+    arg(n + "channel_basis", v + "cb",
+        state.take(p + "so2_conv.radial_degree_mixer.channel_basis", {1, Cw}));
+    if (F > 1)
+      arg(n + "focus_compete", v + "fc",
+          state.take(p + "so2_conv.adamw_focus_compete_w", {Cf, F}));
+    for (int64_t k = 0; k < c.layers; ++k) {
+      std::string lp = p + "so2_conv.so2_linears." + std::to_string(k) + ".";
+      std::string ln = n + "so2_linears." + std::to_string(k) + ".";
+      std::string lv = v + "l" + std::to_string(k);
+      Array w0 = state.take(lp + "weight_m0", {M0, F * M0});
+      Array w1 = state.take(lp + "weight_m.0", {M1, F * 2 * M1});
+      arg(ln + "w0", lv + "w0", perFocus(w0, F, M0, 0, M0));
+      arg(ln + "wu", lv + "wu", perFocus(w1, F, 2 * M1, 0, M1));
+      arg(ln + "wv", lv + "wv", perFocus(w1, F, 2 * M1, M1, M1));
+      if (k + 1 < c.layers)
+        arg(n + "non_linearities." + std::to_string(k) + ".gate", lv + "g",
+            perFocus(state.take(p + "so2_conv.non_linearities." +
+                                    std::to_string(k) + ".gate_linear.weight",
+                                {Cf, F * M1}),
+                     F, M1, 0, M1));
+    }
+    arg(n + "post_focus_mix", v + "post",
+        state.take(p + "so2_conv.post_focus_mix.weight", {L + 1, Cw, C}));
+    arg(n + "ffn.so3_linear_1", v + "f1",
+        state.take(p + "ffns.0.so3_linear_1.weight", {L + 1, C, 2 * Hf}));
+    arg(n + "ffn.gate", v + "fg",
+        state.take(p + "ffns.0.act.gate_linear.weight", {Hf, L * Hf}));
+    arg(n + "ffn.so3_linear_2", v + "f2",
+        state.take(p + "ffns.0.so3_linear_2.weight", {L + 1, Hf, C}));
+  }
+  arg("output_ffn.row0", "sel", rowZeroSelection(D, C));
+  arg("output_ffn.so3_linear_1", "o1",
+      squeezeFront(
+          state.take("descriptor.output_ffn.so3_linear_1.weight",
+                     {1, C, 2 * Ho})));
+  arg("output_ffn.so3_linear_2", "o2",
+      squeezeFront(state.take("descriptor.output_ffn.so3_linear_2.weight",
+                              {1, Ho, C})));
+  std::string fit = "fitting_net.filter_layers.networks.0.";
+  arg("fitting_net.matrix", "fm",
+      state.take(fit + "hidden_layers.0.linear.matrix", {C, 2 * Hfit}));
+  arg("fitting_net.bias", "fb",
+      state.take(fit + "hidden_layers.0.linear.bias", {2 * Hfit}));
+  arg("fitting_net.output", "fo",
+      state.take(fit + "output_layer.matrix", {Hfit, 1}));
+  // DeePMD-kit adds the fitting net's bias_atom_e and the atomic model's
+  // out_bias to each atom's energy; one per-type table holds their sum.
+  Array biasAtom = state.take("fitting_net.bias_atom_e", {T, 1});
+  Array outBias = state.take("out_bias", {1, T, 1});
+  Array bias({T});
+  for (int64_t i = 0; i < T; ++i)
+    bias.values[i] = biasAtom.values[i] + outBias.values[i];
+  arg("energy_bias", "ebias", bias);
+  state.refuseExtra();
+
+  auto ty = [&](std::initializer_list<int64_t> dims) {
+    return w.tensor(dims);
+  };
+  std::ostream &os = w.os;
+  os << "// Imported from a DeePMD-kit DPA4 checkpoint (docs/import.md):\n"
+     << "// C " << C << ", lmax " << L << ", " << c.blocks << " blocks of "
+     << c.layers << " SO(2) layers, F " << F << " x Cf " << Cf << ", "
+     << K << " radial functions, FFN " << Hf << ", fitting " << Hfit
+     << ", rcut " << c.rcut << " A, " << c.precision << ".\n"
+     << "#node = affine_map<(n, d, c) -> (n)>\n"
+     << "#nodeRow = affine_map<(n, d, c) -> (n, d, c)>\n"
+     << "#edge = affine_map<(e, k) -> (e)>\n"
+     << "#edgeRow = affine_map<(e, k) -> (e, k)>\n"
+     << "module attributes {sezm.type_map = [";
+  for (int64_t i = 0; i < T; ++i)
+    os << (i ? ", " : "") << "\"" << c.typeMap[i] << "\"";
+  // The shortest text that reads back as rcut, as an MLIR float literal.
+  char rcutText[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(rcutText, sizeof rcutText, "%.*g", digits, c.rcut);
+    if (std::strtod(rcutText, nullptr) == c.rcut)
+      break;
+  }
+  if (!std::strpbrk(rcutText, ".e"))
+    std::strcat(rcutText, ".0");
+  os << "], sezm.rcut = " << rcutText << " : f64} {\n"
+     << "func.func @energy(\n"
+     << "    %pos: " << ty({-1, 3})
+     << " {sezm.name = \"positions\", sezm.extents = [\"N\", \"\"]},\n"
+     << "    %shift: " << ty({-1, 3})
+     << " {sezm.name = \"shift\", sezm.extents = [\"E\", \"\"]},\n"
+     << "    %src: tensor<?xi64> {sezm.name = \"src\", sezm.extents = "
+        "[\"E\"]},\n"
+     << "    %dst: tensor<?xi64> {sezm.name = \"dst\", sezm.extents = "
+        "[\"E\"]},\n"
+     << "    %so: tensor<?xi64> {sezm.name = \"src_order\", sezm.csr_of = "
+        "\"src\", sezm.extents = [\"E\"]},\n"
+     << "    %sr: tensor<?xi64> {sezm.name = \"src_rowptr\", sezm.csr_of = "
+        "\"src\", sezm.extents = [\"N+1\"]},\n"
+     << "    %do: tensor<?xi64> {sezm.name = \"dst_order\", sezm.csr_of = "
+        "\"dst\", sezm.extents = [\"E\"]},\n"
+     << "    %dr: tensor<?xi64> {sezm.name = \"dst_rowptr\", sezm.csr_of = "
+        "\"dst\", sezm.extents = [\"N+1\"]},\n"
+     << "    %types: tensor<?xi64> {sezm.name = \"types\", sezm.extents = "
+        "[\"N\"]}"
+     << args.str() << ")\n    -> (tensor<" << t
+     << "> {sezm.name = \"energy\"}) {\n"
+     << "  %c0 = arith.constant 0 : index\n"
+     << "  %cC = arith.constant " << C << " : index\n"
+     << "  %zero = arith.constant 0.0 : " << t << "\n"
+     << "  %half = arith.constant 0.5 : " << t << "\n"
+     << "  %floor = arith.constant 0.25 : " << t << "\n"
+     << "  %n = tensor.dim %pos, %c0 : " << ty({-1, 3}) << "\n";
+
+  // Node features: the species embedding in the l = 0 row.
+  os << "\n  // x0: the type embedding in the l = 0 row, zero elsewhere.\n"
+     << "  %x0E = tensor.empty(%n) : " << ty({-1, D, C}) << "\n"
+     << "  %x0 = linalg.generic {indexing_maps = [#node, #nodeRow], "
+        "iterator_types = [\"parallel\", \"parallel\", \"parallel\"]}\n"
+     << "      ins(%types : tensor<?xi64>) outs(%x0E : " << ty({-1, D, C})
+     << ") {\n"
+     << "    ^bb0(%ty: i64, %out: " << t << "):\n"
+     << "      %d = linalg.index 1 : index\n"
+     << "      %c = linalg.index 2 : index\n"
+     << "      %ti = arith.index_cast %ty : i64 to index\n"
+     << "      %h = tensor.extract %temb[%ti, %c] : " << ty({T + 1, C}) << "\n"
+     << "      %first = arith.cmpi eq, %d, %c0 : index\n"
+     << "      %r = arith.select %first, %h, %zero : " << t << "\n"
+     << "      linalg.yield %r : " << t << "\n"
+     << "  } -> " << ty({-1, D, C}) << "\n";
+
+  // Edge geometry.
+  os << "\n  // Edge geometry, shared by the blocks.\n"
+     << "  %v = sezm.edge_vectors %pos[%src, %dst] shift %shift : ("
+     << ty({-1, 3}) << ", tensor<?xi64>, tensor<?xi64>, " << ty({-1, 3})
+     << ") -> " << ty({-1, 3}) << "\n"
+     << "  %w = sezm.wigner %v lmax = " << L << " : (" << ty({-1, 3})
+     << ") -> " << ty({-1, D, D}) << "\n"
+     << "  %rbf = sezm.radial_basis %v freqs %freqs rcut = " << rcutText
+     << " exponent = " << c.rbfExponent << " : (" << ty({-1, 3}) << ", "
+     << ty({K}) << ") -> " << ty({-1, K}) << "\n"
+     << "  %env = sezm.envelope %v rcut = " << rcutText
+     << " exponent = " << c.envExponent << " : (" << ty({-1, 3}) << ") -> "
+     << ty({-1}) << "\n"
+     << "  %edges = tensor.dim %rbf, %c0 : " << ty({-1, K}) << "\n";
+
+  // Radial features.
+  int64_t R = (L + 1) * C;
+  os << "\n  // Radial features (E, (L+1) x C): the radial MLP times env, "
+        "plus T[t_src] + T[t_dst].\n";
+  w.matmul("h0", "edges", "rbf", K, "rw1", c.radialHidden);
+  w.silu("h0act", "edges", "h0", c.radialHidden);
+  w.matmul("r0", "edges", "h0act", c.radialHidden, "rw2", R);
+  // env per edge across the row, as (E, 1) @ ones (1, R): the product has
+  // a derivative rule where a row broadcast has none.
+  os << "  %env1 = tensor.expand_shape %env [[0, 1]] output_shape [%edges, 1] : "
+     << ty({-1}) << " into " << ty({-1, 1}) << "\n"
+     << "  %ones = arith.constant dense<1.0> : " << ty({1, R}) << "\n";
+  w.matmul("envB", "edges", "env1", 1, "ones", R);
+  os << "  %r1 = arith.mulf %r0, %envB : " << ty({-1, R}) << "\n"
+     << "  %pair = linalg.generic {indexing_maps = [#edge, #edge, #edgeRow], "
+        "iterator_types = [\"parallel\", \"parallel\"]}\n"
+     << "      ins(%src, %dst : tensor<?xi64>, tensor<?xi64>) outs(%r0E : "
+     << ty({-1, R}) << ") {\n"
+     << "    ^bb0(%s: i64, %d: i64, %out: " << t << "):\n"
+     << "      %k = linalg.index 1 : index\n"
+     << "      %c = arith.remui %k, %cC : index\n"
+     << "      %si = arith.index_cast %s : i64 to index\n"
+     << "      %di = arith.index_cast %d : i64 to index\n"
+     << "      %ts = tensor.extract %types[%si] : tensor<?xi64>\n"
+     << "      %td = tensor.extract %types[%di] : tensor<?xi64>\n"
+     << "      %tsi = arith.index_cast %ts : i64 to index\n"
+     << "      %tdi = arith.index_cast %td : i64 to index\n"
+     << "      %a = tensor.extract %temb[%tsi, %c] : " << ty({T + 1, C}) << "\n"
+     << "      %b = tensor.extract %temb[%tdi, %c] : " << ty({T + 1, C}) << "\n"
+     << "      %r = arith.addf %a, %b : " << t << "\n"
+     << "      linalg.yield %r : " << t << "\n"
+     << "  } -> " << ty({-1, R}) << "\n"
+     << "  %rad = arith.addf %r1, %pair : " << ty({-1, R}) << "\n";
+
+  // Degree normalisation.
+  os << "\n  // (sum over incoming edges of env^2 + 0.25)^(-1/2).\n"
+     << "  %env21 = arith.mulf %env1, %env1 : " << ty({-1, 1}) << "\n"
+     << "  %deg = sezm.segment_reduce %env21 over(%do, %dr) : ("
+     << ty({-1, 1}) << ", tensor<?xi64>, tensor<?xi64>) -> " << ty({-1, 1})
+     << "\n"
+     << "  %floorE = tensor.empty(%n) : " << ty({-1, 1}) << "\n"
+     << "  %floors = linalg.fill ins(%floor : " << t << ") outs(%floorE : "
+     << ty({-1, 1}) << ") -> " << ty({-1, 1}) << "\n"
+     << "  %degf = arith.addf %deg, %floors : " << ty({-1, 1}) << "\n"
+     << "  %isd1 = math.rsqrt %degf : " << ty({-1, 1}) << "\n"
+     << "  %isd = tensor.collapse_shape %isd1 [[0, 1]] : " << ty({-1, 1})
+     << " into " << ty({-1}) << "\n";
+
+  std::string x = "x0";
+  std::string nodeType = ty({-1, D, C}), wideType = ty({-1, D, Cw}),
+              frameType = ty({-1, Dm, Cw});
+  std::string focusAttr =
+      " lmax = " + std::to_string(L) + " focus = " + std::to_string(F);
+  for (int64_t b = 0; b < c.blocks; ++b) {
+    std::string v = "b" + std::to_string(b);
+    os << "\n  // Block " << b << ": SO(2) convolution, then the FFN.\n"
+       << "  %" << v << "xw = sezm.degree_linear %" << x << " weight %" << v
+       << "pre lmax = " << L << " : (" << nodeType << ", "
+       << ty({L + 1, C, Cw}) << ") -> " << wideType << "\n";
+    std::string radw = "rad";
+    if (Cw != C) {
+      w.matmul(v + "radw", "edges", "rad", R, v + "rhp", (L + 1) * Cw);
+      radw = v + "radw";
+    }
+    w.matmul(v + "kc", "edges", radw, (L + 1) * Cw, v + "mix", KSZ);
+    os << "  %" << v << "u0 = sezm.rotate_mix %" << v << "xw[%src] by %w kernel %"
+       << v << "kc basis %" << v << "cb lmax = " << L << " rank = 1 : (" << wideType << ", tensor<?xi64>, " << ty({-1, D, D}) << ", "
+       << ty({-1, KSZ}) << ", " << ty({1, Cw}) << ") -> " << frameType << "\n";
+    std::string u = v + "u0";
+    for (int64_t k = 0; k < c.layers; ++k) {
+      std::string lv = v + "l" + std::to_string(k);
+      os << "  %" << lv << "z = sezm.so2_linear %" << u << " weights(%" << lv
+         << "w0, %" << lv << "wu, %" << lv << "wv)" << focusAttr << " : ("
+         << frameType << ", " << ty({F, M0, M0}) << ", " << ty({F, M1, M1})
+         << ", " << ty({F, M1, M1}) << ") -> " << frameType << "\n";
+      std::string update = lv + "z";
+      if (k + 1 < c.layers) {
+        os << "  %" << lv << "a = sezm.gate %" << lv << "z weight %" << lv
+           << "g" << focusAttr << " : (" << frameType << ", "
+           << ty({F, Cf, M1}) << ") -> " << frameType << "\n";
+        update = lv + "a";
+      }
+      os << "  %" << lv << "u = arith.addf %" << u << ", %" << update << " : "
+         << frameType << "\n";
+      u = lv + "u";
+    }
+    if (F > 1) {
+      os << "  %" << v << "alpha = sezm.focus_compete %" << v << "u0 weight %"
+         << v << "fc" << focusAttr << " : (" << frameType << ", "
+         << ty({Cf, F}) << ") -> " << ty({-1, F}) << "\n"
+         << "  %" << v << "out = sezm.focus_scale %" << u << " by %" << v
+         << "alpha : (" << frameType << ", " << ty({-1, F}) << ") -> "
+         << frameType << "\n";
+      u = v + "out";
+    }
+    os << "  %" << v << "agg = sezm.envelope_aggregate %" << u
+       << " by %w env %env norm %isd over(%do, %dr) lmax = " << L << " : ("
+       << frameType << ", " << ty({-1, D, D}) << ", " << ty({-1}) << ", "
+       << ty({-1}) << ", tensor<?xi64>, tensor<?xi64>) -> " << wideType << "\n"
+       << "  %" << v << "so2 = sezm.degree_linear %" << v << "agg weight %" << v
+       << "post lmax = " << L << " : (" << wideType << ", "
+       << ty({L + 1, Cw, C}) << ") -> " << nodeType << "\n"
+       << "  %" << v << "x1 = arith.addf %" << x << ", %" << v << "so2 : "
+       << nodeType << "\n"
+       << "  %" << v << "h = sezm.degree_linear %" << v << "x1 weight %" << v
+       << "f1 lmax = " << L << " : (" << nodeType << ", "
+       << ty({L + 1, C, 2 * Hf}) << ") -> " << ty({-1, D, 2 * Hf}) << "\n"
+       << "  %" << v << "g = sezm.glu %" << v << "h weight %" << v
+       << "fg lmax = " << L << " : (" << ty({-1, D, 2 * Hf}) << ", "
+       << ty({Hf, L * Hf}) << ") -> " << ty({-1, D, Hf}) << "\n"
+       << "  %" << v << "ffn = sezm.degree_linear %" << v << "g weight %" << v
+       << "f2 lmax = " << L << " : (" << ty({-1, D, Hf}) << ", "
+       << ty({L + 1, Hf, C}) << ") -> " << nodeType << "\n"
+       << "  %" << v << "x = arith.addf %" << v << "x1, %" << v << "ffn : "
+       << nodeType << "\n";
+    x = v + "x";
+  }
+
+  // Readout and fitting.
+  os << "\n  // Readout: y = x0 + FFN0(x0) on the l = 0 row; then the GLU "
+        "fitting net and the per-type bias.\n"
+     << "  %xf = tensor.collapse_shape %" << x << " [[0], [1, 2]] : "
+     << nodeType << " into " << ty({-1, D * C}) << "\n";
+  w.matmul("y0", "n", "xf", D * C, "sel", C);
+  w.matmul("oh", "n", "y0", C, "o1", 2 * Ho);
+  os << "  %oh3 = tensor.expand_shape %oh [[0], [1, 2]] output_shape [%n, 1, "
+     << 2 * Ho << "] : " << ty({-1, 2 * Ho}) << " into "
+     << ty({-1, 1, 2 * Ho}) << "\n"
+     << "  %og3 = sezm.glu %oh3 lmax = 0 : (" << ty({-1, 1, 2 * Ho}) << ") -> "
+     << ty({-1, 1, Ho}) << "\n"
+     << "  %og = tensor.collapse_shape %og3 [[0], [1, 2]] : "
+     << ty({-1, 1, Ho}) << " into " << ty({-1, Ho}) << "\n";
+  w.matmul("oy", "n", "og", Ho, "o2", C);
+  os << "  %y = arith.addf %y0, %oy : " << ty({-1, C}) << "\n";
+  w.matmul("fz", "n", "y", C, "fm", 2 * Hfit);
+  os << "  %fbB = linalg.broadcast ins(%fb : " << ty({2 * Hfit})
+     << ") outs(%fzE : " << ty({-1, 2 * Hfit}) << ") dimensions = [0]\n"
+     << "  %fzb = arith.addf %fz, %fbB : " << ty({-1, 2 * Hfit}) << "\n"
+     << "  %fz3 = tensor.expand_shape %fzb [[0], [1, 2]] output_shape [%n, 1, "
+     << 2 * Hfit << "] : " << ty({-1, 2 * Hfit}) << " into "
+     << ty({-1, 1, 2 * Hfit}) << "\n"
+     << "  %fg3 = sezm.glu %fz3 lmax = 0 : (" << ty({-1, 1, 2 * Hfit})
+     << ") -> " << ty({-1, 1, Hfit}) << "\n"
+     << "  %fg = tensor.collapse_shape %fg3 [[0], [1, 2]] : "
+     << ty({-1, 1, Hfit}) << " into " << ty({-1, Hfit}) << "\n";
+  w.matmul("en", "n", "fg", Hfit, "fo", 1);
+  os << "  %bias = linalg.generic {indexing_maps = [#edge, #edgeRow], "
+        "iterator_types = [\"parallel\", \"parallel\"]}\n"
+     << "      ins(%types : tensor<?xi64>) outs(%enE : " << ty({-1, 1})
+     << ") {\n"
+     << "    ^bb0(%ty: i64, %out: " << t << "):\n"
+     << "      %ti = arith.index_cast %ty : i64 to index\n"
+     << "      %r = tensor.extract %ebias[%ti] : " << ty({T}) << "\n"
+     << "      linalg.yield %r : " << t << "\n"
+     << "  } -> " << ty({-1, 1}) << "\n"
+     << "  %atom = arith.addf %en, %bias : " << ty({-1, 1}) << "\n"
+     << "  %scalar = tensor.empty() : tensor<" << t << ">\n"
+     << "  %acc = linalg.fill ins(%zero : " << t
+     << ") outs(%scalar : tensor<" << t << ">) -> tensor<" << t << ">\n"
+     << "  %e = linalg.reduce ins(%atom : " << ty({-1, 1})
+     << ") outs(%acc : tensor<" << t << ">) dimensions = [0, 1]\n"
+     << "    (%in: " << t << ", %out: " << t << ") {\n"
+     << "      %s = arith.addf %in, %out : " << t << "\n"
+     << "      linalg.yield %s : " << t << "\n"
+     << "    }\n"
+     << "  return %e : tensor<" << t << ">\n"
+     << "}\n"
+     << "} // module\n";
+}
+} // namespace
+
+bool sezmrt::importDPA4(const TorchCheckpoint &checkpoint,
+                        ImportPrecision precision, ImportedModel &out,
+                        std::string &error) {
+  try {
+    const PyObject *model = checkpoint.root ? checkpoint.root->get("model")
+                                            : nullptr;
+    if (!model || model->kind != Kind::Dict)
+      fail("the checkpoint holds no model state dict ('model')");
+    const PyObject *extra = model->get("_extra_state");
+    const PyObject *params = extra ? extra->get("model_params") : nullptr;
+    if (!params)
+      fail("the state dict has no _extra_state.model_params: not a "
+           "DeePMD-kit model");
+    Config config = readConfig(params);
+    bool f64 = precision == ImportPrecision::Float64 ||
+               (precision == ImportPrecision::Model &&
+                config.precision == "float64");
+    Writer writer(f64 ? "f64" : "f32");
+    Weights weights(f64 ? ElementType::F64 : ElementType::F32);
+    StateDict state(checkpoint, model);
+    writeModule(config, state, writer, weights);
+    out.moduleText = writer.os.str();
+    out.weights = std::move(weights.tensors);
+    out.precision = f64 ? "float64" : "float32";
+    std::string species;
+    for (const std::string &name : config.typeMap)
+      species += (species.empty() ? "" : ", ") + name;
+    out.summary = "DPA4 (C " + std::to_string(config.channels) + ", lmax " +
+                  std::to_string(config.lmax) + ", " +
+                  std::to_string(config.blocks) + " blocks, type_map " +
+                  species + ") imported in " + out.precision;
+    return true;
+  } catch (const ImportError &e) {
+    error = e.message;
+    return false;
+  }
+}
