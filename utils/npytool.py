@@ -6,6 +6,8 @@
   npytool.py print FILE                      prints dtype, shape, values
   npytool.py raw FILE BYTES                  writes BYTES (Python escapes) as-is
   npytool.py compare A B RTOL                fails unless max |a - b| <= RTOL * max(1, max |b|)
+  npytool.py relerr A REF LIMIT              fails unless max |a - ref| / max |ref| <= LIMIT
+  npytool.py relerr-within A REF OTHER K     fails unless relerr(A, REF) <= K * relerr(OTHER, REF)
 """
 import ast
 import random
@@ -78,8 +80,31 @@ def main(argv):
         print("max abs difference %.3g, relative to %.3g: %.3g" % (worst, scale, worst / scale))
         if not worst <= float(argv[4]) * scale:
             sys.exit("beyond the tolerance %s" % argv[4])
+    elif command == "relerr":
+        error = relative_error(argv[2], argv[3])
+        print("relative error %.3g" % error)
+        if not error <= float(argv[4]):
+            sys.exit("beyond the limit %s" % argv[4])
+    elif command == "relerr-within":
+        error = relative_error(argv[2], argv[3])
+        other = relative_error(argv[4], argv[3])
+        print("relative error %.3g, %.3g times that of %s (%.3g)" %
+              (error, error / other if other else float("inf"), argv[4], other))
+        if not error <= float(argv[5]) * other:
+            sys.exit("beyond %s times the other's" % argv[5])
     else:
         sys.exit("unknown command " + command)
+
+
+def relative_error(path, ref_path):
+    """max |a - ref| / max |ref| over all components."""
+    _, shape_a, a = read(path)
+    _, shape_r, ref = read(ref_path)
+    if tuple(shape_a) != tuple(shape_r):
+        sys.exit("shapes differ: %s and %s" % (shape_a, shape_r))
+    scale = max(abs(v) for v in ref)
+    worst = max([0.0] + [abs(x - y) for x, y in zip(a, ref)])
+    return worst / scale if scale else worst
 
 
 if __name__ == "__main__":

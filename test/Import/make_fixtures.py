@@ -6,7 +6,9 @@ Runs on the development machine only, in a venv with
 committed files). For each model it trains one step with `dp --pt train` on
 a two-frame water dataset (any numbers do: the file format is what is
 tested), keeps the training checkpoint (with optimizer state), writes a
-model-only copy of it, and lists what a reader must find in them:
+model-only copy of it, and lists what a reader must find in them. It also
+writes a perturbed DPA4 of SeZM-min's shape, three water structures and
+DeePMD-kit's float32 and float64 references on each (sezm_min_shape_fixture):
 
   tensor <state-dict key> <dtype> <shape> <sum of elements in float64>
   param <model_params path> <value>   (every scalar of model_params)
@@ -106,11 +108,159 @@ def radial_fixture(out):
     np.save(os.path.join(out, "radial-rbf.npy"), rbf)
 
 
+# DPA4 of SeZM-min's shape (issue 21): imported whole, checked against
+# DeePMD-kit's own eval in test/Import/sezm-min-shape-parity.test.
+SEZM_MIN_SHAPE = {
+    "type": "dpa4",
+    "type_map": ["O", "H"],
+    "descriptor": {"type": "dpa4", "rcut": 6.0, "channels": 32, "lmax": 3,
+                   "mmax": 1, "n_blocks": 2, "mixing_layers": 3,
+                   "n_focus": 2, "focus_dim": 32,
+                   "radial_so2_mode": "degree_channel", "radial_so2_rank": 1,
+                   "n_atten_head": 0, "use_env_seed": False,
+                   "edge_norm": False,
+                   "sandwich_norm": [False, False, False, False],
+                   "s2_activation": [False, False], "so3_readout": "none"},
+    "fitting_net": {"type": "dpa4_ener"},
+}
+
+# Tensors DeePMD-kit rebuilds at model construction: not perturbed.
+CONSTANTS = ("wigner_calc", "out_std", "descriptor.mean", "descriptor.stddev",
+             "version_tensor", "min_nbor_dist", "dens_force_rmsd")
+
+
+def train_one_step(model, work):
+    """The checkpoint `dp --pt train` writes after one step on water."""
+    water_dataset(os.path.join(work, "data"))
+    config = {
+        "model": model,
+        "learning_rate": {"type": "exp", "start_lr": 1e-3,
+                          "stop_lr": 1e-4, "decay_steps": 10},
+        "loss": {"type": "ener", "start_pref_e": 1, "limit_pref_e": 1,
+                 "start_pref_f": 1, "limit_pref_f": 1},
+        "training": {"training_data": {"systems": ["data"],
+                                       "batch_size": 1},
+                     "numb_steps": 1, "save_freq": 1, "disp_freq": 1,
+                     "seed": 1},
+    }
+    with open(os.path.join(work, "input.json"), "w") as f:
+        json.dump(config, f)
+    subprocess.run(["dp", "--pt", "train", "input.json"], cwd=work,
+                   check=True, capture_output=True)
+    return os.path.join(work, "model.ckpt-1.pt")
+
+
+def perturbed(state, seed):
+    """Every weight moved by seeded noise, so that every branch carries
+    signal: a fresh model has zero output projections (post_focus_mix, the
+    FFNs' so3_linear_2) and forces near 1e-5 eV/A."""
+    gen = torch.Generator().manual_seed(seed)
+    out = {}
+    for key, value in state.items():
+        if (not isinstance(value, torch.Tensor) or not value.is_floating_point()
+                or any(c in key for c in CONSTANTS)):
+            out[key] = value
+            continue
+        noise = torch.randn(value.shape, generator=gen, dtype=torch.float64)
+        if key.endswith("adam_freqs"):
+            moved = value.double() * (1 + 0.05 * noise)
+        elif key.endswith("out_bias") or key.endswith("bias_atom_e"):
+            moved = value.double() + noise
+        else:
+            scale = max(0.15, 0.5 * value.double().std().item()
+                        if value.numel() > 1 else 0.15)
+            moved = value.double() + scale * noise
+        out[key] = moved.to(value.dtype)
+    return out
+
+
+def water_structures():
+    """Three small water structures (name, species, positions, cell or
+    None): a periodic cubic box, a triclinic cell and a cluster."""
+    rng = np.random.default_rng(7)
+
+    def molecules(origins):
+        species, positions = [], []
+        for o in origins:
+            # H-O-H at 104.5 degrees, 0.96 A bonds, in a random orientation.
+            q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+            half = np.radians(104.5) / 2
+            for s, d in (("O", np.zeros(3)),
+                         ("H", 0.96 * np.array([np.sin(half), np.cos(half), 0])),
+                         ("H", 0.96 * np.array([-np.sin(half), np.cos(half), 0]))):
+                species.append(s)
+                positions.append(o + q @ d)
+        return species, np.array(positions)
+
+    grid = np.array([[i, j, k] for i in range(2) for j in range(2)
+                     for k in range(2)], dtype=float)
+    cubic = np.eye(3) * 6.3
+    s, p = molecules(grid * 3.15 + 0.8 + rng.normal(0, 0.15, (8, 3)))
+    triclinic = np.array([[6.6, 0, 0], [1.4, 6.4, 0], [0.9, 1.2, 6.5]])
+    s2, p2 = molecules((grid / 2 + rng.normal(0, 0.02, (8, 3)) + 0.12) @ triclinic)
+    cluster = np.array([[0, 0, 0], [2.9, 0, 0], [0, 2.9, 0], [0, 0, 2.9],
+                        [2.8, 2.8, 0.3]], dtype=float)
+    s3, p3 = molecules(cluster + rng.normal(0, 0.1, cluster.shape))
+    return [("cubic", s, p, cubic), ("triclinic", s2, p2, triclinic),
+            ("cluster", s3, p3, None)]
+
+
+def write_xyz(path, species, positions, cell):
+    with open(path, "w") as f:
+        f.write(f"{len(species)}\n")
+        if cell is None:
+            f.write('Properties=species:S:1:pos:R:3 pbc="F F F"\n')
+        else:
+            f.write('Lattice="' + " ".join(f"{v:.17g}" for v in cell.ravel()) +
+                    '" Properties=species:S:1:pos:R:3 pbc="T T T"\n')
+        for s, r in zip(species, positions):
+            f.write(f"{s} {r[0]:.17g} {r[1]:.17g} {r[2]:.17g}\n")
+
+
+def sezm_min_shape_fixture(out):
+    """The SeZM-min-shape DPA4 (perturbed, model-only checkpoint), three
+    structures, and DeePMD-kit's energy, forces and virial on each from the
+    model as configured (float32) and from its float64 build (the same
+    weights, `precision: float64`)."""
+    from deepmd.infer import DeepPot
+    work = tempfile.mkdtemp()
+    trained = torch.load(train_one_step(SEZM_MIN_SHAPE, work),
+                         weights_only=True)
+    state = perturbed(trained["model"], seed=21)
+    model_path = os.path.join(out, "sezm-min-shape.model.ckpt.pt")
+    torch.save({"model": state}, model_path)
+    double = dict(state)
+    extra = json.loads(json.dumps(state["_extra_state"]))
+    for part in ("descriptor", "fitting_net"):
+        extra["model_params"][part]["precision"] = "float64"
+    double["_extra_state"] = extra
+    double_path = os.path.join(work, "float64.ckpt.pt")
+    torch.save({"model": double}, double_path)
+    for name, species, positions, cell in water_structures():
+        xyz = os.path.join(out, f"water-{name}.xyz")
+        write_xyz(xyz, species, positions, cell)
+        for precision, path in (("float32", model_path),
+                                ("float64", double_path)):
+            dp = DeepPot(path)
+            types = [dp.get_type_map().index(s) for s in species]
+            e, f, v = dp.eval(positions.reshape(1, -1),
+                              None if cell is None else cell.reshape(1, 9),
+                              types)
+            prefix = os.path.join(out, f"water-{name}.dp-{precision}")
+            np.save(prefix + ".energy.npy", np.asarray(e, np.float64).reshape(()))
+            np.save(prefix + ".forces.npy", np.asarray(f, np.float64).reshape(-1, 3))
+            np.save(prefix + ".virial.npy", np.asarray(v, np.float64).reshape(3, 3))
+            print(f"{name} {precision}: energy {float(np.ravel(e)[0]):.10f}, "
+                  f"max |force| {np.abs(f).max():.4f}")
+    shutil.rmtree(work)
+
+
 def main():
     out = os.path.abspath(sys.argv[1] if len(sys.argv) > 1
                           else os.path.join(HERE, "fixtures"))
     os.makedirs(out, exist_ok=True)
     radial_fixture(out)
+    sezm_min_shape_fixture(out)
     for name, model in MODELS.items():
         work = tempfile.mkdtemp()
         water_dataset(os.path.join(work, "data"))
