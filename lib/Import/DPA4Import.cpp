@@ -913,7 +913,8 @@ bool sezmrt::importDPA4(const TorchCheckpoint &checkpoint,
       species += (species.empty() ? "" : ", ") + name;
     out.summary = "DPA4 (C " + std::to_string(config.channels) + ", lmax " +
                   std::to_string(config.lmax) + ", " +
-                  std::to_string(config.blocks) + " blocks, type_map " +
+                  std::to_string(config.blocks) +
+                  (config.blocks == 1 ? " block" : " blocks") + ", type_map " +
                   species + ") imported in " + out.precision;
     return true;
   } catch (const ImportError &e) {

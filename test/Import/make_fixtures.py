@@ -217,6 +217,57 @@ def write_xyz(path, species, positions, cell):
             f.write(f"{s} {r[0]:.17g} {r[1]:.17g} {r[2]:.17g}\n")
 
 
+# A small importable DPA4 for the import's bad-input tests.
+DPA4_SMALL = {
+    "type": "dpa4",
+    "type_map": ["O", "H"],
+    "descriptor": {"type": "dpa4", "rcut": 6.0, "channels": 8, "lmax": 1,
+                   "n_blocks": 1, "mixing_layers": 2, "n_focus": 1,
+                   "n_atten_head": 0, "use_env_seed": False,
+                   "edge_norm": False,
+                   "sandwich_norm": [False, False, False, False],
+                   "s2_activation": [False, False], "so3_readout": "none"},
+    "fitting_net": {"type": "dpa4_ener"},
+}
+
+
+def small_fixtures(out):
+    """dpa4-small: its training checkpoint, and model-only copies each
+    broken one way (a missing, extra, misshapen or integer tensor; an
+    unsupported setting in model_params)."""
+    work = tempfile.mkdtemp()
+    trained_path = train_one_step(DPA4_SMALL, work)
+    shutil.copy(trained_path, os.path.join(out, "dpa4-small.train.ckpt.pt"))
+    state = torch.load(trained_path, weights_only=True)["model"]
+    prefix = "model.Default.atomic_model."
+
+    def broken(name, edit):
+        copy = dict(state)
+        copy["_extra_state"] = json.loads(json.dumps(state["_extra_state"]))
+        edit(copy, copy["_extra_state"]["model_params"])
+        torch.save({"model": copy},
+                   os.path.join(out, f"dpa4-small.{name}.ckpt.pt"))
+
+    gate = prefix + "descriptor.blocks.0.ffns.0.act.gate_linear.weight"
+    freqs = prefix + "descriptor.radial_basis.adam_freqs"
+    broken("missing", lambda m, p: m.pop(gate))
+    broken("extra", lambda m, p: m.update(
+        {prefix + "descriptor.blocks.0.so2_conv.extra_proj.weight":
+         torch.zeros(8, 8)}))
+    broken("shape", lambda m, p: m.update({freqs: torch.ones(1, 12)}))
+    broken("dtype", lambda m, p: m.update(
+        {gate: torch.zeros(m[gate].shape, dtype=torch.int64)}))
+    broken("mmax2", lambda m, p: p["descriptor"].update({"mmax": 2}))
+    broken("lmax7", lambda m, p: p["descriptor"].update({"lmax": 7}))
+    broken("spin", lambda m, p: p.update(
+        {"spin": {"use_spin": [True, False], "virtual_scale": [0.3]}}))
+    broken("fparam", lambda m, p: p["fitting_net"].update({"numb_fparam": 2}))
+    broken("zbl", lambda m, p: p.update({"use_srtab": "table.txt"}))
+    broken("unknown", lambda m, p: p["descriptor"].update(
+        {"future_option": True}))
+    shutil.rmtree(work)
+
+
 def sezm_min_shape_fixture(out):
     """The SeZM-min-shape DPA4 (perturbed, model-only checkpoint), three
     structures, and DeePMD-kit's energy, forces and virial on each from the
@@ -261,6 +312,7 @@ def main():
     os.makedirs(out, exist_ok=True)
     radial_fixture(out)
     sezm_min_shape_fixture(out)
+    small_fixtures(out)
     for name, model in MODELS.items():
         work = tempfile.mkdtemp()
         water_dataset(os.path.join(work, "data"))
