@@ -25,7 +25,8 @@ void sezm::registerToolDialects(DialectRegistry &registry) {
 
 /// Why the DeePMD-kit checkpoint in `checkpoint` is not a DPA4 one sezm
 /// imports (empty when it is): no model_params, or another descriptor.
-static std::string foreignCheckpoint(const sezmrt::TorchCheckpoint &checkpoint) {
+static std::string
+foreignCheckpoint(const sezmrt::TorchCheckpoint &checkpoint) {
   const sezmrt::PyObject *params = nullptr;
   if (const sezmrt::PyObject *model = checkpoint.root->get("model"))
     if (const sezmrt::PyObject *extra = model->get("_extra_state"))

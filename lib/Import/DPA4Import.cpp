@@ -259,13 +259,13 @@ Config readConfig(const PyObject *params) {
   d.require("ffn_so3_grid", "false", "no SO(3)-grid FFNs yet");
   d.require("grid_mlp", "false", "no grid MLPs yet");
   d.require("grid_branch", "0", "no grid branches yet");
-  for (const char *key : {"node_wise_s2", "node_wise_so3", "message_node_s2",
-                          "message_node_so3", "so2_norm", "atten_f_mix",
-                          "atten_v_proj", "atten_o_proj", "mlp_bias",
-                          "layer_scale", "edge_cartesian", "add_chg_spin_ebd"})
+  for (const char *key :
+       {"node_wise_s2", "node_wise_so3", "message_node_s2", "message_node_so3",
+        "so2_norm", "atten_f_mix", "atten_v_proj", "atten_o_proj", "mlp_bias",
+        "layer_scale", "edge_cartesian", "add_chg_spin_ebd"})
     d.require(key, "false", "that option is not built");
-  for (const char *key : {"so2_attn_res", "full_attn_res", "block_attn_res",
-                          "node_cartesian"})
+  for (const char *key :
+       {"so2_attn_res", "full_attn_res", "block_attn_res", "node_cartesian"})
     d.require(key, "\"none\"", "that option is not built");
   d.requireNone("l_schedule", "degree schedules");
   d.requireNone("m_schedule", "order schedules");
@@ -453,12 +453,12 @@ public:
     os << "  %" << name << "E = tensor.empty(%" << rows << ") : " << type
        << "\n  %" << name << "H = linalg.fill ins(%half : " << t << ") outs(%"
        << name << "E : " << type << ") -> " << type << "\n  %" << name
-       << "A = arith.mulf %" << in << ", %" << name << "H : " << type
-       << "\n  %" << name << "T = math.tanh %" << name << "A : " << type
-       << "\n  %" << name << "B = arith.mulf %" << name << "T, %" << name
-       << "H : " << type << "\n  %" << name << "S = arith.addf %" << name
-       << "B, %" << name << "H : " << type << "\n  %" << name
-       << " = arith.mulf %" << in << ", %" << name << "S : " << type << "\n";
+       << "A = arith.mulf %" << in << ", %" << name << "H : " << type << "\n  %"
+       << name << "T = math.tanh %" << name << "A : " << type << "\n  %" << name
+       << "B = arith.mulf %" << name << "T, %" << name << "H : " << type
+       << "\n  %" << name << "S = arith.addf %" << name << "B, %" << name
+       << "H : " << type << "\n  %" << name << " = arith.mulf %" << in << ", %"
+       << name << "S : " << type << "\n";
   }
 };
 
@@ -566,9 +566,9 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
         state.take(p + "so2_conv.pre_focus_mix.weight", {L + 1, C, Cw}));
     if (Cw != C)
       arg(n + "radial_hidden_proj", v + "rhp",
-          blockDiagonal(state.take(p + "so2_conv.radial_hidden_proj.weight",
-                                   {C, Cw}),
-                        L + 1));
+          blockDiagonal(
+              state.take(p + "so2_conv.radial_hidden_proj.weight", {C, Cw}),
+              L + 1));
     arg(n + "radial_degree_mixer", v + "mix",
         state.take(p + "so2_conv.radial_degree_mixer.weight",
                    {(L + 1) * Cw, KSZ}));
@@ -604,12 +604,11 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   }
   arg("output_ffn.row0", "sel", rowZeroSelection(D, C));
   arg("output_ffn.so3_linear_1", "o1",
-      squeezeFront(
-          state.take("descriptor.output_ffn.so3_linear_1.weight",
-                     {1, C, 2 * Ho})));
+      squeezeFront(state.take("descriptor.output_ffn.so3_linear_1.weight",
+                              {1, C, 2 * Ho})));
   arg("output_ffn.so3_linear_2", "o2",
-      squeezeFront(state.take("descriptor.output_ffn.so3_linear_2.weight",
-                              {1, Ho, C})));
+      squeezeFront(
+          state.take("descriptor.output_ffn.so3_linear_2.weight", {1, Ho, C})));
   std::string fit = "fitting_net.filter_layers.networks.0.";
   arg("fitting_net.matrix", "fm",
       state.take(fit + "hidden_layers.0.linear.matrix", {C, 2 * Hfit}));
@@ -627,15 +626,13 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   arg("energy_bias", "ebias", bias);
   state.refuseExtra();
 
-  auto ty = [&](std::initializer_list<int64_t> dims) {
-    return w.tensor(dims);
-  };
+  auto ty = [&](std::initializer_list<int64_t> dims) { return w.tensor(dims); };
   std::ostream &os = w.os;
   os << "// Imported from a DeePMD-kit DPA4 checkpoint (docs/import.md):\n"
      << "// C " << C << ", lmax " << L << ", " << c.blocks << " blocks of "
-     << c.layers << " SO(2) layers, F " << F << " x Cf " << Cf << ", "
-     << K << " radial functions, FFN " << Hf << ", fitting " << Hfit
-     << ", rcut " << c.rcut << " A, " << c.precision << ".\n"
+     << c.layers << " SO(2) layers, F " << F << " x Cf " << Cf << ", " << K
+     << " radial functions, FFN " << Hf << ", fitting " << Hfit << ", rcut "
+     << c.rcut << " A, " << c.precision << ".\n"
      << "#node = affine_map<(n, d, c) -> (n)>\n"
      << "#nodeRow = affine_map<(n, d, c) -> (n, d, c)>\n"
      << "#edge = affine_map<(e, k) -> (e)>\n"
@@ -703,8 +700,8 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
      << "  %v = sezm.edge_vectors %pos[%src, %dst] shift %shift : ("
      << ty({-1, 3}) << ", tensor<?xi64>, tensor<?xi64>, " << ty({-1, 3})
      << ") -> " << ty({-1, 3}) << "\n"
-     << "  %w = sezm.wigner %v lmax = " << L << " : (" << ty({-1, 3})
-     << ") -> " << ty({-1, D, D}) << "\n"
+     << "  %w = sezm.wigner %v lmax = " << L << " : (" << ty({-1, 3}) << ") -> "
+     << ty({-1, D, D}) << "\n"
      << "  %rbf = sezm.radial_basis %v freqs %freqs rcut = " << rcutText
      << " exponent = " << c.rbfExponent << " : (" << ty({-1, 3}) << ", "
      << ty({K}) << ") -> " << ty({-1, K}) << "\n"
@@ -722,7 +719,8 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   w.matmul("r0", "edges", "h0act", c.radialHidden, "rw2", R);
   // env per edge across the row, as (E, 1) @ ones (1, R): the product has
   // a derivative rule where a row broadcast has none.
-  os << "  %env1 = tensor.expand_shape %env [[0, 1]] output_shape [%edges, 1] : "
+  os << "  %env1 = tensor.expand_shape %env [[0, 1]] output_shape [%edges, 1] "
+        ": "
      << ty({-1}) << " into " << ty({-1, 1}) << "\n"
      << "  %ones = arith.constant dense<1.0> : " << ty({1, R}) << "\n";
   w.matmul("envB", "edges", "env1", 1, "ones", R);
@@ -750,12 +748,11 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   // Degree normalisation.
   os << "\n  // (sum over incoming edges of env^2 + 0.25)^(-1/2).\n"
      << "  %env21 = arith.mulf %env1, %env1 : " << ty({-1, 1}) << "\n"
-     << "  %deg = sezm.segment_reduce %env21 over(%do, %dr) : ("
-     << ty({-1, 1}) << ", tensor<?xi64>, tensor<?xi64>) -> " << ty({-1, 1})
-     << "\n"
+     << "  %deg = sezm.segment_reduce %env21 over(%do, %dr) : (" << ty({-1, 1})
+     << ", tensor<?xi64>, tensor<?xi64>) -> " << ty({-1, 1}) << "\n"
      << "  %floorE = tensor.empty(%n) : " << ty({-1, 1}) << "\n"
-     << "  %floors = linalg.fill ins(%floor : " << t << ") outs(%floorE : "
-     << ty({-1, 1}) << ") -> " << ty({-1, 1}) << "\n"
+     << "  %floors = linalg.fill ins(%floor : " << t
+     << ") outs(%floorE : " << ty({-1, 1}) << ") -> " << ty({-1, 1}) << "\n"
      << "  %degf = arith.addf %deg, %floors : " << ty({-1, 1}) << "\n"
      << "  %isd1 = math.rsqrt %degf : " << ty({-1, 1}) << "\n"
      << "  %isd = tensor.collapse_shape %isd1 [[0, 1]] : " << ty({-1, 1})
@@ -770,17 +767,19 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     std::string v = "b" + std::to_string(b);
     os << "\n  // Block " << b << ": SO(2) convolution, then the FFN.\n"
        << "  %" << v << "xw = sezm.degree_linear %" << x << " weight %" << v
-       << "pre lmax = " << L << " : (" << nodeType << ", "
-       << ty({L + 1, C, Cw}) << ") -> " << wideType << "\n";
+       << "pre lmax = " << L << " : (" << nodeType << ", " << ty({L + 1, C, Cw})
+       << ") -> " << wideType << "\n";
     std::string radw = "rad";
     if (Cw != C) {
       w.matmul(v + "radw", "edges", "rad", R, v + "rhp", (L + 1) * Cw);
       radw = v + "radw";
     }
     w.matmul(v + "kc", "edges", radw, (L + 1) * Cw, v + "mix", KSZ);
-    os << "  %" << v << "u0 = sezm.rotate_mix %" << v << "xw[%src] by %w kernel %"
-       << v << "kc basis %" << v << "cb lmax = " << L << " rank = 1 : (" << wideType << ", tensor<?xi64>, " << ty({-1, D, D}) << ", "
-       << ty({-1, KSZ}) << ", " << ty({1, Cw}) << ") -> " << frameType << "\n";
+    os << "  %" << v << "u0 = sezm.rotate_mix %" << v
+       << "xw[%src] by %w kernel %" << v << "kc basis %" << v
+       << "cb lmax = " << L << " rank = 1 : (" << wideType
+       << ", tensor<?xi64>, " << ty({-1, D, D}) << ", " << ty({-1, KSZ}) << ", "
+       << ty({1, Cw}) << ") -> " << frameType << "\n";
     std::string u = v + "u0";
     for (int64_t k = 0; k < c.layers; ++k) {
       std::string lv = v + "l" + std::to_string(k);
@@ -791,8 +790,8 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
       std::string update = lv + "z";
       if (k + 1 < c.layers) {
         os << "  %" << lv << "a = sezm.gate %" << lv << "z weight %" << lv
-           << "g" << focusAttr << " : (" << frameType << ", "
-           << ty({F, Cf, M1}) << ") -> " << frameType << "\n";
+           << "g" << focusAttr << " : (" << frameType << ", " << ty({F, Cf, M1})
+           << ") -> " << frameType << "\n";
         update = lv + "a";
       }
       os << "  %" << lv << "u = arith.addf %" << u << ", %" << update << " : "
@@ -801,8 +800,8 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     }
     if (F > 1) {
       os << "  %" << v << "alpha = sezm.focus_compete %" << v << "u0 weight %"
-         << v << "fc" << focusAttr << " : (" << frameType << ", "
-         << ty({Cf, F}) << ") -> " << ty({-1, F}) << "\n"
+         << v << "fc" << focusAttr << " : (" << frameType << ", " << ty({Cf, F})
+         << ") -> " << ty({-1, F}) << "\n"
          << "  %" << v << "out = sezm.focus_scale %" << u << " by %" << v
          << "alpha : (" << frameType << ", " << ty({-1, F}) << ") -> "
          << frameType << "\n";
@@ -815,8 +814,8 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
        << "  %" << v << "so2 = sezm.degree_linear %" << v << "agg weight %" << v
        << "post lmax = " << L << " : (" << wideType << ", "
        << ty({L + 1, Cw, C}) << ") -> " << nodeType << "\n"
-       << "  %" << v << "x1 = arith.addf %" << x << ", %" << v << "so2 : "
-       << nodeType << "\n"
+       << "  %" << v << "x1 = arith.addf %" << x << ", %" << v
+       << "so2 : " << nodeType << "\n"
        << "  %" << v << "h = sezm.degree_linear %" << v << "x1 weight %" << v
        << "f1 lmax = " << L << " : (" << nodeType << ", "
        << ty({L + 1, C, 2 * Hf}) << ") -> " << ty({-1, D, 2 * Hf}) << "\n"
@@ -826,25 +825,25 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
        << "  %" << v << "ffn = sezm.degree_linear %" << v << "g weight %" << v
        << "f2 lmax = " << L << " : (" << ty({-1, D, Hf}) << ", "
        << ty({L + 1, Hf, C}) << ") -> " << nodeType << "\n"
-       << "  %" << v << "x = arith.addf %" << v << "x1, %" << v << "ffn : "
-       << nodeType << "\n";
+       << "  %" << v << "x = arith.addf %" << v << "x1, %" << v
+       << "ffn : " << nodeType << "\n";
     x = v + "x";
   }
 
   // Readout and fitting.
   os << "\n  // Readout: y = x0 + FFN0(x0) on the l = 0 row; then the GLU "
         "fitting net and the per-type bias.\n"
-     << "  %xf = tensor.collapse_shape %" << x << " [[0], [1, 2]] : "
-     << nodeType << " into " << ty({-1, D * C}) << "\n";
+     << "  %xf = tensor.collapse_shape %" << x
+     << " [[0], [1, 2]] : " << nodeType << " into " << ty({-1, D * C}) << "\n";
   w.matmul("y0", "n", "xf", D * C, "sel", C);
   w.matmul("oh", "n", "y0", C, "o1", 2 * Ho);
   os << "  %oh3 = tensor.expand_shape %oh [[0], [1, 2]] output_shape [%n, 1, "
-     << 2 * Ho << "] : " << ty({-1, 2 * Ho}) << " into "
-     << ty({-1, 1, 2 * Ho}) << "\n"
+     << 2 * Ho << "] : " << ty({-1, 2 * Ho}) << " into " << ty({-1, 1, 2 * Ho})
+     << "\n"
      << "  %og3 = sezm.glu %oh3 lmax = 0 : (" << ty({-1, 1, 2 * Ho}) << ") -> "
      << ty({-1, 1, Ho}) << "\n"
-     << "  %og = tensor.collapse_shape %og3 [[0], [1, 2]] : "
-     << ty({-1, 1, Ho}) << " into " << ty({-1, Ho}) << "\n";
+     << "  %og = tensor.collapse_shape %og3 [[0], [1, 2]] : " << ty({-1, 1, Ho})
+     << " into " << ty({-1, Ho}) << "\n";
   w.matmul("oy", "n", "og", Ho, "o2", C);
   os << "  %y = arith.addf %y0, %oy : " << ty({-1, C}) << "\n";
   w.matmul("fz", "n", "y", C, "fm", 2 * Hfit);
@@ -870,8 +869,8 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
      << "  } -> " << ty({-1, 1}) << "\n"
      << "  %atom = arith.addf %en, %bias : " << ty({-1, 1}) << "\n"
      << "  %scalar = tensor.empty() : tensor<" << t << ">\n"
-     << "  %acc = linalg.fill ins(%zero : " << t
-     << ") outs(%scalar : tensor<" << t << ">) -> tensor<" << t << ">\n"
+     << "  %acc = linalg.fill ins(%zero : " << t << ") outs(%scalar : tensor<"
+     << t << ">) -> tensor<" << t << ">\n"
      << "  %e = linalg.reduce ins(%atom : " << ty({-1, 1})
      << ") outs(%acc : tensor<" << t << ">) dimensions = [0, 1]\n"
      << "    (%in: " << t << ", %out: " << t << ") {\n"
@@ -888,8 +887,8 @@ bool sezmrt::importDPA4(const TorchCheckpoint &checkpoint,
                         ImportPrecision precision, ImportedModel &out,
                         std::string &error) {
   try {
-    const PyObject *model = checkpoint.root ? checkpoint.root->get("model")
-                                            : nullptr;
+    const PyObject *model =
+        checkpoint.root ? checkpoint.root->get("model") : nullptr;
     if (!model || model->kind != Kind::Dict)
       fail("the checkpoint holds no model state dict ('model')");
     const PyObject *extra = model->get("_extra_state");
@@ -898,9 +897,9 @@ bool sezmrt::importDPA4(const TorchCheckpoint &checkpoint,
       fail("the state dict has no _extra_state.model_params: not a "
            "DeePMD-kit model");
     Config config = readConfig(params);
-    bool f64 = precision == ImportPrecision::Float64 ||
-               (precision == ImportPrecision::Model &&
-                config.precision == "float64");
+    bool f64 =
+        precision == ImportPrecision::Float64 ||
+        (precision == ImportPrecision::Model && config.precision == "float64");
     Writer writer(f64 ? "f64" : "f32");
     Weights weights(f64 ? ElementType::F64 : ElementType::F32);
     StateDict state(checkpoint, model);

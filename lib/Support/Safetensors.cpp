@@ -296,8 +296,8 @@ bool sezmrt::readSafetensors(const std::string &path,
                       });
 }
 
-std::string sezmrt::writeSafetensors(
-    const std::map<std::string, HostTensor> &tensors) {
+std::string
+sezmrt::writeSafetensors(const std::map<std::string, HostTensor> &tensors) {
   auto dtypeOf = [](ElementType type) {
     switch (type) {
     case ElementType::F32:

@@ -19,9 +19,9 @@
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 
 using namespace mlir;
@@ -29,9 +29,9 @@ namespace cl = llvm::cl;
 using Emit = mlir::sezm::GpuCompileOptions::Emit;
 
 static cl::OptionCategory category("sezm-compile options");
-static cl::opt<std::string> modulePath(cl::Positional, cl::Required,
-                                       cl::desc("<module.mlir | model.ckpt.pt>"),
-                                       cl::cat(category));
+static cl::opt<std::string>
+    modulePath(cl::Positional, cl::Required,
+               cl::desc("<module.mlir | model.ckpt.pt>"), cl::cat(category));
 static cl::opt<std::string> outputPath("o", cl::Required,
                                        cl::desc("Output file (or folder)"),
                                        cl::value_desc("path"),
@@ -143,9 +143,9 @@ int main(int argc, char **argv) {
     return 1;
   auto &imported = file.importedModel();
   if (!imported && (precisionName != "model" || emit == Output::Import))
-    return fail(std::string(emit == Output::Import ? "--emit=import"
-                                                   : "--precision") +
-                " goes with a DeePMD-kit checkpoint");
+    return fail(
+        std::string(emit == Output::Import ? "--emit=import" : "--precision") +
+        " goes with a DeePMD-kit checkpoint");
   if (emit == Output::Import)
     return writeImport(*imported);
   // An MD engine needs a checkpoint's forces: they are compiled unless

@@ -29,8 +29,9 @@ LogicalResult addForces(ModuleOp module, llvm::StringRef energy);
 /// location in the file (in the imported text for a checkpoint).
 class ModuleFile {
 public:
-  ModuleFile(llvm::StringRef path, MLIRContext &context,
-             sezmrt::ImportPrecision precision = sezmrt::ImportPrecision::Model);
+  ModuleFile(
+      llvm::StringRef path, MLIRContext &context,
+      sezmrt::ImportPrecision precision = sezmrt::ImportPrecision::Model);
 
   /// What was imported from a checkpoint (its weights bind the module's
   /// weight arguments); none for a module file.

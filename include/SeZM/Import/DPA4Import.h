@@ -1,4 +1,5 @@
-//===- DPA4Import.h - sezm modules from DeePMD-kit DPA4 checkpoints -*- C++ -*-===//
+//===- DPA4Import.h - sezm modules from DeePMD-kit DPA4 checkpoints -*- C++
+//-*-===//
 //
 // Builds the sezm module of a DPA4 energy model from what `dp --pt train`
 // writes: `model_params` (the normalised config) says which ops and sizes,

@@ -253,9 +253,8 @@ void sezm::emitKernel(RadialBasisGradGradOp op, KernelIO &io) {
   parallelRange(0, edges, [&](Idx e) {
     std::array<Num, 3> total = {Num(0.0), Num(0.0), Num(0.0)};
     radialBasis<Second>(
-        edgeVectorAlong(edgeVec, cot, e), freqs,
-        op.getRcut().convertToDouble(), op.getExponent(), count,
-        [&](int64_t k, Second value) {
+        edgeVectorAlong(edgeVec, cot, e), freqs, op.getRcut().convertToDouble(),
+        op.getExponent(), count, [&](int64_t k, Second value) {
           store(accumulateSecondOrder(value, load(grad, {e, k}), total),
                 gradCot, {e, k});
         });

@@ -76,10 +76,9 @@ LogicalResult RadialBasisOp::backpropagate(ReverseMode &sweep,
   if (getFreqs() && sweep.isActive(getFreqs()))
     return emitOpError("differentiates with respect to its frequencies, "
                        "which sezm-autodiff does not (they are weights)");
-  sweep.add(getEdgeVec(),
-            RadialBasisGradOp::create(b, loc, getEdgeVec().getType(), g,
-                                      getEdgeVec(), getFreqs(), getRcutAttr(),
-                                      getExponentAttr()));
+  sweep.add(getEdgeVec(), RadialBasisGradOp::create(
+                              b, loc, getEdgeVec().getType(), g, getEdgeVec(),
+                              getFreqs(), getRcutAttr(), getExponentAttr()));
   return success();
 }
 

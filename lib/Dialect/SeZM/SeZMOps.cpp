@@ -733,8 +733,8 @@ LogicalResult checkGlu(Operation *op, ShapeChecker &shapes, int64_t lmax,
   SO2Layout layout{lmax};
   shapes.setContext(lmaxContext(lmax));
   Dim rows = packedRows(layout);
-  if (failed(shapes.check("x", x, kFloat,
-                          {kNodes, rows, Dim::channel("2H")})) ||
+  if (failed(
+          shapes.check("x", x, kFloat, {kNodes, rows, Dim::channel("2H")})) ||
       failed(shapes.check(halfName, half, kFloat,
                           {kNodes, rows, Dim::channel("H")})))
     return failure();
