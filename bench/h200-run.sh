@@ -17,6 +17,12 @@
 #   md-example:N  examples/md-engine (sezm_model_compute_edges_gpu, the
 #               device-resident entry) on the water box and the N-atom
 #               workload structure, against sezm-run on the same artifact
+#   dpa4:R,..   the imported DPA4 of SeZM-min's shape (the parity fixture,
+#               test/Import/fixtures/sezm-min-shape.model.ckpt.pt): sezm-run
+#               --verify (GPU against CPU) on the water box, then on the box
+#               replicated R x R x R, sezm-run on the GPU and DeePMD-kit's own
+#               eval (bench/deepmd_eval.py, deepmd-kit from the wheels carried
+#               in gpu-run/wheels) timed and compared
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
@@ -103,6 +109,27 @@ for step in "$@"; do
           tee -a "$out/md-example.log" || status=1
         python3 "$root/bench/compare-npy.py" "$work/ref" "$work/out/made" --rtol 2e-5 2>&1 |
           tee -a "$out/md-example.log" || status=1
+      done
+      ;;
+    dpa4:*)
+      checkpoint=$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt
+      water=$root/examples/water/water-box.xyz
+      python3 -m pip install -q --no-deps --no-index --target /tmp/dp-wheels \
+        "$root"/gpu-run/wheels/*.whl > "$out/wheels.log" 2>&1 ||
+        { status=1; tail -5 "$out/wheels.log"; }
+      "$tools/bin/sezm-run" "$checkpoint" --structure "$water" --verify \
+        2>&1 | tee "$out/dpa4-verify.log" || status=1
+      for reps in $(echo "${step#dpa4:}" | tr , ' '); do
+        structure=/tmp/water-$reps.xyz
+        python3 "$root/bench/replicate_xyz.py" "$water" "$structure" \
+          "$reps" "$reps" "$reps"
+        "$tools/bin/sezm-run" "$checkpoint" --structure "$structure" \
+          --device gpu --bench 10 --output-dir "$out/dpa4-sezm-$reps" 2>&1 |
+          grep -v "^    " | tee "$out/dpa4-sezm-$reps.log" || status=1
+        PYTHONPATH=/tmp/dp-wheels:$root/bench/deepmd-shims python3 "$root/bench/deepmd_eval.py" \
+          --model "$checkpoint" --structure "$structure" --repeat 10 \
+          --sezm "$out/dpa4-sezm-$reps" 2>&1 | grep -v "WARNING\|^\[" |
+          tee "$out/dpa4-deepmd-$reps.log" || status=1
       done
       ;;
     model:*)
