@@ -22,7 +22,8 @@
 #               --verify (GPU against CPU) on the water box, then on the box
 #               replicated R x R x R, sezm-run on the GPU and DeePMD-kit's own
 #               eval (bench/deepmd_eval.py, deepmd-kit from the wheels carried
-#               in gpu-run/wheels) timed and compared
+#               in gpu-run/wheels: deepmd-kit 3.2.0, mpich, dargs, wcmatch,
+#               bracex, array-api-compat, lmdb) timed and compared
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
