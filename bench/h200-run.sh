@@ -118,6 +118,15 @@ for step in "$@"; do
       python3 -m pip install -q --no-deps --no-index --target /tmp/dp-wheels \
         "$root"/gpu-run/wheels/*.whl > "$out/wheels.log" 2>&1 ||
         { status=1; tail -5 "$out/wheels.log"; }
+      # deepmd-kit's wheel finds libmpi through the mpich wheel's install
+      # record, which pip --target does not keep: the library goes on the
+      # loader's path instead, and deepmd-kit is told not to look.
+      mkdir -p /tmp/mpich
+      python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, '/tmp/mpich') for n in z.namelist() if '/lib/lib' in n]" \
+        "$root"/gpu-run/wheels/mpich-*.whl
+      sed -i 's/^CIBUILDWHEEL *= *1/CIBUILDWHEEL = 0/' \
+        /tmp/dp-wheels/deepmd/lib/run_config.ini
+      mpich_lib=$(dirname "$(find /tmp/mpich -name 'libmpi.so.12' | head -1)")
       "$tools/bin/sezm-run" "$checkpoint" --structure "$water" --verify \
         2>&1 | tee "$out/dpa4-verify.log" || status=1
       for reps in $(echo "${step#dpa4:}" | tr , ' '); do
@@ -127,7 +136,9 @@ for step in "$@"; do
         "$tools/bin/sezm-run" "$checkpoint" --structure "$structure" \
           --device gpu --bench 10 --output-dir "$out/dpa4-sezm-$reps" 2>&1 |
           grep -v "^    " | tee "$out/dpa4-sezm-$reps.log" || status=1
-        PYTHONPATH=/tmp/dp-wheels:$root/bench/deepmd-shims python3 "$root/bench/deepmd_eval.py" \
+        LD_LIBRARY_PATH=$mpich_lib:${LD_LIBRARY_PATH:-} \
+          PYTHONPATH=/tmp/dp-wheels:$root/bench/deepmd-shims \
+          python3 "$root/bench/deepmd_eval.py" \
           --model "$checkpoint" --structure "$structure" --repeat 10 \
           --sezm "$out/dpa4-sezm-$reps" 2>&1 | grep -v "WARNING\|^\[" |
           tee "$out/dpa4-deepmd-$reps.log" || status=1
