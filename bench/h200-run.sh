@@ -122,7 +122,7 @@ for step in "$@"; do
       # record, which pip --target does not keep: the library goes on the
       # loader's path instead, and deepmd-kit is told not to look.
       mkdir -p /tmp/mpich
-      python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, '/tmp/mpich') for n in z.namelist() if '/lib/lib' in n]" \
+      python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, '/tmp/mpich') for n in z.namelist() if '/data/lib/' in n]" \
         "$root"/gpu-run/wheels/mpich-*.whl
       sed -i 's/^CIBUILDWHEEL *= *1/CIBUILDWHEEL = 0/' \
         /tmp/dp-wheels/deepmd/lib/run_config.ini
