@@ -23,7 +23,10 @@
 #               replicated R x R x R, sezm-run on the GPU and DeePMD-kit's own
 #               eval (bench/deepmd_eval.py, deepmd-kit from the wheels carried
 #               in gpu-run/wheels: deepmd-kit 3.2.0, mpich, dargs, wcmatch,
-#               bracex, array-api-compat, lmdb) timed and compared
+#               bracex, array-api-compat, lmdb, vesin, vesin-torch; its GPU
+#               neighbour list, nvalchemiops, needs warp-lang, 149 MB, past
+#               the carry, so it builds the list with vesin) timed and
+#               compared
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
@@ -127,6 +130,15 @@ for step in "$@"; do
       sed -i 's/^CIBUILDWHEEL *= *1/CIBUILDWHEEL = 0/' \
         /tmp/dp-wheels/deepmd/lib/run_config.ini
       mpich_lib=$(dirname "$(find /tmp/mpich -name 'libmpi.so.12' | head -1)")
+      deepmd_eval() {
+        LD_LIBRARY_PATH=$mpich_lib:${LD_LIBRARY_PATH:-} \
+          PYTHONPATH=/tmp/dp-wheels:$root/bench/deepmd-shims \
+          python3 "$root/bench/deepmd_eval.py" --model "$checkpoint" "$@" 2>&1 |
+          grep -v "WARNING\|^\[\|recommended\|DP_INFER"
+      }
+      # DeePMD-kit must run before the sezm side is worth its time.
+      deepmd_eval --structure "$water" --repeat 1 | tee "$out/dpa4-deepmd-check.log"
+      grep -q "deepmd-kit eval on" "$out/dpa4-deepmd-check.log" || { status=1; continue; }
       "$tools/bin/sezm-run" "$checkpoint" --structure "$water" --verify \
         2>&1 | tee "$out/dpa4-verify.log" || status=1
       for reps in $(echo "${step#dpa4:}" | tr , ' '); do
@@ -136,12 +148,8 @@ for step in "$@"; do
         "$tools/bin/sezm-run" "$checkpoint" --structure "$structure" \
           --device gpu --bench 10 --output-dir "$out/dpa4-sezm-$reps" 2>&1 |
           grep -v "^    " | tee "$out/dpa4-sezm-$reps.log" || status=1
-        LD_LIBRARY_PATH=$mpich_lib:${LD_LIBRARY_PATH:-} \
-          PYTHONPATH=/tmp/dp-wheels:$root/bench/deepmd-shims \
-          python3 "$root/bench/deepmd_eval.py" \
-          --model "$checkpoint" --structure "$structure" --repeat 10 \
-          --sezm "$out/dpa4-sezm-$reps" 2>&1 | grep -v "WARNING\|^\[" |
-          tee "$out/dpa4-deepmd-$reps.log" || status=1
+        deepmd_eval --structure "$structure" --repeat 10 \
+          --sezm "$out/dpa4-sezm-$reps" | tee "$out/dpa4-deepmd-$reps.log"
       done
       ;;
     model:*)
