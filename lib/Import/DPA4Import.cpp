@@ -419,11 +419,15 @@ private:
 /// The module text, written with the names of the values it defines.
 class Writer {
 public:
-  explicit Writer(std::string element) : t(std::move(element)) {}
+  Writer(std::string element, std::string outer)
+      : t(std::move(element)), outer(std::move(outer)) {}
 
   std::ostringstream os;
-  /// The element type ("f32" or "f64").
+  /// The network's element type ("f32" or "f64").
   const std::string t;
+  /// The element type of positions, edge vectors, forces, virial and the
+  /// energy: "f64" in DeePMD-kit's split around an fp32 network, else t.
+  const std::string outer;
 
   std::string tensor(std::initializer_list<int64_t> dims) const {
     std::string text = "tensor<";
@@ -465,9 +469,7 @@ public:
 /// The weights of the module, by argument name, in the build's type.
 class Weights {
 public:
-  explicit Weights(ElementType type) : type(type) {}
-
-  void add(const std::string &name, const Array &array) {
+  void add(const std::string &name, const Array &array, ElementType type) {
     HostTensor tensor(type, array.shape);
     for (size_t i = 0; i < array.values.size(); ++i) {
       if (type == ElementType::F32)
@@ -481,9 +483,6 @@ public:
 
   std::vector<std::string> order;
   std::map<std::string, HostTensor> tensors;
-
-private:
-  ElementType type;
 };
 
 /// (a, b*c) viewed as (a, b, c), taken as (b, a, c): a focus-batched weight
@@ -536,16 +535,22 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
                 Hfit = c.fitHidden, M0 = (L + 1) * Cf, M1 = L * Cf;
   const std::string &t = w.t;
   std::ostringstream args;
-  auto arg = [&](const std::string &name, const std::string &value,
-                 const Array &array) {
+  const std::string &to = w.outer;
+  auto elementOf = [](const std::string &type) {
+    return type == "f64" ? ElementType::F64 : ElementType::F32;
+  };
+  auto typedArg = [&](const std::string &name, const std::string &value,
+                      const Array &array, const std::string &element) {
     std::string type = "tensor<";
     for (int64_t d : array.shape)
       type += std::to_string(d) + "x";
-    type += t + ">";
+    type += element + ">";
     args << ",\n    %" << value << ": " << type << " {sezm.name = \"" << name
          << "\"}";
-    ws.add(name, array);
+    ws.add(name, array, elementOf(element));
   };
+  auto arg = [&](const std::string &name, const std::string &value,
+                 const Array &array) { typedArg(name, value, array, t); };
 
   // Weights, in the order the function takes them.
   arg("type_embedding", "temb",
@@ -623,16 +628,26 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   Array bias({T});
   for (int64_t i = 0; i < T; ++i)
     bias.values[i] = biasAtom.values[i] + outBias.values[i];
-  arg("energy_bias", "ebias", bias);
+  typedArg("energy_bias", "ebias", bias, to);
   state.refuseExtra();
 
   auto ty = [&](std::initializer_list<int64_t> dims) { return w.tensor(dims); };
+  // A tensor type in the outer element type.
+  auto tyo = [&](std::initializer_list<int64_t> dims) {
+    std::string text = "tensor<";
+    for (int64_t d : dims)
+      text += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
+    return text + to + ">";
+  };
+  bool split = to != t;
   std::ostream &os = w.os;
   os << "// Imported from a DeePMD-kit DPA4 checkpoint (docs/import.md):\n"
      << "// C " << C << ", lmax " << L << ", " << c.blocks << " blocks of "
      << c.layers << " SO(2) layers, F " << F << " x Cf " << Cf << ", " << K
      << " radial functions, FFN " << Hf << ", fitting " << Hfit << ", rcut "
-     << c.rcut << " A, " << c.precision << ".\n"
+     << c.rcut << " A, " << t
+     << (split ? " with f64 edge vectors, forces, virial and energy sum" : "")
+     << ".\n"
      << "#node = affine_map<(n, d, c) -> (n)>\n"
      << "#nodeRow = affine_map<(n, d, c) -> (n, d, c)>\n"
      << "#edge = affine_map<(e, k) -> (e)>\n"
@@ -651,9 +666,9 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     std::strcat(rcutText, ".0");
   os << "], sezm.rcut = " << rcutText << " : f64} {\n"
      << "func.func @energy(\n"
-     << "    %pos: " << ty({-1, 3})
+     << "    %pos: " << tyo({-1, 3})
      << " {sezm.name = \"positions\", sezm.extents = [\"N\", \"\"]},\n"
-     << "    %shift: " << ty({-1, 3})
+     << "    %shift: " << tyo({-1, 3})
      << " {sezm.name = \"shift\", sezm.extents = [\"E\", \"\"]},\n"
      << "    %src: tensor<?xi64> {sezm.name = \"src\", sezm.extents = "
         "[\"E\"]},\n"
@@ -669,14 +684,15 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
         "\"dst\", sezm.extents = [\"N+1\"]},\n"
      << "    %types: tensor<?xi64> {sezm.name = \"types\", sezm.extents = "
         "[\"N\"]}"
-     << args.str() << ")\n    -> (tensor<" << t
+     << args.str() << ")\n    -> (tensor<" << to
      << "> {sezm.name = \"energy\"}) {\n"
      << "  %c0 = arith.constant 0 : index\n"
      << "  %cC = arith.constant " << C << " : index\n"
      << "  %zero = arith.constant 0.0 : " << t << "\n"
+     << (split ? "  %zeroE = arith.constant 0.0 : " + to + "\n" : "")
      << "  %half = arith.constant 0.5 : " << t << "\n"
      << "  %floor = arith.constant 0.25 : " << t << "\n"
-     << "  %n = tensor.dim %pos, %c0 : " << ty({-1, 3}) << "\n";
+     << "  %n = tensor.dim %pos, %c0 : " << tyo({-1, 3}) << "\n";
 
   // Node features: the species embedding in the l = 0 row.
   os << "\n  // x0: the type embedding in the l = 0 row, zero elsewhere.\n"
@@ -696,11 +712,17 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
      << "  } -> " << ty({-1, D, C}) << "\n";
 
   // Edge geometry.
-  os << "\n  // Edge geometry, shared by the blocks.\n"
-     << "  %v = sezm.edge_vectors %pos[%src, %dst] shift %shift : ("
-     << ty({-1, 3}) << ", tensor<?xi64>, tensor<?xi64>, " << ty({-1, 3})
-     << ") -> " << ty({-1, 3}) << "\n"
-     << "  %w = sezm.wigner %v lmax = " << L << " : (" << ty({-1, 3}) << ") -> "
+  os << "\n  // Edge geometry, shared by the blocks.\n";
+  std::string vName = split ? "vOuter" : "v";
+  os << "  %" << vName
+     << " = sezm.edge_vectors %pos[%src, %dst] shift %shift : (" << tyo({-1, 3})
+     << ", tensor<?xi64>, tensor<?xi64>, " << tyo({-1, 3}) << ") -> "
+     << tyo({-1, 3}) << "\n";
+  if (split)
+    os << "  // The network runs in " << t << " from the edge vectors on.\n"
+       << "  %v = arith.truncf %vOuter : " << tyo({-1, 3}) << " to "
+       << ty({-1, 3}) << "\n";
+  os << "  %w = sezm.wigner %v lmax = " << L << " : (" << ty({-1, 3}) << ") -> "
      << ty({-1, D, D}) << "\n"
      << "  %rbf = sezm.radial_basis %v freqs %freqs rcut = " << rcutText
      << " exponent = " << c.rbfExponent << " : (" << ty({-1, 3}) << ", "
@@ -858,26 +880,36 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
      << "  %fg = tensor.collapse_shape %fg3 [[0], [1, 2]] : "
      << ty({-1, 1, Hfit}) << " into " << ty({-1, Hfit}) << "\n";
   w.matmul("en", "n", "fg", Hfit, "fo", 1);
-  os << "  %bias = linalg.generic {indexing_maps = [#edge, #edgeRow], "
+  std::string energies = "en";
+  if (split) {
+    os << "  // Atomic energies, their biases and their sum in " << to << ".\n"
+       << "  %enOuter = arith.extf %en : " << ty({-1, 1}) << " to "
+       << tyo({-1, 1}) << "\n";
+    energies = "enOuter";
+  }
+  std::string zeroE = split ? "zeroE" : "zero";
+  os << "  %biasE = tensor.empty(%n) : " << tyo({-1, 1}) << "\n"
+     << "  %bias = linalg.generic {indexing_maps = [#edge, #edgeRow], "
         "iterator_types = [\"parallel\", \"parallel\"]}\n"
-     << "      ins(%types : tensor<?xi64>) outs(%enE : " << ty({-1, 1})
+     << "      ins(%types : tensor<?xi64>) outs(%biasE : " << tyo({-1, 1})
      << ") {\n"
-     << "    ^bb0(%ty: i64, %out: " << t << "):\n"
+     << "    ^bb0(%ty: i64, %out: " << to << "):\n"
      << "      %ti = arith.index_cast %ty : i64 to index\n"
-     << "      %r = tensor.extract %ebias[%ti] : " << ty({T}) << "\n"
-     << "      linalg.yield %r : " << t << "\n"
-     << "  } -> " << ty({-1, 1}) << "\n"
-     << "  %atom = arith.addf %en, %bias : " << ty({-1, 1}) << "\n"
-     << "  %scalar = tensor.empty() : tensor<" << t << ">\n"
-     << "  %acc = linalg.fill ins(%zero : " << t << ") outs(%scalar : tensor<"
-     << t << ">) -> tensor<" << t << ">\n"
-     << "  %e = linalg.reduce ins(%atom : " << ty({-1, 1})
-     << ") outs(%acc : tensor<" << t << ">) dimensions = [0, 1]\n"
-     << "    (%in: " << t << ", %out: " << t << ") {\n"
-     << "      %s = arith.addf %in, %out : " << t << "\n"
-     << "      linalg.yield %s : " << t << "\n"
+     << "      %r = tensor.extract %ebias[%ti] : " << tyo({T}) << "\n"
+     << "      linalg.yield %r : " << to << "\n"
+     << "  } -> " << tyo({-1, 1}) << "\n"
+     << "  %atom = arith.addf %" << energies << ", %bias : " << tyo({-1, 1})
+     << "\n"
+     << "  %scalar = tensor.empty() : tensor<" << to << ">\n"
+     << "  %acc = linalg.fill ins(%" << zeroE << " : " << to
+     << ") outs(%scalar : tensor<" << to << ">) -> tensor<" << to << ">\n"
+     << "  %e = linalg.reduce ins(%atom : " << tyo({-1, 1})
+     << ") outs(%acc : tensor<" << to << ">) dimensions = [0, 1]\n"
+     << "    (%in: " << to << ", %out: " << to << ") {\n"
+     << "      %s = arith.addf %in, %out : " << to << "\n"
+     << "      linalg.yield %s : " << to << "\n"
      << "    }\n"
-     << "  return %e : tensor<" << t << ">\n"
+     << "  return %e : tensor<" << to << ">\n"
      << "}\n"
      << "} // module\n";
 }
@@ -900,13 +932,19 @@ bool sezmrt::importDPA4(const TorchCheckpoint &checkpoint,
     bool f64 =
         precision == ImportPrecision::Float64 ||
         (precision == ImportPrecision::Model && config.precision == "float64");
-    Writer writer(f64 ? "f64" : "f32");
-    Weights weights(f64 ? ElementType::F64 : ElementType::F32);
+    // The model's own float32 is DeePMD-kit's split: fp64 geometry, forces,
+    // virial and energy sum around the fp32 network.
+    bool split = !f64 && precision == ImportPrecision::Model;
+    Writer writer(f64 ? "f64" : "f32", f64 || split ? "f64" : "f32");
+    Weights weights;
     StateDict state(checkpoint, model);
     writeModule(config, state, writer, weights);
     out.moduleText = writer.os.str();
     out.weights = std::move(weights.tensors);
-    out.precision = f64 ? "float64" : "float32";
+    out.precision = f64 ? "float64"
+                        : (split ? "float32 with float64 edge vectors, forces, "
+                                   "virial and energy sum"
+                                 : "float32");
     std::string species;
     for (const std::string &name : config.typeMap)
       species += (species.empty() ? "" : ", ") + name;

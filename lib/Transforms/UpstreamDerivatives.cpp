@@ -95,6 +95,25 @@ LogicalResult Rule<arith::DivFOp>::apply(arith::DivFOp o, ReverseMode &sweep,
   return success();
 }
 
+// A cast's cotangent is the cast back: DeePMD-kit's precision split (fp64
+// edge vectors and energy sum around an fp32 network) differentiates
+// through both directions.
+template <>
+LogicalResult Rule<arith::ExtFOp>::apply(arith::ExtFOp o, ReverseMode &sweep,
+                                         Value g) {
+  sweep.add(o.getIn(), arith::TruncFOp::create(sweep.builder(), sweep.getLoc(),
+                                               o.getIn().getType(), g));
+  return success();
+}
+
+template <>
+LogicalResult Rule<arith::TruncFOp>::apply(arith::TruncFOp o,
+                                           ReverseMode &sweep, Value g) {
+  sweep.add(o.getIn(), arith::ExtFOp::create(sweep.builder(), sweep.getLoc(),
+                                             o.getIn().getType(), g));
+  return success();
+}
+
 template <>
 LogicalResult Rule<math::ExpOp>::apply(math::ExpOp o, ReverseMode &sweep,
                                        Value g) {
@@ -231,6 +250,8 @@ void sezm::registerUpstreamDerivatives(DialectRegistry &registry) {
     arith::SubFOp::attachInterface<Rule<arith::SubFOp>>(*context);
     arith::NegFOp::attachInterface<Rule<arith::NegFOp>>(*context);
     arith::DivFOp::attachInterface<Rule<arith::DivFOp>>(*context);
+    arith::ExtFOp::attachInterface<Rule<arith::ExtFOp>>(*context);
+    arith::TruncFOp::attachInterface<Rule<arith::TruncFOp>>(*context);
     arith::ConstantOp::attachInterface<NoDerivative<arith::ConstantOp>>(
         *context);
   });
