@@ -27,6 +27,11 @@
 #               neighbour list, nvalchemiops, needs warp-lang, 149 MB, past
 #               the carry, so it builds the list with vesin) timed and
 #               compared
+#   dpa4-md     the imported DPA4's artifact (gpu-run/dpa4.sezm, sezm-compile
+#               of that checkpoint: DeePMD-kit's split, float64 positions,
+#               forces, virial and energy) through sezm-md-example --double
+#               (sezm_model_compute_edges_gpu_f64) on the water box, against
+#               sezm-run on the same artifact; the float entry refuses it
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
@@ -114,6 +119,22 @@ for step in "$@"; do
         python3 "$root/bench/compare-npy.py" "$work/ref" "$work/out/made" --rtol 2e-5 2>&1 |
           tee -a "$out/md-example.log" || status=1
       done
+      ;;
+    dpa4-md)
+      water=$root/examples/water/water-box.xyz
+      "$tools/bin/sezm-md-example" "$root/gpu-run/dpa4.sezm" "$water" \
+        --double --steps 20 --output-dir "$out/dpa4-md" 2>&1 |
+        tee "$out/dpa4-md.log" || status=1
+      "$tools/bin/sezm-run" "$root/gpu-run/dpa4.sezm" --structure "$water" \
+        --output-dir "$out/dpa4-run" 2>&1 | grep -v "^  kernel" |
+        tee "$out/dpa4-run.log" || status=1
+      for name in energy forces virial; do
+        python3 "$root/utils/npytool.py" relerr "$out/dpa4-md/$name.npy" \
+          "$out/dpa4-run/$name.npy" 1e-12 || status=1
+      done
+      # The float entry names the double one.
+      "$tools/bin/sezm-md-example" "$root/gpu-run/dpa4.sezm" "$water" 2>&1 |
+        tail -1 | tee -a "$out/dpa4-md.log"
       ;;
     dpa4:*)
       checkpoint=$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt

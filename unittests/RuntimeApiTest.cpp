@@ -27,6 +27,16 @@ TEST(RuntimeApi, ComputeEdgesNeedsAModelEntry) {
             "sezm_model_compute_edges_gpu: no entry 'energy_forces'");
 }
 
+TEST(RuntimeApi, ComputeEdgesInDoubleNeedsAModelEntry) {
+  double out[9];
+  EXPECT_EQ(sezm_model_compute_edges_gpu_f64(nullptr, "energy_forces", 4, 0, 1,
+                                             out, nullptr, nullptr, nullptr,
+                                             out, out, out),
+            1);
+  EXPECT_EQ(lastError(),
+            "sezm_model_compute_edges_gpu_f64: no entry 'energy_forces'");
+}
+
 TEST(RuntimeApi, NoDeviceBlocksKeptWithoutADevice) {
   // Nothing was allocated, so nothing is kept; releasing then is harmless
   // and touches no driver.

@@ -1,7 +1,7 @@
 //===- md_engine_example.cpp - what an MD engine does with an artifact ----===//
 //
 // sezm-md-example MODEL.sezm STRUCTURE.xyz [--species H,O] [--cutoff 6]
-//     [--entry energy_forces] [--steps 10] [--output-dir DIR]
+//     [--entry energy_forces] [--steps 10] [--double] [--output-dir DIR]
 //
 // Loads a compiled artifact with libsezm_runtime alone (no MLIR, no LLVM),
 // builds the neighbour list the way an engine hands it over (an edge index
@@ -9,7 +9,9 @@
 // device-resident entry sezm_model_compute_edges_gpu for --steps steps:
 // energy, forces and virial come back in device arrays. Prints the energy,
 // the virial and the median time of a step; --output-dir writes energy.npy,
-// forces.npy and virial.npy (float32) to compare with sezm-run.
+// forces.npy and virial.npy (float32) to compare with sezm-run. --double
+// does the same in double through sezm_model_compute_edges_gpu_f64, as
+// LAMMPS holds its arrays.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,7 +89,7 @@ Atoms readXyz(const std::string &path,
 /// edge_vec = r[src] - r[dst] + shift. Returns E.
 int64_t neighbours(const Atoms &atoms, double cutoff,
                    std::vector<int64_t> &edgeIndex,
-                   std::vector<float> &edgeVec) {
+                   std::vector<double> &edgeVec) {
   std::vector<int64_t> src, dst;
   std::array<int, 3> reach;
   for (int k = 0; k < 3; ++k)
@@ -113,7 +115,7 @@ int64_t neighbours(const Atoms &atoms, double cutoff,
             src.push_back(j);
             dst.push_back(i);
             for (double x : v)
-              edgeVec.push_back(static_cast<float>(x));
+              edgeVec.push_back(x);
           }
   edgeIndex = src;
   edgeIndex.insert(edgeIndex.end(), dst.begin(), dst.end());
@@ -130,10 +132,12 @@ sezm_tensor onDevice(sezm_dtype dtype, std::vector<int64_t> shape,
   return device;
 }
 
-void writeNpy(const std::string &path, const std::vector<float> &values,
+template <typename Real>
+void writeNpy(const std::string &path, const std::vector<Real> &values,
               const std::string &shape) {
-  std::string header =
-      "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header = std::string("{'descr': '") +
+                       (sizeof(Real) == 8 ? "<f8" : "<f4") +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
   header.append(63 - (10 + header.size()) % 64, ' ');
   header += '\n';
   std::ofstream out(path, std::ios::binary);
@@ -142,15 +146,100 @@ void writeNpy(const std::string &path, const std::vector<float> &values,
   out.write(reinterpret_cast<const char *>(&length), 2);
   out << header;
   out.write(reinterpret_cast<const char *>(values.data()),
-            values.size() * sizeof(float));
+            values.size() * sizeof(Real));
   if (!out)
     fail("cannot write " + path);
+}
+/// The engine's steps through the float or the double entry: coordinates,
+/// types and the edge list on the GPU; energy, forces and virial back.
+template <typename Real>
+void runSteps(sezm_model *model, const std::string &entry, const Atoms &atoms,
+              int ntypes, const std::vector<int64_t> &edgeIndex,
+              const std::vector<double> &edgeVecIn, int steps,
+              const std::string &outputDir) {
+  constexpr bool kDouble = sizeof(Real) == 8;
+  sezm_dtype real = kDouble ? SEZM_F64 : SEZM_F32;
+  const char *api = kDouble ? "sezm_model_compute_edges_gpu_f64"
+                            : "sezm_model_compute_edges_gpu";
+  int64_t n = atoms.positions.size(), e = edgeIndex.size() / 2;
+  std::vector<Real> coord, edgeVec(edgeVecIn.begin(), edgeVecIn.end());
+  for (const auto &p : atoms.positions)
+    coord.insert(coord.end(), p.begin(), p.end());
+  sezm_tensor coordDev = onDevice(real, {n, 3}, coord.data());
+  sezm_tensor atypeDev = onDevice(SEZM_I32, {n}, atoms.types.data());
+  sezm_tensor indexDev = onDevice(SEZM_I64, {2, e}, edgeIndex.data());
+  sezm_tensor vecDev = onDevice(real, {e, 3}, edgeVec.data());
+  std::vector<Real> energy(1), forces(n * 3), virial(9);
+  sezm_tensor energyDev = onDevice(real, {1}, energy.data());
+  sezm_tensor forcesDev = onDevice(real, {n, 3}, forces.data());
+  sezm_tensor virialDev = onDevice(real, {3, 3}, virial.data());
+
+  std::vector<double> times;
+  for (int step = 0; step < steps; ++step) {
+    auto start = std::chrono::steady_clock::now();
+    int failed;
+    if constexpr (kDouble)
+      failed = sezm_model_compute_edges_gpu_f64(
+          model, entry.c_str(), n, e, ntypes,
+          static_cast<const double *>(coordDev.data),
+          static_cast<const int32_t *>(atypeDev.data),
+          static_cast<const int64_t *>(indexDev.data),
+          static_cast<const double *>(vecDev.data),
+          static_cast<double *>(energyDev.data),
+          static_cast<double *>(forcesDev.data),
+          static_cast<double *>(virialDev.data));
+    else
+      failed = sezm_model_compute_edges_gpu(
+          model, entry.c_str(), n, e, ntypes,
+          static_cast<const float *>(coordDev.data),
+          static_cast<const int32_t *>(atypeDev.data),
+          static_cast<const int64_t *>(indexDev.data),
+          static_cast<const float *>(vecDev.data),
+          static_cast<float *>(energyDev.data),
+          static_cast<float *>(forcesDev.data),
+          static_cast<float *>(virialDev.data));
+    if (failed)
+      fail(sezm_last_error());
+    times.push_back(std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+  if (sezm_tensor_to_host(&energyDev, energy.data()) ||
+      sezm_tensor_to_host(&forcesDev, forces.data()) ||
+      sezm_tensor_to_host(&virialDev, virial.data()))
+    fail(sezm_last_error());
+  std::sort(times.begin(), times.end());
+  std::printf("energy %.*f\n", kDouble ? 10 : 6,
+              static_cast<double>(energy[0]));
+  std::printf("virial %.4f %.4f %.4f / %.4f %.4f %.4f / %.4f %.4f %.4f\n",
+              static_cast<double>(virial[0]), static_cast<double>(virial[1]),
+              static_cast<double>(virial[2]), static_cast<double>(virial[3]),
+              static_cast<double>(virial[4]), static_cast<double>(virial[5]),
+              static_cast<double>(virial[6]), static_cast<double>(virial[7]),
+              static_cast<double>(virial[8]));
+  std::printf("%d steps through %s: median %.3f ms (graph arrays, run and "
+              "copies; device memory peak %zu bytes)\n",
+              steps, api, times[times.size() / 2], sezm_device_bytes_peak());
+  if (!outputDir.empty()) {
+    std::error_code made;
+    std::filesystem::create_directories(outputDir, made);
+    if (made)
+      fail(outputDir + ": " + made.message());
+    writeNpy(outputDir + "/energy.npy", energy, "()");
+    writeNpy(outputDir + "/forces.npy", forces,
+             "(" + std::to_string(n) + ", 3)");
+    writeNpy(outputDir + "/virial.npy", virial, "(3, 3)");
+  }
+  for (sezm_tensor *t : {&coordDev, &atypeDev, &indexDev, &vecDev, &energyDev,
+                         &forcesDev, &virialDev})
+    sezm_tensor_free(t);
 }
 } // namespace
 
 constexpr const char *kUsage =
     "usage: sezm-md-example MODEL.sezm STRUCTURE.xyz [--species H,O] "
-    "[--cutoff 6] [--entry energy_forces] [--steps 10] [--output-dir DIR]";
+    "[--cutoff 6] [--entry energy_forces] [--steps 10] [--double] "
+    "[--output-dir DIR]";
 
 int main(int argc, char **argv) {
   std::vector<std::string> positional;
@@ -159,6 +248,7 @@ int main(int argc, char **argv) {
   double cutoff = 0;
   std::string entry = "energy_forces", outputDir;
   int steps = 10;
+  bool doubles = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -171,8 +261,11 @@ int main(int argc, char **argv) {
                   "coordinates, types and\nedge list on the GPU, through "
                   "sezm_model_compute_edges_gpu, and prints the\nenergy, the "
                   "largest force, the virial and the median time of a step. "
-                  "--output-dir\nwrites energy.npy, forces.npy and "
-                  "virial.npy there (made if missing).\n",
+                  "--double\npasses doubles through "
+                  "sezm_model_compute_edges_gpu_f64 (a model in float64, or\n"
+                  "an imported DPA4 in DeePMD-kit's split). --output-dir "
+                  "writes energy.npy,\nforces.npy and virial.npy there "
+                  "(made if missing).\n",
                   kUsage);
       return 0;
     }
@@ -187,6 +280,8 @@ int main(int argc, char **argv) {
       entry = value();
     } else if (arg == "--steps") {
       steps = std::max(1, std::atoi(value().c_str()));
+    } else if (arg == "--double") {
+      doubles = true;
     } else if (arg == "--output-dir") {
       outputDir = value();
     } else if (arg.rfind("--", 0) == 0) {
@@ -216,68 +311,19 @@ int main(int argc, char **argv) {
 
   Atoms atoms = readXyz(positional[1], species);
   std::vector<int64_t> edgeIndex;
-  std::vector<float> edgeVec;
+  std::vector<double> edgeVec;
   int64_t e = neighbours(atoms, cutoff, edgeIndex, edgeVec);
   int64_t n = atoms.positions.size();
   std::printf("%s: %lld atoms, %lld edges within %g A\n", positional[1].c_str(),
               static_cast<long long>(n), static_cast<long long>(e), cutoff);
   std::fflush(stdout);
-
-  // What the engine holds on the GPU: coordinates, types, the edge list.
-  std::vector<float> coord;
-  for (const auto &p : atoms.positions)
-    coord.insert(coord.end(), p.begin(), p.end());
-  sezm_tensor coordDev = onDevice(SEZM_F32, {n, 3}, coord.data());
-  sezm_tensor atypeDev = onDevice(SEZM_I32, {n}, atoms.types.data());
-  sezm_tensor indexDev = onDevice(SEZM_I64, {2, e}, edgeIndex.data());
-  sezm_tensor vecDev = onDevice(SEZM_F32, {e, 3}, edgeVec.data());
-  std::vector<float> energy(1), forces(n * 3), virial(9);
-  sezm_tensor energyDev = onDevice(SEZM_F32, {1}, energy.data());
-  sezm_tensor forcesDev = onDevice(SEZM_F32, {n, 3}, forces.data());
-  sezm_tensor virialDev = onDevice(SEZM_F32, {3, 3}, virial.data());
-
-  std::vector<double> times;
-  for (int step = 0; step < steps; ++step) {
-    auto start = std::chrono::steady_clock::now();
-    if (sezm_model_compute_edges_gpu(
-            model, entry.c_str(), n, e, static_cast<int>(species.size()),
-            static_cast<const float *>(coordDev.data),
-            static_cast<const int32_t *>(atypeDev.data),
-            static_cast<const int64_t *>(indexDev.data),
-            static_cast<const float *>(vecDev.data),
-            static_cast<float *>(energyDev.data),
-            static_cast<float *>(forcesDev.data),
-            static_cast<float *>(virialDev.data)))
-      fail(sezm_last_error());
-    times.push_back(std::chrono::duration<double, std::milli>(
-                        std::chrono::steady_clock::now() - start)
-                        .count());
-  }
-  if (sezm_tensor_to_host(&energyDev, energy.data()) ||
-      sezm_tensor_to_host(&forcesDev, forces.data()) ||
-      sezm_tensor_to_host(&virialDev, virial.data()))
-    fail(sezm_last_error());
-  std::sort(times.begin(), times.end());
-  std::printf("energy %.6f\n", energy[0]);
-  std::printf("virial %.4f %.4f %.4f / %.4f %.4f %.4f / %.4f %.4f %.4f\n",
-              virial[0], virial[1], virial[2], virial[3], virial[4], virial[5],
-              virial[6], virial[7], virial[8]);
-  std::printf("%d steps through sezm_model_compute_edges_gpu: median %.3f ms "
-              "(graph arrays, run and copies; device memory peak %zu bytes)\n",
-              steps, times[times.size() / 2], sezm_device_bytes_peak());
-  if (!outputDir.empty()) {
-    std::error_code made;
-    std::filesystem::create_directories(outputDir, made);
-    if (made)
-      fail(outputDir + ": " + made.message());
-    writeNpy(outputDir + "/energy.npy", energy, "()");
-    writeNpy(outputDir + "/forces.npy", forces,
-             "(" + std::to_string(n) + ", 3)");
-    writeNpy(outputDir + "/virial.npy", virial, "(3, 3)");
-  }
-  for (sezm_tensor *t : {&coordDev, &atypeDev, &indexDev, &vecDev, &energyDev,
-                         &forcesDev, &virialDev})
-    sezm_tensor_free(t);
+  int ntypes = static_cast<int>(species.size());
+  if (doubles)
+    runSteps<double>(model, entry, atoms, ntypes, edgeIndex, edgeVec, steps,
+                     outputDir);
+  else
+    runSteps<float>(model, entry, atoms, ntypes, edgeIndex, edgeVec, steps,
+                    outputDir);
   sezm_model_close(model);
   return 0;
 }

@@ -107,6 +107,21 @@ int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
                                  const float *edge_vec, float *energy,
                                  float *force, float *virial);
 
+/* The same in double, as LAMMPS and DeePMD-kit's C++ API hold positions:
+ * coord double[natoms][3], edge_vec double[nedges][3], and energy double[1],
+ * force double[natoms][3], virial double[3][3] (out). `entry` takes float64
+ * positions and shift and returns float64 energy, forces and virial: an
+ * imported DPA4 in its own precision (DeePMD-kit's split: an fp32 network
+ * between fp64 edge vectors and fp64 energy, forces and virial) or in
+ * float64. */
+int sezm_model_compute_edges_gpu_f64(sezm_model *model, const char *entry,
+                                     int64_t natoms, int64_t nedges,
+                                     int ntypes, const double *coord,
+                                     const int32_t *atype,
+                                     const int64_t *edge_index,
+                                     const double *edge_vec, double *energy,
+                                     double *force, double *virial);
+
 /* A structure's neighbour graph, built on the GPU: every ordered pair and
  * periodic image of the atoms within `cutoff` (an atom and itself
  * untranslated excepted), ordered by destination, then source, then image

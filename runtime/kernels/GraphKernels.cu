@@ -50,8 +50,7 @@ __device__ void neighboursOf(int64_t i, int64_t atoms, const float *coord,
                              const float *wrapped, const int32_t *cellOf,
                              const Frame &frame, int64_t *count,
                              const int64_t *rowptr, int64_t edges,
-                             int64_t *edgeIndex, float *edgeVec,
-                             float *shift) {
+                             int64_t *edgeIndex, float *edgeVec, float *shift) {
   int64_t found = 0, slot = rowptr ? rowptr[i] : 0;
   for (int64_t j = 0; j < atoms; ++j)
     for (int a = -frame.reach[0]; a <= frame.reach[0]; ++a)
@@ -93,16 +92,15 @@ __global__ void sezm_neighbour_count(int64_t atoms, const float *wrapped,
                                      Frame frame, int64_t *rowptr) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i < atoms)
-    neighboursOf(i, atoms, nullptr, wrapped, nullptr, frame, rowptr, nullptr,
-                 0, nullptr, nullptr, nullptr);
+    neighboursOf(i, atoms, nullptr, wrapped, nullptr, frame, rowptr, nullptr, 0,
+                 nullptr, nullptr, nullptr);
 }
 
 __global__ void sezm_neighbour_fill(int64_t atoms, const float *coord,
-                                    const float *wrapped,
-                                    const int32_t *cellOf, Frame frame,
-                                    const int64_t *rowptr, int64_t edges,
-                                    int64_t *edgeIndex, float *edgeVec,
-                                    float *shift) {
+                                    const float *wrapped, const int32_t *cellOf,
+                                    Frame frame, const int64_t *rowptr,
+                                    int64_t edges, int64_t *edgeIndex,
+                                    float *edgeVec, float *shift) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i < atoms)
     neighboursOf(i, atoms, coord, wrapped, cellOf, frame, nullptr, rowptr,
@@ -112,13 +110,15 @@ __global__ void sezm_neighbour_fill(int64_t atoms, const float *coord,
 /// shift[e] = edge_vec[e] - (coord[src[e]] - coord[dst[e]]), so that the
 /// model's edge vectors are the caller's; types[n] = atype[n]. A node index
 /// out of range sets *bad to 1 (and the edge is skipped), a type out of
-/// range sets it to 2.
-__global__ void sezm_edge_inputs(int64_t nodes, int64_t typed, int64_t edges,
-                                 const float *coord, const int32_t *atype,
-                                 const int64_t *src, const int64_t *dst,
-                                 const float *edgeVec, float *shift,
-                                 int32_t computeShift, int64_t *types,
-                                 int32_t types_count, int32_t *bad) {
+/// range sets it to 2. T is float, or double for the double entry.
+} // extern "C"
+
+template <typename T>
+__device__ void edgeInputs(int64_t nodes, int64_t typed, int64_t edges,
+                           const T *coord, const int32_t *atype,
+                           const int64_t *src, const int64_t *dst,
+                           const T *edgeVec, T *shift, int32_t computeShift,
+                           int64_t *types, int32_t types_count, int32_t *bad) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   // typed is 0 without types (atype null), else the atom count.
   if (i < typed) {
@@ -138,6 +138,29 @@ __global__ void sezm_edge_inputs(int64_t nodes, int64_t typed, int64_t edges,
     for (int k = 0; k < 3; ++k)
       shift[3 * i + k] =
           edgeVec[3 * i + k] - (coord[3 * s + k] - coord[3 * d + k]);
+}
+
+extern "C" {
+
+__global__ void sezm_edge_inputs(int64_t nodes, int64_t typed, int64_t edges,
+                                 const float *coord, const int32_t *atype,
+                                 const int64_t *src, const int64_t *dst,
+                                 const float *edgeVec, float *shift,
+                                 int32_t computeShift, int64_t *types,
+                                 int32_t types_count, int32_t *bad) {
+  edgeInputs(nodes, typed, edges, coord, atype, src, dst, edgeVec, shift,
+             computeShift, types, types_count, bad);
+}
+
+__global__ void sezm_edge_inputs_f64(int64_t nodes, int64_t typed,
+                                     int64_t edges, const double *coord,
+                                     const int32_t *atype, const int64_t *src,
+                                     const int64_t *dst, const double *edgeVec,
+                                     double *shift, int32_t computeShift,
+                                     int64_t *types, int32_t types_count,
+                                     int32_t *bad) {
+  edgeInputs(nodes, typed, edges, coord, atype, src, dst, edgeVec, shift,
+             computeShift, types, types_count, bad);
 }
 
 /// counts[key[e] + 1] += 1 (counts is rowptr, zeroed, N + 1 entries).

@@ -28,7 +28,8 @@ static const char *kNoKernels =
     "this libsezm_runtime was built without nvcc, so without the kernels "
     "that build a neighbour graph on the GPU";
 std::string DeviceGraph::fromEdges(int64_t, int64_t, int32_t, const void *,
-                                   const void *, const void *, const void *) {
+                                   const void *, const void *, const void *,
+                                   bool) {
   return kNoKernels;
 }
 std::string DeviceGraph::fromPositions(int64_t, int32_t, const void *,
@@ -103,8 +104,9 @@ std::string takeError() {
 std::string DeviceGraph::fromEdges(int64_t atomCount, int64_t edgeCount,
                                    int32_t typeCount, const void *coordIn,
                                    const void *atype, const void *index,
-                                   const void *vectors) {
+                                   const void *vectors, bool inDoubles) {
   atoms = atomCount;
+  doubles = inDoubles;
   edges = edgeCount;
   coord = coordIn;
   edgeIndex = index;
@@ -115,7 +117,7 @@ std::string DeviceGraph::fromEdges(int64_t atomCount, int64_t edgeCount,
   // are what its edge vectors imply.
   int32_t computeShift = shift ? 0 : 1;
   if (!shift)
-    shift = allocate(edges * 3 * 4);
+    shift = allocate(edges * 3 * (doubles ? 8 : 4));
   types = allocate(atoms * 8);
   srcOrder = allocate(edges * 8);
   srcRowptr = allocate((atoms + 1) * 8);
@@ -125,7 +127,8 @@ std::string DeviceGraph::fromEdges(int64_t atomCount, int64_t edgeCount,
   int32_t badValue = 0;
   int64_t typedAtoms = atype ? atoms : 0;
   if (!state().failed() && zero(bad, 4) &&
-      launch("sezm_edge_inputs", blocksFor(std::max(atoms, edges)), kThreads,
+      launch(doubles ? "sezm_edge_inputs_f64" : "sezm_edge_inputs",
+             blocksFor(std::max(atoms, edges)), kThreads,
              {&atoms, &typedAtoms, &edges, &coord, &atype, &src, &dst, &edgeVec,
               &shift, &computeShift, &types, &typeCount, &bad}) &&
       buildCsr(atoms, edges, src, srcOrder, srcRowptr, cursor) &&

@@ -14,6 +14,8 @@ namespace sezmrt::cuda {
 /// with it.
 struct DeviceGraph {
   int64_t atoms = 0, edges = 0;
+  /// Whether coord, edgeVec and shift hold doubles (else floats).
+  bool doubles = false;
   const void *coord = nullptr, *edgeIndex = nullptr, *edgeVec = nullptr;
   void *shift = nullptr, *types = nullptr;
   void *srcOrder = nullptr, *srcRowptr = nullptr;
@@ -24,13 +26,15 @@ struct DeviceGraph {
   DeviceGraph &operator=(const DeviceGraph &) = delete;
   ~DeviceGraph();
 
-  /// From an edge list on the device: coord (atoms, 3) f32, atype (atoms)
-  /// i32 in [0, typeCount) or null, edgeIndex (2, edges) i64, edgeVec
-  /// (edges, 3) f32. Returns an empty string, or why not (a node index or
-  /// type out of range, a CUDA error, a runtime built without nvcc).
+  /// From an edge list on the device: coord (atoms, 3) f32 (f64 with
+  /// `inDoubles`), atype (atoms) i32 in [0, typeCount) or null, edgeIndex
+  /// (2, edges) i64, edgeVec (edges, 3) like coord. Returns an empty
+  /// string, or why not (a node index or type out of range, a CUDA error, a
+  /// runtime built without nvcc).
   std::string fromEdges(int64_t atoms, int64_t edges, int32_t typeCount,
                         const void *coord, const void *atype,
-                        const void *edgeIndex, const void *edgeVec);
+                        const void *edgeIndex, const void *edgeVec,
+                        bool inDoubles = false);
   /// From positions alone: every ordered pair and periodic image within
   /// `cutoff` (cell: lattice vectors as rows, or null; periodic: per axis),
   /// in the order of sezm's host neighbour list, then as fromEdges.

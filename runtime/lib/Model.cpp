@@ -96,8 +96,9 @@ size_t byteCount(const sezm_tensor &t) {
 std::map<std::string, sezm_tensor> graphArrays(const DeviceGraph &g) {
   int64_t n = g.atoms, e = g.edges;
   const auto *index = static_cast<const int64_t *>(g.edgeIndex);
-  return {{port::kPositions, deviceArray(SEZM_F32, {n, 3}, g.coord)},
-          {port::kShift, deviceArray(SEZM_F32, {e, 3}, g.shift)},
+  sezm_dtype real = g.doubles ? SEZM_F64 : SEZM_F32;
+  return {{port::kPositions, deviceArray(real, {n, 3}, g.coord)},
+          {port::kShift, deviceArray(real, {e, 3}, g.shift)},
           {port::kSrc, deviceArray(SEZM_I64, {e}, index)},
           {port::kDst, deviceArray(SEZM_I64, {e}, index + e)},
           {port::kSrcOrder, deviceArray(SEZM_I64, {e}, g.srcOrder)},
@@ -106,7 +107,7 @@ std::map<std::string, sezm_tensor> graphArrays(const DeviceGraph &g) {
           {port::kDstRowptr, deviceArray(SEZM_I64, {n + 1}, g.dstRowptr)},
           {port::kTypes, deviceArray(SEZM_I64, {n}, g.types)},
           {port::kEdgeIndex, deviceArray(SEZM_I64, {2, e}, index)},
-          {port::kEdgeVec, deviceArray(SEZM_F32, {e, 3}, g.edgeVec)}};
+          {port::kEdgeVec, deviceArray(real, {e, 3}, g.edgeVec)}};
 }
 } // namespace
 
@@ -539,12 +540,16 @@ int sezm_graph_array(const sezm_graph *graph, const char *name,
 
 void sezm_graph_free(sezm_graph *graph) { delete graph; }
 
-int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
-                                 int64_t natoms, int64_t nedges, int ntypes,
-                                 const float *coord, const int32_t *atype,
-                                 const int64_t *edgeIndex, const float *edgeVec,
-                                 float *energy, float *force, float *virial) {
-  const char *api = "sezm_model_compute_edges_gpu: ";
+} // extern "C"
+
+namespace {
+/// sezm_model_compute_edges_gpu and its double twin: `doubles` says whether
+/// coord, edge_vec, energy, force and virial hold doubles.
+int computeEdgesGpu(const char *api, sezm_model *model, const char *entry,
+                    int64_t natoms, int64_t nedges, int ntypes,
+                    const void *coord, const int32_t *atype,
+                    const int64_t *edgeIndex, const void *edgeVec, void *energy,
+                    void *force, void *virial, bool doubles) {
   const EntrySignature *signature = findEntry(model, entry);
   if (!signature)
     return failWith(
@@ -556,29 +561,42 @@ int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
                         "every array",
                     1);
   // Its outputs, by name, and their sizes.
-  const std::vector<std::pair<std::string, float *>> wanted = {
+  ElementType real = doubles ? ElementType::F64 : ElementType::F32;
+  const char *realName = doubles ? "float64" : "float32";
+  const std::vector<std::pair<std::string, void *>> wanted = {
       {"energy", energy}, {"forces", force}, {"virial", virial}};
   std::vector<int> outputOf;
   for (const auto &[name, pointer] : wanted) {
     int found = -1;
     for (size_t i = 0; i < signature->results.size(); ++i)
       if (signature->results[i].name == name &&
-          signature->results[i].type == ElementType::F32)
+          signature->results[i].type == real)
         found = static_cast<int>(i);
     if (found < 0)
-      return failWith(std::string(api) + "@" + signature->function +
-                          " has no float32 result '" + name +
-                          "' (compile an energy with --forces-of)",
-                      1);
+      return failWith(
+          std::string(api) + "@" + signature->function + " has no " + realName +
+              " result '" + name + "' (compile an energy with --forces-of" +
+              (doubles ? ", in float64 or DeePMD-kit's split)" : ")"),
+          1);
     outputOf.push_back(found);
   }
+  for (const TensorPort &port : signature->arguments)
+    if ((port.name == port::kPositions || port.name == port::kShift) &&
+        port.type != real)
+      return failWith(std::string(api) + "@" + signature->function +
+                          " takes '" + port.name + "' as " + port.describe() +
+                          ", not " + realName +
+                          (doubles ? " (use sezm_model_compute_edges_gpu)"
+                                   : " (use "
+                                     "sezm_model_compute_edges_gpu_f64)"),
+                      1);
   CudaDriver &d = driver();
   if (!d.ensure())
     return failWith(d.error(), 1);
 
   DeviceGraph graph;
-  std::string error =
-      graph.fromEdges(natoms, nedges, ntypes, coord, atype, edgeIndex, edgeVec);
+  std::string error = graph.fromEdges(natoms, nedges, ntypes, coord, atype,
+                                      edgeIndex, edgeVec, doubles);
   if (!error.empty())
     return failWith(api + error, 1);
   const std::map<std::string, sezm_tensor> graphInputs = graphArrays(graph);
@@ -601,7 +619,9 @@ int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
                      static_cast<int>(outputs.size()), 1))
     return failWith(api + lastError, 1);
   RuntimeState &s = state();
-  const size_t bytes[] = {4, static_cast<size_t>(natoms) * 12, 36};
+  size_t width = doubles ? 8 : 4;
+  const size_t bytes[] = {width, static_cast<size_t>(natoms) * 3 * width,
+                          9 * width};
   for (size_t k = 0; k < wanted.size(); ++k)
     s.check("cuMemcpyAsync",
             d.cuMemcpyAsync(
@@ -613,6 +633,30 @@ int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
   if (takeRuntimeError(error))
     return failWith(api + error, 1);
   return 0;
+}
+} // namespace
+
+extern "C" {
+
+int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
+                                 int64_t natoms, int64_t nedges, int ntypes,
+                                 const float *coord, const int32_t *atype,
+                                 const int64_t *edgeIndex, const float *edgeVec,
+                                 float *energy, float *force, float *virial) {
+  return computeEdgesGpu("sezm_model_compute_edges_gpu: ", model, entry, natoms,
+                         nedges, ntypes, coord, atype, edgeIndex, edgeVec,
+                         energy, force, virial, false);
+}
+
+int sezm_model_compute_edges_gpu_f64(sezm_model *model, const char *entry,
+                                     int64_t natoms, int64_t nedges, int ntypes,
+                                     const double *coord, const int32_t *atype,
+                                     const int64_t *edgeIndex,
+                                     const double *edgeVec, double *energy,
+                                     double *force, double *virial) {
+  return computeEdgesGpu("sezm_model_compute_edges_gpu_f64: ", model, entry,
+                         natoms, nedges, ntypes, coord, atype, edgeIndex,
+                         edgeVec, energy, force, virial, true);
 }
 
 sezm_tensor sezm_tensor_describe(sezm_dtype dtype, int rank,

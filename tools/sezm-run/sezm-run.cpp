@@ -730,7 +730,14 @@ int main(int argc, char **argv) {
     GpuStructure gpuStructure{&structure, {}};
     for (const auto &entry : fromStructure)
       gpuStructure.names.insert(entry.first);
-    const GpuStructure *onGpu = structurePath.empty() ? nullptr : &gpuStructure;
+    // The GPU's neighbour search works in float32: a model that takes its
+    // positions in float64 (DeePMD-kit's split) gets the host's graph.
+    bool floatPositions = llvm::all_of(signature->arguments, [&](auto &port) {
+      return !fromStructure.count(port.name) || !isFloat(port.type) ||
+             port.type == sezmrt::ElementType::F32;
+    });
+    const GpuStructure *onGpu =
+        structurePath.empty() || !floatPositions ? nullptr : &gpuStructure;
     auto gpu = isArtifact
                    ? runArtifact(modulePath, *signature, tensors, onGpu)
                    : runOnGpu(*file->module(), *signature, tensors, onGpu);
