@@ -2,6 +2,8 @@
 
 #include "Targets.h"
 
+#include "SeZM/Import/DPA4Import.h"
+
 #include "SeZM/Support/Artifact.h"
 #include "SeZM/Support/Npy.h"
 #include "SeZM/Support/Safetensors.h"
@@ -55,6 +57,10 @@ void sezm::fuzz::torchCheckpoint(const uint8_t *data, size_t size) {
     loadTensor(checkpoint, *object, tensor, error);
     object->describe();
   }
+  // What parses is imported too: the config walk and the weights' checks
+  // meet whatever the pickle holds.
+  ImportedModel model;
+  importDPA4(checkpoint, ImportPrecision::Model, model, error);
 }
 
 sezm::fuzz::Target sezm::fuzz::targetNamed(const std::string &name) {
