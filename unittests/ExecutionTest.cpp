@@ -808,6 +808,16 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
         t.t({c.channels, c.lmax * c.channels})},
        "sezm.glu_grad %a0, %a1 weight %a2" + t.lmax(),
        {t.t({-1, c.packed(), 2 * c.channels})}},
+      {"equivariant_rms_norm",
+       {t.x(), t.t({c.lmax + 1, c.channels}), t.t({c.channels})},
+       "sezm.equivariant_rms_norm %a0 scale %a1 bias %a2" + t.lmax() +
+           " eps = 1.0e-5",
+       {t.x()}},
+      {"equivariant_rms_norm_grad",
+       {t.x(), t.x(), t.t({c.lmax + 1, c.channels})},
+       "sezm.equivariant_rms_norm_grad %a0, %a1 scale %a2" + t.lmax() +
+           " eps = 1.0e-5",
+       {t.x()}},
       {"glu_scalar",
        {t.t({-1, 1, 2 * c.channels})},
        "sezm.glu %a0 lmax = 0",
@@ -967,6 +977,19 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
   HostTensor gluW =
       f64(randomArray(rng, {c.channels, c.lmax * c.channels}, -0.4, 0.4));
   checkGradient(*program, {"glu", "glu_grad", {gluX, gluW}, {T{0, 0}}}, rng);
+  // The norm's weights as trained ones are: scales near 1, small biases.
+  HostTensor normX = f64(in.x);
+  HostTensor normScale =
+      f64(randomArray(rng, {c.lmax + 1, c.channels}, 0.5, 1.5));
+  checkGradient(*program,
+                {"equivariant_rms_norm",
+                 "equivariant_rms_norm_grad",
+                 {normX, normScale, f64(randomArray(rng, {c.channels}))},
+                 {T{0, 0}},
+                 [&](const HostTensor &grad) {
+                   return std::vector<HostTensor>{grad, normX, normScale};
+                 }},
+                rng);
   HostTensor scalarX = f64(randomArray(rng, {nodes, 1, 2 * c.channels}, -3, 3));
   checkGradient(*program,
                 {"glu_scalar", "glu_scalar_grad", {scalarX}, {T{0, 0}}}, rng);

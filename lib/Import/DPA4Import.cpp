@@ -13,6 +13,7 @@
 
 #include "SeZM/Import/DPA4Import.h"
 
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -171,6 +172,8 @@ private:
 
 /// The sizes of an imported model.
 struct Config {
+  /// DeePMD-kit's sandwich norms: [pre-SO2, post-SO2, pre-FFN, post-FFN].
+  std::array<bool, 4> sandwich{};
   std::vector<std::string> typeMap;
   double rcut = 0;
   int64_t channels = 0, lmax = 0, blocks = 0, layers = 0, focus = 1,
@@ -185,6 +188,20 @@ struct Config {
   /// (L+1)^2 block for m = 0 and an L^2 one for |m| = 1.
   int64_t kernelSize() const { return (lmax + 1) * (lmax + 1) + lmax * lmax; }
 };
+
+/// The shortest text that reads back as `value`, as an MLIR float literal.
+std::string floatLiteral(double value) {
+  char text[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value)
+      break;
+  }
+  std::string out = text;
+  if (out.find_first_of(".e") == std::string::npos)
+    out += ".0";
+  return out;
+}
 
 int64_t roundUp32(double width) {
   return static_cast<int64_t>(32 * std::ceil(width / 32.0));
@@ -249,8 +266,18 @@ Config readConfig(const PyObject *params) {
   d.require("use_env_seed", "false",
             "no env-seed FiLM / GIE yet (import issue II)");
   d.require("edge_norm", "false", "no radial or scalar RMSNorms yet");
-  d.require("sandwich_norm", "[false, false, false, false]",
-            "no equivariant RMSNorms yet (import issue II)");
+  {
+    const PyObject *norms = d.get("sandwich_norm");
+    bool ok = norms && norms->kind == Kind::List && norms->items.size() == 4;
+    for (size_t k = 0; ok && k < 4; ++k) {
+      ok = norms->items[k]->kind == Kind::Bool;
+      if (ok)
+        c.sandwich[k] = norms->items[k]->boolean;
+    }
+    if (!ok)
+      fail(d.where("sandwich_norm") + " = " + render(norms) +
+           ": expected four booleans [pre-SO2, post-SO2, pre-FFN, post-FFN]");
+  }
   d.require("s2_activation", "[false, false]",
             "GLU FFNs; S2-grid activations are import issue II");
   d.require("so3_readout", "\"none\"", "the l = 0 readout FFN");
@@ -552,6 +579,9 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   auto arg = [&](const std::string &name, const std::string &value,
                  const Array &array) { typedArg(name, value, array, t); };
 
+  // Each block's sandwich norms' degree weights, as attribute text.
+  std::vector<std::array<std::string, 4>> normWeights(c.blocks);
+
   // Weights, in the order the function takes them.
   arg("type_embedding", "temb",
       state.take("descriptor.type_embedding.adam_type_embedding", {T + 1, C}));
@@ -604,6 +634,39 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
         state.take(p + "ffns.0.so3_linear_1.weight", {L + 1, C, 2 * Hf}));
     arg(n + "ffn.gate", v + "fg",
         state.take(p + "ffns.0.act.gate_linear.weight", {Hf, L * Hf}));
+    // The sandwich norms' per-degree scales (L+1, 1, C) and l = 0 biases.
+    const char *normKeys[] = {"pre_so2_norm", "post_so2_norm",
+                              "pre_ffn_norms.0", "post_ffn_norms.0"};
+    const char *normNames[] = {"ns0", "ns1", "ns2", "ns3"};
+    for (int k = 0; k < 4; ++k) {
+      if (!c.sandwich[k])
+        continue;
+      Array scale = state.take(p + normKeys[k] + ".adam_scale", {L + 1, 1, C});
+      scale.shape = {L + 1, C};
+      arg(n + normKeys[k] + ".scale", v + normNames[k] + "s", scale);
+      arg(n + normKeys[k] + ".bias", v + normNames[k] + "b",
+          squeezeFront(state.take(p + normKeys[k] + ".bias", {1, C})));
+      // DeePMD-kit's degree weights as its checkpoint stores them (rounded
+      // to its precision): one value per degree, 1 / ((2l+1)(L+1)C).
+      std::string key = p + normKeys[k] + ".balance_weight";
+      Array balance = state.take(key, {D});
+      std::string &text = normWeights[b][k];
+      text = "[";
+      for (int64_t l = 0; l <= L; ++l) {
+        double w = balance.values[l * l];
+        double expected = 1.0 / static_cast<double>((2 * l + 1) * (L + 1) * C);
+        for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d)
+          if (balance.values[d] != w ||
+              std::abs(w - expected) > 1e-6 * expected)
+            fail("state dict '" + key + "' holds " +
+                 std::to_string(balance.values[d]) + " for row " +
+                 std::to_string(d) +
+                 ", not 1 / ((2l+1)(lmax+1)C) = " + std::to_string(expected) +
+                 " (model_params and the weights disagree)");
+        text += (l ? ", " : "") + floatLiteral(w);
+      }
+      text += "]";
+    }
     arg(n + "ffn.so3_linear_2", v + "f2",
         state.take(p + "ffns.0.so3_linear_2.weight", {L + 1, Hf, C}));
   }
@@ -655,15 +718,7 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
      << "module attributes {sezm.type_map = [";
   for (int64_t i = 0; i < T; ++i)
     os << (i ? ", " : "") << "\"" << c.typeMap[i] << "\"";
-  // The shortest text that reads back as rcut, as an MLIR float literal.
-  char rcutText[40];
-  for (int digits = 1; digits <= 17; ++digits) {
-    std::snprintf(rcutText, sizeof rcutText, "%.*g", digits, c.rcut);
-    if (std::strtod(rcutText, nullptr) == c.rcut)
-      break;
-  }
-  if (!std::strpbrk(rcutText, ".e"))
-    std::strcat(rcutText, ".0");
+  std::string rcutText = floatLiteral(c.rcut);
   os << "], sezm.rcut = " << rcutText << " : f64} {\n"
      << "func.func @energy(\n"
      << "    %pos: " << tyo({-1, 3})
@@ -787,8 +842,21 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
       " lmax = " + std::to_string(L) + " focus = " + std::to_string(F);
   for (int64_t b = 0; b < c.blocks; ++b) {
     std::string v = "b" + std::to_string(b);
-    os << "\n  // Block " << b << ": SO(2) convolution, then the FFN.\n"
-       << "  %" << v << "xw = sezm.degree_linear %" << x << " weight %" << v
+    // An equivariant RMS norm of `in`, named %<v><name>: DeePMD-kit's
+    // post-SO2 norm has eps 1.0 without edge_norm, the others 1e-5.
+    auto norm = [&](int k, const std::string &in, const std::string &name) {
+      const char *eps = k == 1 ? "1.0" : "1.0e-5";
+      std::string p = v + "ns" + std::to_string(k);
+      os << "  %" << v << name << " = sezm.equivariant_rms_norm %" << in
+         << " scale %" << p << "s bias %" << p << "b lmax = " << L
+         << " eps = " << eps << " {degree_weights = " << normWeights[b][k]
+         << "} : (" << nodeType << ", " << ty({L + 1, C}) << ", " << ty({C})
+         << ") -> " << nodeType << "\n";
+      return v + name;
+    };
+    os << "\n  // Block " << b << ": SO(2) convolution, then the FFN.\n";
+    std::string so2In = c.sandwich[0] ? norm(0, x, "n0") : x;
+    os << "  %" << v << "xw = sezm.degree_linear %" << so2In << " weight %" << v
        << "pre lmax = " << L << " : (" << nodeType << ", " << ty({L + 1, C, Cw})
        << ") -> " << wideType << "\n";
     std::string radw = "rad";
@@ -835,10 +903,12 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
        << ty({-1}) << ", tensor<?xi64>, tensor<?xi64>) -> " << wideType << "\n"
        << "  %" << v << "so2 = sezm.degree_linear %" << v << "agg weight %" << v
        << "post lmax = " << L << " : (" << wideType << ", "
-       << ty({L + 1, Cw, C}) << ") -> " << nodeType << "\n"
-       << "  %" << v << "x1 = arith.addf %" << x << ", %" << v
-       << "so2 : " << nodeType << "\n"
-       << "  %" << v << "h = sezm.degree_linear %" << v << "x1 weight %" << v
+       << ty({L + 1, Cw, C}) << ") -> " << nodeType << "\n";
+    std::string so2Out = c.sandwich[1] ? norm(1, v + "so2", "n1") : v + "so2";
+    os << "  %" << v << "x1 = arith.addf %" << x << ", %" << so2Out << " : "
+       << nodeType << "\n";
+    std::string ffnIn = c.sandwich[2] ? norm(2, v + "x1", "n2") : v + "x1";
+    os << "  %" << v << "h = sezm.degree_linear %" << ffnIn << " weight %" << v
        << "f1 lmax = " << L << " : (" << nodeType << ", "
        << ty({L + 1, C, 2 * Hf}) << ") -> " << ty({-1, D, 2 * Hf}) << "\n"
        << "  %" << v << "g = sezm.glu %" << v << "h weight %" << v
@@ -846,9 +916,10 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
        << ty({Hf, L * Hf}) << ") -> " << ty({-1, D, Hf}) << "\n"
        << "  %" << v << "ffn = sezm.degree_linear %" << v << "g weight %" << v
        << "f2 lmax = " << L << " : (" << ty({-1, D, Hf}) << ", "
-       << ty({L + 1, Hf, C}) << ") -> " << nodeType << "\n"
-       << "  %" << v << "x = arith.addf %" << v << "x1, %" << v
-       << "ffn : " << nodeType << "\n";
+       << ty({L + 1, Hf, C}) << ") -> " << nodeType << "\n";
+    std::string ffnOut = c.sandwich[3] ? norm(3, v + "ffn", "n3") : v + "ffn";
+    os << "  %" << v << "x = arith.addf %" << v << "x1, %" << ffnOut << " : "
+       << nodeType << "\n";
     x = v + "x";
   }
 

@@ -124,9 +124,16 @@ SEZM_MIN_SHAPE = {
     "fitting_net": {"type": "dpa4_ener"},
 }
 
+# SeZM-min's shape with all four sandwich norms (DeePMD-kit's default is
+# [false, true, true, false]): the equivariant RMS norms, eps 1.0 after the
+# SO(2) convolution (edge_norm false) and 1e-5 elsewhere.
+SEZM_MIN_NORMS = json.loads(json.dumps(SEZM_MIN_SHAPE))
+SEZM_MIN_NORMS["descriptor"]["sandwich_norm"] = [True, True, True, True]
+
 # Tensors DeePMD-kit rebuilds at model construction: not perturbed.
 CONSTANTS = ("wigner_calc", "out_std", "descriptor.mean", "descriptor.stddev",
-             "version_tensor", "min_nbor_dist", "dens_force_rmsd")
+             "version_tensor", "min_nbor_dist", "dens_force_rmsd",
+             "balance_weight")
 
 
 def train_one_step(model, work):
@@ -150,7 +157,7 @@ def train_one_step(model, work):
     return os.path.join(work, "model.ckpt-1.pt")
 
 
-def perturbed(state, seed):
+def perturbed(state, seed, strength=1.0):
     """Every weight moved by seeded noise, so that every branch carries
     signal: a fresh model has zero output projections (post_focus_mix, the
     FFNs' so3_linear_2) and forces near 1e-5 eV/A."""
@@ -167,8 +174,8 @@ def perturbed(state, seed):
         elif key.endswith("out_bias") or key.endswith("bias_atom_e"):
             moved = value.double() + noise
         else:
-            scale = max(0.15, 0.5 * value.double().std().item()
-                        if value.numel() > 1 else 0.15)
+            scale = strength * max(0.15, 0.5 * value.double().std().item()
+                                   if value.numel() > 1 else 0.15)
             moved = value.double() + scale * noise
         out[key] = moved.to(value.dtype)
     return out
@@ -268,17 +275,18 @@ def small_fixtures(out):
     shutil.rmtree(work)
 
 
-def sezm_min_shape_fixture(out):
-    """The SeZM-min-shape DPA4 (perturbed, model-only checkpoint), three
+def sezm_min_shape_fixture(out, name="sezm-min-shape", model=SEZM_MIN_SHAPE,
+                           seed=21, strength=1.0):
+    """A DPA4 of SeZM-min's shape (perturbed, model-only checkpoint), three
     structures, and DeePMD-kit's energy, forces and virial on each from the
     model as configured (float32) and from its float64 build (the same
-    weights, `precision: float64`)."""
+    weights, `precision: float64`). References are named after the model
+    except for the first, whose names the structures share."""
     from deepmd.infer import DeepPot
     work = tempfile.mkdtemp()
-    trained = torch.load(train_one_step(SEZM_MIN_SHAPE, work),
-                         weights_only=True)
-    state = perturbed(trained["model"], seed=21)
-    model_path = os.path.join(out, "sezm-min-shape.model.ckpt.pt")
+    trained = torch.load(train_one_step(model, work), weights_only=True)
+    state = perturbed(trained["model"], seed=seed, strength=strength)
+    model_path = os.path.join(out, f"{name}.model.ckpt.pt")
     torch.save({"model": state}, model_path)
     double = dict(state)
     extra = json.loads(json.dumps(state["_extra_state"]))
@@ -287,8 +295,9 @@ def sezm_min_shape_fixture(out):
     double["_extra_state"] = extra
     double_path = os.path.join(work, "float64.ckpt.pt")
     torch.save({"model": double}, double_path)
-    for name, species, positions, cell in water_structures():
-        xyz = os.path.join(out, f"water-{name}.xyz")
+    tag = "" if name == "sezm-min-shape" else f"{name}."
+    for structure, species, positions, cell in water_structures():
+        xyz = os.path.join(out, f"water-{structure}.xyz")
         write_xyz(xyz, species, positions, cell)
         for precision, path in (("float32", model_path),
                                 ("float64", double_path)):
@@ -297,11 +306,12 @@ def sezm_min_shape_fixture(out):
             e, f, v = dp.eval(positions.reshape(1, -1),
                               None if cell is None else cell.reshape(1, 9),
                               types)
-            prefix = os.path.join(out, f"water-{name}.dp-{precision}")
+            prefix = os.path.join(out, f"water-{structure}.{tag}dp-{precision}")
             np.save(prefix + ".energy.npy", np.asarray(e, np.float64).reshape(()))
             np.save(prefix + ".forces.npy", np.asarray(f, np.float64).reshape(-1, 3))
             np.save(prefix + ".virial.npy", np.asarray(v, np.float64).reshape(3, 3))
-            print(f"{name} {precision}: energy {float(np.ravel(e)[0]):.10f}, "
+            print(f"{name} {structure} {precision}: energy "
+                  f"{float(np.ravel(e)[0]):.10f}, "
                   f"max |force| {np.abs(f).max():.4f}")
     shutil.rmtree(work)
 
@@ -312,6 +322,10 @@ def main():
     os.makedirs(out, exist_ok=True)
     radial_fixture(out)
     sezm_min_shape_fixture(out)
+    # The norms amplify the perturbation: a third of it keeps the forces
+    # below 1 eV/A (at full strength they pass 400 eV/A).
+    sezm_min_shape_fixture(out, "sezm-min-norms", SEZM_MIN_NORMS, seed=22,
+                           strength=0.3)
     small_fixtures(out)
     for name, model in MODELS.items():
         work = tempfile.mkdtemp()

@@ -62,6 +62,8 @@ SEZM_KERNEL(AttentionAggregateOp)
 SEZM_KERNEL(AttentionAggregateGradOp)
 SEZM_KERNEL(DegreeLinearOp)
 SEZM_KERNEL(DegreeLinearWeightGradOp)
+SEZM_KERNEL(EquivariantRmsNormOp)
+SEZM_KERNEL(EquivariantRmsNormGradOp)
 SEZM_KERNEL(GluOp)
 SEZM_KERNEL(GluGradOp)
 #undef SEZM_KERNEL

@@ -1,8 +1,10 @@
-//===- NodeActivations.cpp - CPU kernels of the gated linear units --------===//
+//===- NodeActivations.cpp - CPU kernels of the node-feature GLU and norm -===//
 //
-// One thread per (node, channel of the value half): it reads its node's
-// gate row and its column of gw, so that a warp reads consecutive channels.
-// Each gate logit sums over the gate channels in order, on every backend.
+// GLU: one thread per (node, channel of the value half): it reads its
+// node's gate row and its column of gw, so that a warp reads consecutive
+// channels. Each gate logit sums over the gate channels in order, on every
+// backend. The equivariant RMS norm: one thread per node, its sums over the
+// node's rows in order.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,5 +96,119 @@ void sezm::emitKernel(GluGradOp op, KernelIO &io) {
                 return load(logitGrad, {n, k}) * load(gw, {i, k});
               });
     store(total, xGrad, {n, 0, Idx(width) + i});
+  });
+}
+
+namespace {
+/// One node's statistics of an equivariant RMS norm: the l = 0 row's mean
+/// and r = rsqrt(ms + eps) (sezm-ops.md 3.7).
+struct NodeNorm {
+  Num mean, r;
+};
+
+/// Each degree's weight in the shared mean square: the op's degree_weights,
+/// or 1 / ((2l+1) (lmax+1) C).
+template <typename OpTy>
+SmallVector<double> degreeWeights(OpTy op, int64_t channels) {
+  int64_t lmax = op.getLmax();
+  SmallVector<double> weights;
+  for (int64_t l = 0; l <= lmax; ++l)
+    weights.push_back(
+        op.getDegreeWeights()
+            ? cast<FloatAttr>((*op.getDegreeWeights())[l]).getValueAsDouble()
+            : 1.0 / static_cast<double>((2 * l + 1) * (lmax + 1) * channels));
+  return weights;
+}
+
+NodeNorm nodeNorm(Value x, Idx n, int64_t lmax, int64_t channels, double eps,
+                  ArrayRef<double> weight) {
+  Idx width(channels);
+  Num mean = sumRange(0, width, [&](Idx c) { return load(x, {n, 0, c}); }) /
+             Num(static_cast<double>(channels));
+  Num ms = sumRange(0, width, [&](Idx c) {
+             Num u = load(x, {n, 0, c}) - mean;
+             return u * u;
+           }) *
+           Num(weight[0]);
+  for (int64_t l = 1; l <= lmax; ++l) {
+    Num rows = sumRange(Idx(l * l * channels), Idx((l + 1) * (l + 1) * channels),
+                        [&](Idx k) {
+                          Num v = load(x, {n, k / width, k % width});
+                          return v * v;
+                        });
+    ms = ms + rows * Num(weight[l]);
+  }
+  return {mean, Num(1.0) / sqrt(ms + Num(eps))};
+}
+} // namespace
+
+void sezm::emitKernel(EquivariantRmsNormOp op, KernelIO &io) {
+  Value x = io.in(op.getX()), scale = io.in(op.getScale());
+  Value bias = io.in(op.getBias());
+  int64_t lmax = op.getLmax(), channels = staticDim(op.getX(), 2);
+  int64_t rows = (lmax + 1) * (lmax + 1);
+  double eps = op.getEps().convertToDouble();
+  SmallVector<double> weight = degreeWeights(op, channels);
+  Idx nodes = dim(x, 0), width(channels);
+  Value out = io.allocate(0, {nodes, rows, channels});
+  parallelRange(0, nodes, [&](Idx n) {
+    NodeNorm norm = nodeNorm(x, n, lmax, channels, eps, weight);
+    forRange(0, width, [&](Idx c) {
+      Num u = load(x, {n, 0, c}) - norm.mean;
+      store(u * norm.r * load(scale, {0, c}) + load(bias, {c}), out,
+            {n, 0, c});
+    });
+    for (int64_t l = 1; l <= lmax; ++l)
+      forRange(Idx(l * l * channels), Idx((l + 1) * (l + 1) * channels),
+               [&](Idx k) {
+                 Idx d = k / width, c = k % width;
+                 store(load(x, {n, d, c}) * norm.r * load(scale, {Idx(l), c}),
+                       out, {n, d, c});
+               });
+  });
+}
+
+void sezm::emitKernel(EquivariantRmsNormGradOp op, KernelIO &io) {
+  Value grad = io.in(op.getGrad()), x = io.in(op.getX());
+  Value scale = io.in(op.getScale());
+  int64_t lmax = op.getLmax(), channels = staticDim(op.getX(), 2);
+  int64_t rows = (lmax + 1) * (lmax + 1);
+  double eps = op.getEps().convertToDouble();
+  SmallVector<double> weight = degreeWeights(op, channels);
+  Idx nodes = dim(x, 0), width(channels);
+  Value out = io.allocate(0, {nodes, rows, channels});
+  parallelRange(0, nodes, [&](Idx n) {
+    NodeNorm norm = nodeNorm(x, n, lmax, channels, eps, weight);
+    auto u0 = [&](Idx c) { return load(x, {n, 0, c}) - norm.mean; };
+    // A = sum G scale u over every row.
+    Num a = sumRange(0, width, [&](Idx c) {
+      return load(grad, {n, 0, c}) * load(scale, {0, c}) * u0(c);
+    });
+    for (int64_t l = 1; l <= lmax; ++l)
+      a = a + sumRange(Idx(l * l * channels),
+                       Idx((l + 1) * (l + 1) * channels), [&](Idx k) {
+                         Idx d = k / width, c = k % width;
+                         return load(grad, {n, d, c}) *
+                                load(scale, {Idx(l), c}) * load(x, {n, d, c});
+                       });
+    Num r3a = norm.r * norm.r * norm.r * a;
+    auto du0 = [&](Idx c) {
+      return norm.r * load(grad, {n, 0, c}) * load(scale, {0, c}) -
+             r3a * Num(weight[0]) * u0(c);
+    };
+    Num meanDu0 = sumRange(0, width, du0) / Num(static_cast<double>(channels));
+    forRange(0, width,
+             [&](Idx c) { store(du0(c) - meanDu0, out, {n, 0, c}); });
+    for (int64_t l = 1; l <= lmax; ++l) {
+      Num w = Num(weight[l]);
+      forRange(Idx(l * l * channels), Idx((l + 1) * (l + 1) * channels),
+               [&](Idx k) {
+                 Idx d = k / width, c = k % width;
+                 store(norm.r * load(grad, {n, d, c}) *
+                               load(scale, {Idx(l), c}) -
+                           r3a * w * load(x, {n, d, c}),
+                       out, {n, d, c});
+               });
+    }
   });
 }

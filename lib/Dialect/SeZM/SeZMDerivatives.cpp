@@ -294,6 +294,18 @@ LogicalResult DegreeLinearOp::backpropagate(ReverseMode &sweep,
   return success();
 }
 
+LogicalResult EquivariantRmsNormOp::backpropagate(ReverseMode &sweep,
+                                                  ArrayRef<Value> cotangents) {
+  if (sweep.isActive(getScale()) || sweep.isActive(getBias()))
+    return emitOpError("differentiates with respect to its scale or bias, "
+                       "which sezm-autodiff does not (weights)");
+  sweep.add(getX(), EquivariantRmsNormGradOp::create(
+                        sweep.builder(), sweep.getLoc(), getX().getType(),
+                        cotangents.front(), getX(), getScale(),
+                        getLmaxAttr(), getEpsAttr(), getDegreeWeightsAttr()));
+  return success();
+}
+
 LogicalResult GluOp::backpropagate(ReverseMode &sweep,
                                    ArrayRef<Value> cotangents) {
   if (getGw() && sweep.isActive(getGw()))

@@ -720,6 +720,55 @@ LogicalResult DegreeLinearWeightGradOp::verifyShapes(ShapeChecker &shapes) {
 }
 
 //===----------------------------------------------------------------------===//
+// Equivariant RMS norm
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// x (N, D, C) and scale (lmax+1, C) of an equivariant RMS norm, a
+/// positive eps, and `result` of x's type.
+LogicalResult checkRmsNorm(Operation *op, ShapeChecker &shapes, int64_t lmax,
+                           double eps, std::optional<ArrayAttr> weights,
+                           Value x, Value scale, Value result) {
+  if (failed(verifyLmax(op, lmax)))
+    return failure();
+  if (!(eps > 0))
+    return op->emitOpError()
+           << "eps = " << llvm::formatv("{0}", eps).str() << " must be positive";
+  if (weights) {
+    if (static_cast<int64_t>(weights->size()) != lmax + 1)
+      return op->emitOpError() << "degree_weights has " << weights->size()
+                               << " values, but lmax = " << lmax << " has "
+                               << lmax + 1 << " degrees";
+    for (Attribute w : *weights)
+      if (!(cast<FloatAttr>(w).getValueAsDouble() > 0))
+        return op->emitOpError() << "degree_weights must be positive";
+  }
+  SO2Layout layout{lmax};
+  shapes.setContext(lmaxContext(lmax));
+  if (failed(shapes.check("x", x, kFloat,
+                          {kNodes, packedRows(layout), kChannels})) ||
+      failed(shapes.check("scale", scale, kFloat,
+                          {Dim::fixed(lmax + 1), kChannels})))
+    return failure();
+  return shapes.checkSameType("result", result, "x", x);
+}
+} // namespace
+
+LogicalResult EquivariantRmsNormOp::verifyShapes(ShapeChecker &shapes) {
+  if (failed(checkRmsNorm(*this, shapes, getLmax(), getEps().convertToDouble(),
+                          getDegreeWeights(), getX(), getScale(), getResult())))
+    return failure();
+  return shapes.check("bias", getBias(), kFloat, {kChannels});
+}
+
+LogicalResult EquivariantRmsNormGradOp::verifyShapes(ShapeChecker &shapes) {
+  if (failed(checkRmsNorm(*this, shapes, getLmax(), getEps().convertToDouble(),
+                          getDegreeWeights(), getX(), getScale(), getResult())))
+    return failure();
+  return shapes.checkSameType("grad", getGrad(), "x", getX());
+}
+
+//===----------------------------------------------------------------------===//
 // Gated linear units
 //===----------------------------------------------------------------------===//
 

@@ -1069,3 +1069,51 @@ func.func @glu_grad_result(%g: tensor<?x16x96xf32>, %x: tensor<?x16x192xf32>,
       -> tensor<?x16x96xf32>
   return
 }
+
+//===- Equivariant RMS norm -----------------------------------------------===//
+
+// -----
+
+func.func @rms_norm_eps(%x: tensor<?x16x32xf32>, %s: tensor<4x32xf32>, %b: tensor<32xf32>) {
+  // expected-error @+1 {{eps = 0.00 must be positive}}
+  %0 = sezm.equivariant_rms_norm %x scale %s bias %b lmax = 3 eps = 0.0
+      : (tensor<?x16x32xf32>, tensor<4x32xf32>, tensor<32xf32>) -> tensor<?x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_scale(%x: tensor<?x16x32xf32>, %s: tensor<3x32xf32>, %b: tensor<32xf32>) {
+  // expected-error @+1 {{'scale' must have shape (4, C)}}
+  %0 = sezm.equivariant_rms_norm %x scale %s bias %b lmax = 3 eps = 1.0e-5
+      : (tensor<?x16x32xf32>, tensor<3x32xf32>, tensor<32xf32>) -> tensor<?x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_bias(%x: tensor<?x16x32xf32>, %s: tensor<4x32xf32>, %b: tensor<16xf32>) {
+  // expected-error @+1 {{'bias'}}
+  %0 = sezm.equivariant_rms_norm %x scale %s bias %b lmax = 3 eps = 1.0e-5
+      : (tensor<?x16x32xf32>, tensor<4x32xf32>, tensor<16xf32>) -> tensor<?x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_weights(%x: tensor<?x16x32xf32>, %s: tensor<4x32xf32>, %b: tensor<32xf32>) {
+  // expected-error @+1 {{degree_weights has 2 values, but lmax = 3 has 4 degrees}}
+  %0 = sezm.equivariant_rms_norm %x scale %s bias %b lmax = 3 eps = 1.0e-5
+      {degree_weights = [0.1, 0.2]}
+      : (tensor<?x16x32xf32>, tensor<4x32xf32>, tensor<32xf32>) -> tensor<?x16x32xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_rows(%x: tensor<?x9x32xf32>, %s: tensor<4x32xf32>, %b: tensor<32xf32>) {
+  // expected-error @+1 {{'x' must have shape (N, 16, C)}}
+  %0 = sezm.equivariant_rms_norm %x scale %s bias %b lmax = 3 eps = 1.0e-5
+      : (tensor<?x9x32xf32>, tensor<4x32xf32>, tensor<32xf32>) -> tensor<?x9x32xf32>
+  return
+}

@@ -198,6 +198,25 @@ func.func @mixing_stack(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
   return
 }
 
+// CHECK-LABEL: func.func @equivariant_rms_norm
+func.func @equivariant_rms_norm(%x: tensor<?x16x32xf32>, %s: tensor<4x32xf32>,
+                                %b: tensor<32xf32>) {
+  // CHECK: sezm.equivariant_rms_norm %{{.*}} scale %{{.*}} bias %{{.*}} lmax = 3 eps = 1.000000e-05 : (tensor<?x16x32xf32>, tensor<4x32xf32>, tensor<32xf32>) -> tensor<?x16x32xf32>
+  %y = sezm.equivariant_rms_norm %x scale %s bias %b lmax = 3 eps = 1.0e-5
+      : (tensor<?x16x32xf32>, tensor<4x32xf32>, tensor<32xf32>)
+      -> tensor<?x16x32xf32>
+  // CHECK: sezm.equivariant_rms_norm %{{.*}} lmax = 3 eps = 1.000000e+00 {degree_weights = [7.812500e-03, 2.600000e-03, 1.560000e-03, 1.100000e-03]}
+  %z = sezm.equivariant_rms_norm %x scale %s bias %b lmax = 3 eps = 1.0
+      {degree_weights = [0.0078125, 0.0026, 0.00156, 0.0011]}
+      : (tensor<?x16x32xf32>, tensor<4x32xf32>, tensor<32xf32>)
+      -> tensor<?x16x32xf32>
+  // CHECK: sezm.equivariant_rms_norm_grad %{{.*}}, %{{.*}} scale %{{.*}} lmax = 3 eps = 1.000000e-05 : (tensor<?x16x32xf32>, tensor<?x16x32xf32>, tensor<4x32xf32>) -> tensor<?x16x32xf32>
+  %g = sezm.equivariant_rms_norm_grad %y, %x scale %s lmax = 3 eps = 1.0e-5
+      : (tensor<?x16x32xf32>, tensor<?x16x32xf32>, tensor<4x32xf32>)
+      -> tensor<?x16x32xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @glu
 func.func @glu(%x: tensor<?x16x192xf32>, %gw: tensor<96x288xf32>,
                %y: tensor<?x1x192xf32>) {

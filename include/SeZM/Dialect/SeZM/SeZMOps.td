@@ -960,6 +960,77 @@ def SeZM_DegreeLinearWeightGradOp : SeZM_Op<"degree_linear_weight_grad"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Equivariant RMS norm of node features (DPA4's sandwich norms)
+//===----------------------------------------------------------------------===//
+
+def SeZM_EquivariantRmsNormOp
+    : SeZM_Op<"equivariant_rms_norm", [SeZM_Differentiable]> {
+  let summary = "degree-balanced RMS norm of packed node features";
+  let description = [{
+    Math: sezm-ops.md section 3.7; DeePMD-kit's EquivariantRMSNorm.
+
+    Per node: the l = 0 row is centred over channels,
+    `u0 = x[n, 0, :] - mean_c x[n, 0, c]`, and the rows of degree l >= 1
+    are kept, `u = x`. One RMS over all rows, each degree weighted by
+    `w_l = 1 / ((2l+1) (lmax+1) C)`: `ms = sum_d w_l(d) sum_c u[d, c]^2`.
+    `degree_weights` (lmax+1 values) gives the w_l instead: a DeePMD-kit
+    checkpoint stores them (`balance_weight`), rounded to its precision.
+    Then `result[n, d, c] = u[d, c] rsqrt(ms + eps) scale[l(d), c]`, plus
+    `bias[c]` on the l = 0 row. The map commutes with rotations.
+
+    Shapes: x (N, D, C), scale (lmax+1, C), bias (C) -> (N, D, C).
+
+    Example:
+    ```mlir
+    %y = sezm.equivariant_rms_norm %x scale %s bias %b lmax = 3 eps = 1.0e-5
+        : (tensor<?x16x32xf32>, tensor<4x32xf32>, tensor<32xf32>)
+        -> tensor<?x16x32xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_FloatTensor:$x, SeZM_FloatTensor:$scale,
+                       SeZM_FloatTensor:$bias, I64Attr:$lmax, F64Attr:$eps,
+                       OptionalAttr<F64ArrayAttr>:$degree_weights);
+  let results = (outs SeZM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `scale` $scale `bias` $bias `lmax` `=` $lmax `eps` `=` $eps attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_EquivariantRmsNormGradOp
+    : SeZM_Op<"equivariant_rms_norm_grad"> {
+  let summary = "input gradient of sezm.equivariant_rms_norm";
+  let description = [{
+    Math: sezm-ops.md section 4.7.
+
+    With `r = rsqrt(ms + eps)` (and the forward's `degree_weights`), `G`
+    the result's cotangent and
+    `A = sum_d sum_c G[d, c] scale[l(d), c] u[d, c]`:
+    `du[d, c] = r G[d, c] scale[l(d), c] - r^3 w_l(d) u[d, c] A`; the rows
+    of degree l >= 1 take `du`, the l = 0 row `du - mean_c du` (the
+    centring's transpose). (`scale` and `bias` are weights: no gradient is
+    taken with respect to them.)
+
+    Shapes: grad (N, D, C), x (N, D, C), scale (lmax+1, C) -> (N, D, C).
+
+    Example:
+    ```mlir
+    %gx = sezm.equivariant_rms_norm_grad %g, %x scale %s lmax = 3 eps = 1.0e-5
+        : (tensor<?x16x32xf32>, tensor<?x16x32xf32>, tensor<4x32xf32>)
+        -> tensor<?x16x32xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$x,
+                       SeZM_FloatTensor:$scale, I64Attr:$lmax, F64Attr:$eps,
+                       OptionalAttr<F64ArrayAttr>:$degree_weights);
+  let results = (outs SeZM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $x `scale` $scale `lmax` `=` $lmax `eps` `=` $eps attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Gated linear units of node features (DPA4's FFNs and fitting net)
 //===----------------------------------------------------------------------===//
 
