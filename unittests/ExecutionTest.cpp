@@ -808,6 +808,14 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
         t.t({c.channels, c.lmax * c.channels})},
        "sezm.glu_grad %a0, %a1 weight %a2" + t.lmax(),
        {t.t({-1, c.packed(), 2 * c.channels})}},
+      {"rms_norm",
+       {t.t({-1, c.channels}), t.t({c.channels})},
+       "sezm.rms_norm %a0 scale %a1 eps = 1.0e-7",
+       {t.t({-1, c.channels})}},
+      {"rms_norm_grad",
+       {t.t({-1, c.channels}), t.t({-1, c.channels}), t.t({c.channels})},
+       "sezm.rms_norm_grad %a0, %a1 scale %a2 eps = 1.0e-7",
+       {t.t({-1, c.channels})}},
       {"equivariant_rms_norm",
        {t.x(), t.t({c.lmax + 1, c.channels}), t.t({c.channels})},
        "sezm.equivariant_rms_norm %a0 scale %a1 bias %a2" + t.lmax() +
@@ -988,6 +996,17 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
                  {T{0, 0}},
                  [&](const HostTensor &grad) {
                    return std::vector<HostTensor>{grad, normX, normScale};
+                 }},
+                rng);
+  HostTensor rowX = f64(randomArray(rng, {c.edges, c.channels}));
+  HostTensor rowScale = f64(randomArray(rng, {c.channels}, 0.5, 1.5));
+  checkGradient(*program,
+                {"rms_norm",
+                 "rms_norm_grad",
+                 {rowX, rowScale},
+                 {T{0, 0}},
+                 [&](const HostTensor &grad) {
+                   return std::vector<HostTensor>{grad, rowX, rowScale};
                  }},
                 rng);
   HostTensor scalarX = f64(randomArray(rng, {nodes, 1, 2 * c.channels}, -3, 3));

@@ -212,3 +212,49 @@ void sezm::emitKernel(EquivariantRmsNormGradOp op, KernelIO &io) {
     }
   });
 }
+
+namespace {
+/// rsqrt(mean_c x[i, c]^2 + eps) of row i.
+Num rowInverseRms(Value x, Idx i, int64_t channels, double eps) {
+  Num ms = sumRange(0, Idx(channels), [&](Idx c) {
+             Num v = load(x, {i, c});
+             return v * v;
+           }) /
+           Num(static_cast<double>(channels));
+  return Num(1.0) / sqrt(ms + Num(eps));
+}
+} // namespace
+
+void sezm::emitKernel(RmsNormOp op, KernelIO &io) {
+  Value x = io.in(op.getX()), scale = io.in(op.getScale());
+  int64_t channels = staticDim(op.getX(), 1);
+  double eps = op.getEps().convertToDouble();
+  Idx rows = dim(x, 0);
+  Value out = io.allocate(0, {rows, channels});
+  parallelRange(0, rows, [&](Idx i) {
+    Num r = rowInverseRms(x, i, channels, eps);
+    forRange(0, Idx(channels), [&](Idx c) {
+      store(load(x, {i, c}) * r * load(scale, {c}), out, {i, c});
+    });
+  });
+}
+
+void sezm::emitKernel(RmsNormGradOp op, KernelIO &io) {
+  Value grad = io.in(op.getGrad()), x = io.in(op.getX());
+  Value scale = io.in(op.getScale());
+  int64_t channels = staticDim(op.getX(), 1);
+  double eps = op.getEps().convertToDouble();
+  Idx rows = dim(x, 0);
+  Value out = io.allocate(0, {rows, channels});
+  parallelRange(0, rows, [&](Idx i) {
+    Num r = rowInverseRms(x, i, channels, eps);
+    Num a = sumRange(0, Idx(channels), [&](Idx c) {
+      return load(grad, {i, c}) * load(scale, {c}) * load(x, {i, c});
+    });
+    Num r3a = r * r * r * a / Num(static_cast<double>(channels));
+    forRange(0, Idx(channels), [&](Idx c) {
+      store(r * load(grad, {i, c}) * load(scale, {c}) - r3a * load(x, {i, c}),
+            out, {i, c});
+    });
+  });
+}

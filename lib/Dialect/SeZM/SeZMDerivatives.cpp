@@ -294,6 +294,17 @@ LogicalResult DegreeLinearOp::backpropagate(ReverseMode &sweep,
   return success();
 }
 
+LogicalResult RmsNormOp::backpropagate(ReverseMode &sweep,
+                                       ArrayRef<Value> cotangents) {
+  if (sweep.isActive(getScale()))
+    return emitOpError("differentiates with respect to its scale, which "
+                       "sezm-autodiff does not (a weight)");
+  sweep.add(getX(), RmsNormGradOp::create(sweep.builder(), sweep.getLoc(),
+                                          getX().getType(), cotangents.front(),
+                                          getX(), getScale(), getEpsAttr()));
+  return success();
+}
+
 LogicalResult EquivariantRmsNormOp::backpropagate(ReverseMode &sweep,
                                                   ArrayRef<Value> cotangents) {
   if (sweep.isActive(getScale()) || sweep.isActive(getBias()))

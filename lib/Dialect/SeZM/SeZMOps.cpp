@@ -720,6 +720,37 @@ LogicalResult DegreeLinearWeightGradOp::verifyShapes(ShapeChecker &shapes) {
 }
 
 //===----------------------------------------------------------------------===//
+// Channel RMS norm
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// x (R, C), scale (C), a positive eps, `result` of x's type.
+LogicalResult checkChannelNorm(Operation *op, ShapeChecker &shapes, double eps,
+                               Value x, Value scale, Value result) {
+  if (!(eps > 0))
+    return op->emitOpError()
+           << "eps = " << llvm::formatv("{0}", eps).str() << " must be positive";
+  Dim rows = Dim::graph("R");
+  if (failed(shapes.check("x", x, kFloat, {rows, kChannels})) ||
+      failed(shapes.check("scale", scale, kFloat, {kChannels})))
+    return failure();
+  return shapes.checkSameType("result", result, "x", x);
+}
+} // namespace
+
+LogicalResult RmsNormOp::verifyShapes(ShapeChecker &shapes) {
+  return checkChannelNorm(*this, shapes, getEps().convertToDouble(), getX(),
+                          getScale(), getResult());
+}
+
+LogicalResult RmsNormGradOp::verifyShapes(ShapeChecker &shapes) {
+  if (failed(checkChannelNorm(*this, shapes, getEps().convertToDouble(),
+                              getX(), getScale(), getResult())))
+    return failure();
+  return shapes.checkSameType("grad", getGrad(), "x", getX());
+}
+
+//===----------------------------------------------------------------------===//
 // Equivariant RMS norm
 //===----------------------------------------------------------------------===//
 

@@ -1117,3 +1117,32 @@ func.func @rms_norm_rows(%x: tensor<?x9x32xf32>, %s: tensor<4x32xf32>, %b: tenso
       : (tensor<?x9x32xf32>, tensor<4x32xf32>, tensor<32xf32>) -> tensor<?x9x32xf32>
   return
 }
+
+//===- Channel RMS norm ---------------------------------------------------===//
+
+// -----
+
+func.func @rms_norm_scale(%h: tensor<?x32xf32>, %s: tensor<16xf32>) {
+  // expected-error @+1 {{'scale'}}
+  %0 = sezm.rms_norm %h scale %s eps = 1.0e-7
+      : (tensor<?x32xf32>, tensor<16xf32>) -> tensor<?x32xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_eps(%h: tensor<?x32xf32>, %s: tensor<32xf32>) {
+  // expected-error @+1 {{must be positive}}
+  %0 = sezm.rms_norm %h scale %s eps = -1.0
+      : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_result(%h: tensor<?x32xf32>, %s: tensor<32xf32>) {
+  // expected-error @+1 {{'result' must have the type of 'x'}}
+  %0 = sezm.rms_norm %h scale %s eps = 1.0e-7
+      : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf64>
+  return
+}

@@ -198,6 +198,17 @@ func.func @mixing_stack(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
   return
 }
 
+// CHECK-LABEL: func.func @rms_norm
+func.func @rms_norm(%h: tensor<?x32xf32>, %s: tensor<32xf32>) {
+  // CHECK: sezm.rms_norm %{{.*}} scale %{{.*}} eps = 9.9999999999999995E-8 : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+  %y = sezm.rms_norm %h scale %s eps = 1.0e-7
+      : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+  // CHECK: sezm.rms_norm_grad %{{.*}}, %{{.*}} scale %{{.*}} eps = 9.9999999999999995E-8 : (tensor<?x32xf32>, tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+  %g = sezm.rms_norm_grad %y, %h scale %s eps = 1.0e-7
+      : (tensor<?x32xf32>, tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+  return
+}
+
 // CHECK-LABEL: func.func @equivariant_rms_norm
 func.func @equivariant_rms_norm(%x: tensor<?x16x32xf32>, %s: tensor<4x32xf32>,
                                 %b: tensor<32xf32>) {

@@ -960,6 +960,63 @@ def SeZM_DegreeLinearWeightGradOp : SeZM_Op<"degree_linear_weight_grad"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Channel RMS norm (DPA4's radial MLP norm with edge_norm)
+//===----------------------------------------------------------------------===//
+
+def SeZM_RmsNormOp : SeZM_Op<"rms_norm", [SeZM_Differentiable]> {
+  let summary = "RMS norm over the channels of each row";
+  let description = [{
+    Math: sezm-ops.md section 3.2; DeePMD-kit's RMSNorm (the radial MLP's,
+    with edge_norm).
+
+    `result[i, c] = x[i, c] rsqrt(mean_c x[i, c]^2 + eps) scale[c]`.
+
+    Shapes: x (R, C), scale (C) -> (R, C).
+
+    Example:
+    ```mlir
+    %y = sezm.rms_norm %h scale %s eps = 1.0e-7
+        : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_FloatTensor:$x, SeZM_FloatTensor:$scale,
+                       F64Attr:$eps);
+  let results = (outs SeZM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `scale` $scale `eps` `=` $eps attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_RmsNormGradOp : SeZM_Op<"rms_norm_grad"> {
+  let summary = "input gradient of sezm.rms_norm";
+  let description = [{
+    Math: sezm-ops.md section 4.7.
+
+    With `r = rsqrt(mean_c x^2 + eps)` per row and `G` the result's
+    cotangent: `dx[i, c] = r G[i, c] scale[c] - r^3 x[i, c]
+    (sum_c' G[i, c'] scale[c'] x[i, c']) / C`. (`scale` is a weight: no
+    gradient is taken with respect to it.)
+
+    Shapes: grad (R, C), x (R, C), scale (C) -> (R, C).
+
+    Example:
+    ```mlir
+    %gx = sezm.rms_norm_grad %g, %h scale %s eps = 1.0e-7
+        : (tensor<?x32xf32>, tensor<?x32xf32>, tensor<32xf32>)
+        -> tensor<?x32xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$x,
+                       SeZM_FloatTensor:$scale, F64Attr:$eps);
+  let results = (outs SeZM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $x `scale` $scale `eps` `=` $eps attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Equivariant RMS norm of node features (DPA4's sandwich norms)
 //===----------------------------------------------------------------------===//
 
