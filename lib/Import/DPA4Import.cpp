@@ -174,6 +174,9 @@ private:
 struct Config {
   /// DeePMD-kit's sandwich norms: [pre-SO2, post-SO2, pre-FFN, post-FFN].
   std::array<bool, 4> sandwich{};
+  /// edge_norm: the radial MLP's RMSNorm, the focus competition's scalar
+  /// RMSNorm, and eps 1e-5 (not 1.0) after the SO(2) convolution.
+  bool edgeNorm = false;
   std::vector<std::string> typeMap;
   double rcut = 0;
   int64_t channels = 0, lmax = 0, blocks = 0, layers = 0, focus = 1,
@@ -265,7 +268,13 @@ Config readConfig(const PyObject *params) {
             "envelope aggregation; attention is import issue II");
   d.require("use_env_seed", "false",
             "no env-seed FiLM / GIE yet (import issue II)");
-  d.require("edge_norm", "false", "no radial or scalar RMSNorms yet");
+  {
+    const PyObject *edgeNorm = d.get("edge_norm");
+    if (!edgeNorm || edgeNorm->kind != Kind::Bool)
+      fail(d.where("edge_norm") + " = " + render(edgeNorm) +
+           ": expected true or false");
+    c.edgeNorm = edgeNorm->boolean;
+  }
   {
     const PyObject *norms = d.get("sandwich_norm");
     bool ok = norms && norms->kind == Kind::List && norms->items.size() == 4;
@@ -590,8 +599,14 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   arg("radial_embedding.w1", "rw1",
       state.take("descriptor.radial_embedding.net.0.matrix",
                  {K, c.radialHidden}));
+  // With edge_norm the MLP is linear, RMSNorm, SiLU, linear (net.0..3).
+  if (c.edgeNorm)
+    arg("radial_embedding.norm", "rns",
+        state.take("descriptor.radial_embedding.net.1.adam_scale",
+                   {c.radialHidden}));
   arg("radial_embedding.w2", "rw2",
-      state.take("descriptor.radial_embedding.net.2.matrix",
+      state.take(std::string("descriptor.radial_embedding.net.") +
+                     (c.edgeNorm ? "3" : "2") + ".matrix",
                  {c.radialHidden, (L + 1) * C}));
   for (int64_t b = 0; b < c.blocks; ++b) {
     std::string p = "descriptor.blocks." + std::to_string(b) + ".";
@@ -612,6 +627,9 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     if (F > 1)
       arg(n + "focus_compete", v + "fc",
           state.take(p + "so2_conv.adamw_focus_compete_w", {Cf, F}));
+    if (F > 1 && c.edgeNorm)
+      arg(n + "focus_compete_norm", v + "fcn",
+          state.take(p + "so2_conv.focus_compete_norm.adam_scale", {F, Cf}));
     for (int64_t k = 0; k < c.layers; ++k) {
       std::string lp = p + "so2_conv.so2_linears." + std::to_string(k) + ".";
       std::string ln = n + "so2_linears." + std::to_string(k) + ".";
@@ -792,7 +810,14 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   os << "\n  // Radial features (E, (L+1) x C): the radial MLP times env, "
         "plus T[t_src] + T[t_dst].\n";
   w.matmul("h0", "edges", "rbf", K, "rw1", c.radialHidden);
-  w.silu("h0act", "edges", "h0", c.radialHidden);
+  std::string h0 = "h0";
+  if (c.edgeNorm) {
+    os << "  %h0n = sezm.rms_norm %h0 scale %rns eps = 1.0e-7 : ("
+       << ty({-1, c.radialHidden}) << ", " << ty({c.radialHidden}) << ") -> "
+       << ty({-1, c.radialHidden}) << "\n";
+    h0 = "h0n";
+  }
+  w.silu("h0act", "edges", h0, c.radialHidden);
   w.matmul("r0", "edges", "h0act", c.radialHidden, "rw2", R);
   // env per edge across the row, as (E, 1) @ ones (1, R): the product has
   // a derivative rule where a row broadcast has none.
@@ -845,7 +870,7 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     // An equivariant RMS norm of `in`, named %<v><name>: DeePMD-kit's
     // post-SO2 norm has eps 1.0 without edge_norm, the others 1e-5.
     auto norm = [&](int k, const std::string &in, const std::string &name) {
-      const char *eps = k == 1 ? "1.0" : "1.0e-5";
+      const char *eps = k == 1 && !c.edgeNorm ? "1.0" : "1.0e-5";
       std::string p = v + "ns" + std::to_string(k);
       os << "  %" << v << name << " = sezm.equivariant_rms_norm %" << in
          << " scale %" << p << "s bias %" << p << "b lmax = " << L
@@ -890,8 +915,10 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     }
     if (F > 1) {
       os << "  %" << v << "alpha = sezm.focus_compete %" << v << "u0 weight %"
-         << v << "fc" << focusAttr << " : (" << frameType << ", " << ty({Cf, F})
-         << ") -> " << ty({-1, F}) << "\n"
+         << v << "fc" << (c.edgeNorm ? " norm %" + v + "fcn" : std::string())
+         << focusAttr << " : (" << frameType << ", " << ty({Cf, F})
+         << (c.edgeNorm ? ", " + ty({F, Cf}) : std::string()) << ") -> "
+         << ty({-1, F}) << "\n"
          << "  %" << v << "out = sezm.focus_scale %" << u << " by %" << v
          << "alpha : (" << frameType << ", " << ty({-1, F}) << ") -> "
          << frameType << "\n";

@@ -130,6 +130,13 @@ SEZM_MIN_SHAPE = {
 SEZM_MIN_NORMS = json.loads(json.dumps(SEZM_MIN_SHAPE))
 SEZM_MIN_NORMS["descriptor"]["sandwich_norm"] = [True, True, True, True]
 
+# edge_norm (the radial MLP's RMSNorm, the focus competition's scalar
+# RMSNorm, eps 1e-5 after the SO(2) convolution) with DeePMD-kit's default
+# sandwich norms.
+SEZM_MIN_EDGE_NORM = json.loads(json.dumps(SEZM_MIN_SHAPE))
+SEZM_MIN_EDGE_NORM["descriptor"]["edge_norm"] = True
+SEZM_MIN_EDGE_NORM["descriptor"]["sandwich_norm"] = [False, True, True, False]
+
 # Tensors DeePMD-kit rebuilds at model construction: not perturbed.
 CONSTANTS = ("wigner_calc", "out_std", "descriptor.mean", "descriptor.stddev",
              "version_tensor", "min_nbor_dist", "dens_force_rmsd",
@@ -326,6 +333,8 @@ def main():
     # below 1 eV/A (at full strength they pass 400 eV/A).
     sezm_min_shape_fixture(out, "sezm-min-norms", SEZM_MIN_NORMS, seed=22,
                            strength=0.3)
+    sezm_min_shape_fixture(out, "sezm-min-edge-norm", SEZM_MIN_EDGE_NORM,
+                           seed=23, strength=0.3)
     small_fixtures(out)
     for name, model in MODELS.items():
         work = tempfile.mkdtemp()
