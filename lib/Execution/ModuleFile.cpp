@@ -23,28 +23,6 @@ void sezm::registerToolDialects(DialectRegistry &registry) {
   registry.insert<SeZMDialect>();
 }
 
-/// Why the DeePMD-kit checkpoint in `checkpoint` is not a DPA4 one sezm
-/// imports (empty when it is): no model_params, or another descriptor.
-static std::string
-foreignCheckpoint(const sezmrt::TorchCheckpoint &checkpoint) {
-  const sezmrt::PyObject *params = nullptr;
-  if (const sezmrt::PyObject *model = checkpoint.root->get("model"))
-    if (const sezmrt::PyObject *extra = model->get("_extra_state"))
-      params = extra->get("model_params");
-  if (!params)
-    return "a PyTorch checkpoint without the model_params of a DeePMD-kit "
-           "model (model._extra_state.model_params)";
-  const sezmrt::PyObject *descriptor = params->get("descriptor");
-  const sezmrt::PyObject *type = descriptor ? descriptor->get("type") : nullptr;
-  std::string name = type && type->kind == sezmrt::PyObject::Kind::String
-                         ? type->text
-                         : std::string("?");
-  if (name != "dpa4")
-    return "a DeePMD-kit checkpoint of descriptor '" + name +
-           "', which sezm does not import (only dpa4, DPA4/SeZM)";
-  return "";
-}
-
 ModuleFile::ModuleFile(llvm::StringRef path, MLIRContext &context,
                        sezmrt::ImportPrecision precision) {
   auto file = openInputFile(path, &error);
@@ -58,10 +36,6 @@ ModuleFile::ModuleFile(llvm::StringRef path, MLIRContext &context,
     if (!sezmrt::parseTorchCheckpoint(file->getBuffer().str(), checkpoint,
                                       why)) {
       error = path.str() + ": " + why;
-      return;
-    }
-    if (std::string foreign = foreignCheckpoint(checkpoint); !foreign.empty()) {
-      error = path.str() + ": " + foreign;
       return;
     }
     sezmrt::ImportedModel model;

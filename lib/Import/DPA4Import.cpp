@@ -453,6 +453,9 @@ private:
 };
 
 /// The module text, written with the names of the values it defines.
+/// The extents of a tensor type, -1 for dynamic ones.
+using Dims = std::initializer_list<int64_t>;
+
 class Writer {
 public:
   Writer(std::string element, std::string outer)
@@ -465,12 +468,14 @@ public:
   /// energy: "f64" in DeePMD-kit's split around an fp32 network, else t.
   const std::string outer;
 
-  std::string tensor(std::initializer_list<int64_t> dims) const {
+  /// A tensor type of `element` (the network's by default); -1 is dynamic.
+  std::string tensor(Dims dims, const std::string &element) const {
     std::string text = "tensor<";
     for (int64_t d : dims)
       text += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
-    return text + t + ">";
+    return text + element + ">";
   }
+  std::string tensor(Dims dims) const { return tensor(dims, t); }
 
   /// %name = (rows x a) @ (a x cols), rows dynamic (`rows` an index value).
   void matmul(const std::string &name, const std::string &rows,
@@ -513,11 +518,9 @@ public:
       else
         tensor.data<double>()[i] = array.values[i];
     }
-    order.push_back(name);
     tensors.emplace(name, std::move(tensor));
   }
 
-  std::vector<std::string> order;
   std::map<std::string, HostTensor> tensors;
 };
 
@@ -712,14 +715,9 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   typedArg("energy_bias", "ebias", bias, to);
   state.refuseExtra();
 
-  auto ty = [&](std::initializer_list<int64_t> dims) { return w.tensor(dims); };
+  auto ty = [&](Dims dims) { return w.tensor(dims); };
   // A tensor type in the outer element type.
-  auto tyo = [&](std::initializer_list<int64_t> dims) {
-    std::string text = "tensor<";
-    for (int64_t d : dims)
-      text += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
-    return text + to + ">";
-  };
+  auto tyo = [&](Dims dims) { return w.tensor(dims, to); };
   bool split = to != t;
   std::ostream &os = w.os;
   os << "// Imported from a DeePMD-kit DPA4 checkpoint (docs/import.md):\n"
@@ -1019,13 +1017,19 @@ bool sezmrt::importDPA4(const TorchCheckpoint &checkpoint,
   try {
     const PyObject *model =
         checkpoint.root ? checkpoint.root->get("model") : nullptr;
-    if (!model || model->kind != Kind::Dict)
-      fail("the checkpoint holds no model state dict ('model')");
-    const PyObject *extra = model->get("_extra_state");
+    const PyObject *extra = model ? model->get("_extra_state") : nullptr;
     const PyObject *params = extra ? extra->get("model_params") : nullptr;
-    if (!params)
-      fail("the state dict has no _extra_state.model_params: not a "
-           "DeePMD-kit model");
+    if (!params || model->kind != Kind::Dict)
+      fail("a PyTorch checkpoint without the model_params of a DeePMD-kit "
+           "model (model._extra_state.model_params)");
+    // Another descriptor is named as such, before any of its keys is.
+    const PyObject *descriptor = params->get("descriptor");
+    const PyObject *type = descriptor ? descriptor->get("type") : nullptr;
+    std::string name =
+        type && type->kind == Kind::String ? type->text : std::string("?");
+    if (name != "dpa4")
+      fail("a DeePMD-kit checkpoint of descriptor '" + name +
+           "', which sezm does not import (only dpa4, DPA4/SeZM)");
     Config config = readConfig(params);
     bool f64 =
         precision == ImportPrecision::Float64 ||

@@ -176,18 +176,27 @@ const Value *member(const Value &object, const std::string &name) {
   return nullptr;
 }
 
+/// The header's dtype of each element type sezm reads and writes.
+constexpr std::pair<ElementType, const char *> kDtypes[] = {
+    {ElementType::F32, "F32"},
+    {ElementType::F64, "F64"},
+    {ElementType::I32, "I32"},
+    {ElementType::I64, "I64"}};
+
 bool elementTypeOf(const std::string &dtype, ElementType &type) {
-  if (dtype == "F32")
-    type = ElementType::F32;
-  else if (dtype == "F64")
-    type = ElementType::F64;
-  else if (dtype == "I32")
-    type = ElementType::I32;
-  else if (dtype == "I64")
-    type = ElementType::I64;
-  else
-    return false;
-  return true;
+  for (const auto &[known, name] : kDtypes)
+    if (dtype == name) {
+      type = known;
+      return true;
+    }
+  return false;
+}
+
+const char *dtypeOf(ElementType type) {
+  for (const auto &[known, name] : kDtypes)
+    if (known == type)
+      return name;
+  return "F32";
 }
 } // namespace
 
@@ -298,19 +307,6 @@ bool sezmrt::readSafetensors(const std::string &path,
 
 std::string
 sezmrt::writeSafetensors(const std::map<std::string, HostTensor> &tensors) {
-  auto dtypeOf = [](ElementType type) {
-    switch (type) {
-    case ElementType::F32:
-      return "F32";
-    case ElementType::F64:
-      return "F64";
-    case ElementType::I32:
-      return "I32";
-    case ElementType::I64:
-      return "I64";
-    }
-    return "F32";
-  };
   std::string header = "{", data;
   for (const auto &[name, tensor] : tensors) {
     if (header.size() > 1)

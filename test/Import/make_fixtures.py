@@ -338,24 +338,8 @@ def main():
     small_fixtures(out)
     for name, model in MODELS.items():
         work = tempfile.mkdtemp()
-        water_dataset(os.path.join(work, "data"))
-        config = {
-            "model": model,
-            "learning_rate": {"type": "exp", "start_lr": 1e-3,
-                              "stop_lr": 1e-4, "decay_steps": 10},
-            "loss": {"type": "ener", "start_pref_e": 1, "limit_pref_e": 1,
-                     "start_pref_f": 1, "limit_pref_f": 1},
-            "training": {"training_data": {"systems": ["data"],
-                                           "batch_size": 1},
-                         "numb_steps": 1, "save_freq": 1, "disp_freq": 1,
-                         "seed": 1},
-        }
-        with open(os.path.join(work, "input.json"), "w") as f:
-            json.dump(config, f)
-        subprocess.run(["dp", "--pt", "train", "input.json"], cwd=work,
-                       check=True, capture_output=True)
         trained = os.path.join(out, f"{name}.train.ckpt.pt")
-        shutil.copy(os.path.join(work, "model.ckpt-1.pt"), trained)
+        shutil.copy(train_one_step(model, work), trained)
         checkpoint = torch.load(trained, weights_only=True)
         torch.save({"model": checkpoint["model"]},
                    os.path.join(out, f"{name}.model.ckpt.pt"))

@@ -106,6 +106,10 @@ struct NodeNorm {
   Num mean, r;
 };
 
+/// The flat (row, channel) position where degree l's rows start, l^2 C:
+/// a node's rows of degree l are [firstOfDegree(l), firstOfDegree(l + 1)).
+Idx firstOfDegree(int64_t l, int64_t channels) { return Idx(l * l * channels); }
+
 /// Each degree's weight in the shared mean square: the op's degree_weights,
 /// or 1 / ((2l+1) (lmax+1) C).
 template <typename OpTy>
@@ -123,16 +127,20 @@ SmallVector<double> degreeWeights(OpTy op, int64_t channels) {
 NodeNorm nodeNorm(Value x, Idx n, int64_t lmax, int64_t channels, double eps,
                   ArrayRef<double> weight) {
   Idx width(channels);
-  Num mean = sumRange(0, width, [&](Idx c) { return load(x, {n, 0, c}); }) /
+  Num mean = sumRange(0, width,
+                      [&](Idx c) {
+                        return load(x, {n, 0, c});
+                      }) /
              Num(static_cast<double>(channels));
-  Num ms = sumRange(0, width, [&](Idx c) {
-             Num u = load(x, {n, 0, c}) - mean;
-             return u * u;
-           }) *
+  Num ms = sumRange(0, width,
+                    [&](Idx c) {
+                      Num u = load(x, {n, 0, c}) - mean;
+                      return u * u;
+                    }) *
            Num(weight[0]);
   for (int64_t l = 1; l <= lmax; ++l) {
-    Num rows = sumRange(Idx(l * l * channels), Idx((l + 1) * (l + 1) * channels),
-                        [&](Idx k) {
+    Num rows = sumRange(firstOfDegree(l, channels),
+                        firstOfDegree(l + 1, channels), [&](Idx k) {
                           Num v = load(x, {n, k / width, k % width});
                           return v * v;
                         });
@@ -155,11 +163,10 @@ void sezm::emitKernel(EquivariantRmsNormOp op, KernelIO &io) {
     NodeNorm norm = nodeNorm(x, n, lmax, channels, eps, weight);
     forRange(0, width, [&](Idx c) {
       Num u = load(x, {n, 0, c}) - norm.mean;
-      store(u * norm.r * load(scale, {0, c}) + load(bias, {c}), out,
-            {n, 0, c});
+      store(u * norm.r * load(scale, {0, c}) + load(bias, {c}), out, {n, 0, c});
     });
     for (int64_t l = 1; l <= lmax; ++l)
-      forRange(Idx(l * l * channels), Idx((l + 1) * (l + 1) * channels),
+      forRange(firstOfDegree(l, channels), firstOfDegree(l + 1, channels),
                [&](Idx k) {
                  Idx d = k / width, c = k % width;
                  store(load(x, {n, d, c}) * norm.r * load(scale, {Idx(l), c}),
@@ -185,8 +192,8 @@ void sezm::emitKernel(EquivariantRmsNormGradOp op, KernelIO &io) {
       return load(grad, {n, 0, c}) * load(scale, {0, c}) * u0(c);
     });
     for (int64_t l = 1; l <= lmax; ++l)
-      a = a + sumRange(Idx(l * l * channels),
-                       Idx((l + 1) * (l + 1) * channels), [&](Idx k) {
+      a = a + sumRange(firstOfDegree(l, channels),
+                       firstOfDegree(l + 1, channels), [&](Idx k) {
                          Idx d = k / width, c = k % width;
                          return load(grad, {n, d, c}) *
                                 load(scale, {Idx(l), c}) * load(x, {n, d, c});
@@ -197,11 +204,10 @@ void sezm::emitKernel(EquivariantRmsNormGradOp op, KernelIO &io) {
              r3a * Num(weight[0]) * u0(c);
     };
     Num meanDu0 = sumRange(0, width, du0) / Num(static_cast<double>(channels));
-    forRange(0, width,
-             [&](Idx c) { store(du0(c) - meanDu0, out, {n, 0, c}); });
+    forRange(0, width, [&](Idx c) { store(du0(c) - meanDu0, out, {n, 0, c}); });
     for (int64_t l = 1; l <= lmax; ++l) {
       Num w = Num(weight[l]);
-      forRange(Idx(l * l * channels), Idx((l + 1) * (l + 1) * channels),
+      forRange(firstOfDegree(l, channels), firstOfDegree(l + 1, channels),
                [&](Idx k) {
                  Idx d = k / width, c = k % width;
                  store(norm.r * load(grad, {n, d, c}) *
@@ -216,10 +222,11 @@ void sezm::emitKernel(EquivariantRmsNormGradOp op, KernelIO &io) {
 namespace {
 /// rsqrt(mean_c x[i, c]^2 + eps) of row i.
 Num rowInverseRms(Value x, Idx i, int64_t channels, double eps) {
-  Num ms = sumRange(0, Idx(channels), [&](Idx c) {
-             Num v = load(x, {i, c});
-             return v * v;
-           }) /
+  Num ms = sumRange(0, Idx(channels),
+                    [&](Idx c) {
+                      Num v = load(x, {i, c});
+                      return v * v;
+                    }) /
            Num(static_cast<double>(channels));
   return Num(1.0) / sqrt(ms + Num(eps));
 }
