@@ -12,8 +12,8 @@ out=$root/gpu-run/standalone
 mkdir -p "$out/bin" "$out/lib"
 cmake --build "$standalone" -j2 --target sezm-run sezm-exec make-so2-workload \
   SeZMExecutionTests sezm-md-example
-xz -T2 -3 -c "$standalone/bin/sezm-run" > "$out/bin/sezm-run.xz"
-xz -T2 -3 -c "$standalone/unittests/SeZMExecutionTests" \
+xz -T2 -6 -c "$standalone/bin/sezm-run" > "$out/bin/sezm-run.xz"
+xz -T2 -6 -c "$standalone/unittests/SeZMExecutionTests" \
   > "$out/bin/SeZMExecutionTests.xz"
 cp "$standalone/bin/sezm-exec" "$standalone/bin/make-so2-workload" \
   "$standalone/bin/sezm-md-example" "$out/bin/"

@@ -16,16 +16,17 @@ func.func @virial(%gt: tensor<3x?xf32>, %v: tensor<?x3xf32>) -> tensor<3x3xf32> 
   return %w : tensor<3x3xf32>
 }
 
-// A matmul over a static or short reduction stays a loop kernel.
-// CHECK-LABEL: func.func @edge_features
+// A matmul over a static reduction is a tiled GEMM (tiled-gemm.mlir),
+// except one too narrow for it, which stays a loop kernel.
+// CHECK-LABEL: func.func @narrow
 // CHECK: linalg.matmul
-func.func @edge_features(%a: tensor<?x16xf32>, %b: tensor<16x32xf32>) -> tensor<?x32xf32> {
+func.func @narrow(%a: tensor<?x64xf32>, %b: tensor<64x1xf32>) -> tensor<?x1xf32> {
   %zero = arith.constant 0.0 : f32
   %c0 = arith.constant 0 : index
-  %n = tensor.dim %a, %c0 : tensor<?x16xf32>
-  %e = tensor.empty(%n) : tensor<?x32xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x32xf32>) -> tensor<?x32xf32>
-  %y = linalg.matmul ins(%a, %b : tensor<?x16xf32>, tensor<16x32xf32>)
-      outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
-  return %y : tensor<?x32xf32>
+  %n = tensor.dim %a, %c0 : tensor<?x64xf32>
+  %e = tensor.empty(%n) : tensor<?x1xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x1xf32>) -> tensor<?x1xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x1xf32>)
+      outs(%init : tensor<?x1xf32>) -> tensor<?x1xf32>
+  return %y : tensor<?x1xf32>
 }

@@ -11,10 +11,17 @@
 // SO2-NOT: strategy
 
 // SeZM-min with forces: the SO(2) path, the energy sum and the virial on
-// microkernels, the rest on loops.
+// microkernels, the dense products (the matmuls over edges and atoms, the
+// SO(2) linears and their input gradients) on the tiled GEMM, the rest on
+// loops. The GEMM's column tile follows the product's columns (256 -> 128,
+// 25 -> 32); an SO(2) linear's divides both of its products (128 and 192).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
-// MIN: linalg.matmul strategy = loops
+// MIN: 3 linalg.matmul strategy = loops
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
+// MIN-NEXT: 13 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
+// MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 16, 16], thread_tile = [8, 1]
+// MIN-NEXT: 7 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
+// MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
 // MIN-NEXT: 2 linalg.reduce strategy = microkernel, kernel = "full_sum"
 // MIN: sezm.gate strategy = loops
 // MIN: 10 sezm.rotate_mix strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8
@@ -22,7 +29,8 @@
 // MIN-NEXT: 1 sezm.rotate_mix_grad_reduce strategy = microkernel, kernel = "rotate_mix_grad_reduce", blocks_per_sm = 2
 // MIN-NEXT: 2 sezm.segment_reduce strategy = microkernel, kernel = "segment_reduce"
 // MIN-NEXT: 1 sezm.segment_reduce_grad strategy = loops
-// MIN-NEXT: 12 sezm.so2_linear strategy = loops
+// MIN-NEXT: 12 sezm.so2_linear strategy = microkernel, kernel = "so2_linear", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
+// MIN-NEXT: 6 sezm.so2_linear_grad strategy = microkernel, kernel = "so2_linear_grad", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
 
 // -----
 
@@ -114,4 +122,18 @@ func.func @mismatched(%v: tensor<?x16x64xf32>, %so: tensor<?xi64>,
       : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?xi64>)
       -> tensor<?x16x64xf32>
   return %r : tensor<?x16x64xf32>
+}
+
+// -----
+
+// A GEMM microkernel asked for without its tiles.
+func.func @untiled(%a: tensor<?x16xf32>, %b: tensor<16x32xf32>,
+                   %init: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{needs workgroup_tile = [rows, columns, depth step] and thread_tile = [rows, columns]}}
+  %y = linalg.matmul
+      {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel,
+                                                kernel = "tiled_matmul">}
+      ins(%a, %b : tensor<?x16xf32>, tensor<16x32xf32>)
+      outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
+  return %y : tensor<?x32xf32>
 }

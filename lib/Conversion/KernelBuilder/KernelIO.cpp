@@ -55,6 +55,17 @@ SmallVector<Value> KernelIO::finish() {
   return tensors;
 }
 
+SmallVector<Operation *> KernelIO::unreadOperandBuffers() const {
+  SmallVector<Operation *> unread;
+  for (Value operand : op->getOperands()) {
+    Value buffer = operandBuffers.lookup(operand);
+    if (buffer && buffer.use_empty() &&
+        !llvm::is_contained(unread, buffer.getDefiningOp()))
+      unread.push_back(buffer.getDefiningOp());
+  }
+  return unread;
+}
+
 FloatType sezm::computeType(Operation *op) {
   for (Type type : op->getOperandTypes())
     if (auto floatType =
@@ -69,6 +80,8 @@ LogicalResult sezm::lowerWithKernel(Operation *op, PatternRewriter &rewriter,
   KernelIO io(op, rewriter);
   emit(io);
   SmallVector<Value> replacements = io.finish();
+  for (Operation *buffer : io.unreadOperandBuffers())
+    rewriter.eraseOp(buffer);
   for (auto [result, replacement] :
        llvm::zip_equal(op->getResults(), replacements)) {
     if (!replacement) {

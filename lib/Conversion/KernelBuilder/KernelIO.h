@@ -44,6 +44,10 @@ public:
   /// that was not allocated).
   SmallVector<Value> finish();
 
+  /// The operand buffers the kernel did not read (a matmul's init that is a
+  /// constant fill): erased, so that what computes the operand can go too.
+  SmallVector<Operation *> unreadOperandBuffers() const;
+
 private:
   Operation *op;
   OpBuilder &builder;

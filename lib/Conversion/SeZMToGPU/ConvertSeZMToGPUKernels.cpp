@@ -18,6 +18,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::sezm {
@@ -41,10 +42,22 @@ Microkernel microkernel(StringLiteral name, int64_t blocksPerSm) {
                        auto typed = dyn_cast<OpTy>(op);
                        return typed && Applies(typed);
                      },
+                     /*tiles=*/nullptr,
                      [](Operation *op, KernelIO &io, KernelConfigAttr config) {
                        EmitScope::current().contract = Contract;
                        Emit(cast<OpTy>(op), io, config);
                      }};
+}
+
+/// A GEMM microkernel for `OpTy`, whose tiles `Tiles` chooses; its
+/// multiplies and adds contract into FMAs.
+template <typename OpTy, bool (*Applies)(OpTy), GemmTiles (*Tiles)(OpTy),
+          void (*Emit)(OpTy, KernelIO &, KernelConfigAttr)>
+Microkernel gemmMicrokernel(StringLiteral name, int64_t blocksPerSm) {
+  Microkernel kernel =
+      microkernel<OpTy, Applies, Emit, /*Contract=*/true>(name, blocksPerSm);
+  kernel.tiles = [](Operation *op) { return Tiles(cast<OpTy>(op)); };
+  return kernel;
 }
 } // namespace
 
@@ -54,7 +67,9 @@ Microkernel microkernel(StringLiteral name, int64_t blocksPerSm) {
 /// keeps its node sums in registers and takes 246 (241 with a whole
 /// Wigner-D) at 2 blocks with nothing spilled; at 3 blocks (168) it spilled
 /// and measured slower, 0.886 against 0.830 ms at N = 4096 (kept Wigner-D,
-/// sums in workgroup memory); at 4 (128) it spilled more.
+/// sums in workgroup memory); at 4 (128) it spilled more. The GEMMs keep
+/// up to 8 x 8 sums and a slice in flight per thread: two blocks of 256
+/// threads (128 registers).
 ArrayRef<Microkernel> sezm::getMicrokernels() {
   static const Microkernel kernels[] = {
       microkernel<RotateMixOp, rotateMixApplies, emitRotateMix, true>(
@@ -69,6 +84,12 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
                                                                    0),
       microkernel<linalg::MatmulOp, isLongMatmul, emitLongMatmul, false>(
           "long_matmul", 0),
+      gemmMicrokernel<linalg::MatmulOp, isRowsMatmul, rowsMatmulTiles,
+                      emitRowsMatmul>("tiled_matmul", 2),
+      gemmMicrokernel<SO2LinearOp, so2LinearApplies, so2LinearTiles,
+                      emitSO2Linear>("so2_linear", 2),
+      gemmMicrokernel<SO2LinearGradOp, so2LinearGradApplies, so2LinearGradTiles,
+                      emitSO2LinearGrad>("so2_linear_grad", 2),
   };
   return kernels;
 }
@@ -96,6 +117,13 @@ struct LowerToMicrokernel : RewritePattern {
     if (!kernel || !kernel->applies(op))
       return op->emitOpError() << "has kernel configuration " << config
                                << ", but no microkernel of that name lowers it";
+    if (kernel->tiles && (config.getWorkgroupTile().size() != 3 ||
+                          config.getThreadTile().size() != 2))
+      return op->emitOpError()
+             << "has kernel configuration " << config << ", but microkernel '"
+             << kernel->name
+             << "' needs workgroup_tile = [rows, columns, depth step] and "
+                "thread_tile = [rows, columns]";
     return lowerWithKernel(op, rewriter,
                            [&](KernelIO &io) { kernel->emit(op, io, config); });
   }
@@ -107,6 +135,15 @@ struct ConvertSeZMToGPUKernelsPass
     RewritePatternSet patterns(&getContext());
     patterns.add<LowerToMicrokernel>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
+    // What fed only an operand that a kernel does not read (a matmul's
+    // constant init) goes, rather than becoming a kernel of its own. Users
+    // come after their operands: erasing from the end frees chains.
+    getOperation().walk([](func::FuncOp function) {
+      for (Block &block : function.getBody())
+        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+          if (isOpTriviallyDead(&op))
+            op.erase();
+    });
   }
 };
 } // namespace

@@ -9,6 +9,8 @@
 #ifndef SEZM_LIB_CONVERSION_SEZMTOGPU_MICROKERNELS_H
 #define SEZM_LIB_CONVERSION_SEZMTOGPU_MICROKERNELS_H
 
+#include "TiledGemm.h"
+
 #include "SeZM/Dialect/SeZM/SeZMAttrs.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -37,6 +39,16 @@ bool isFullSum(linalg::ReduceOp op);
 void emitFullSum(linalg::ReduceOp op, KernelIO &io, KernelConfigAttr config);
 bool isLongMatmul(linalg::MatmulOp op);
 void emitLongMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
+bool isRowsMatmul(linalg::MatmulOp op);
+GemmTiles rowsMatmulTiles(linalg::MatmulOp op);
+void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
+bool so2LinearApplies(SO2LinearOp op);
+GemmTiles so2LinearTiles(SO2LinearOp op);
+void emitSO2Linear(SO2LinearOp op, KernelIO &io, KernelConfigAttr config);
+bool so2LinearGradApplies(SO2LinearGradOp op);
+GemmTiles so2LinearGradTiles(SO2LinearGradOp op);
+void emitSO2LinearGrad(SO2LinearGradOp op, KernelIO &io,
+                       KernelConfigAttr config);
 } // namespace microkernels
 
 struct Microkernel {
@@ -46,6 +58,8 @@ struct Microkernel {
   int64_t blocksPerSm;
   /// Whether it lowers `op`.
   bool (*applies)(Operation *op);
+  /// The GEMM tiles it records for `op`; null for an untiled kernel.
+  microkernels::GemmTiles (*tiles)(Operation *op);
   /// Writes the kernel of `op`, as `config` says.
   void (*emit)(Operation *op, KernelIO &io, KernelConfigAttr config);
 };

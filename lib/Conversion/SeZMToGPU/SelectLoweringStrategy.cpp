@@ -27,13 +27,22 @@ namespace {
 /// its loop kernel.
 KernelConfigAttr selectConfig(Operation *op) {
   MLIRContext *context = op->getContext();
-  for (const Microkernel &kernel : getMicrokernels())
-    if (kernel.applies(op))
-      return KernelConfigAttr::get(context, Strategy::Microkernel,
-                                   StringAttr::get(context, kernel.name),
-                                   kernel.blocksPerSm);
+  for (const Microkernel &kernel : getMicrokernels()) {
+    if (!kernel.applies(op))
+      continue;
+    SmallVector<int64_t> workgroupTile, threadTile;
+    if (kernel.tiles) {
+      microkernels::GemmTiles tiles = kernel.tiles(op);
+      workgroupTile = {tiles.blockRows, tiles.blockColumns, tiles.depthStep};
+      threadTile = {tiles.threadRows, tiles.threadColumns};
+    }
+    return KernelConfigAttr::get(context, Strategy::Microkernel,
+                                 StringAttr::get(context, kernel.name),
+                                 kernel.blocksPerSm, workgroupTile, threadTile);
+  }
   return KernelConfigAttr::get(context, Strategy::Loops, StringAttr(),
-                               /*blocksPerSm=*/0);
+                               /*blocksPerSm=*/0, /*workgroupTile=*/{},
+                               /*threadTile=*/{});
 }
 
 struct SelectLoweringStrategyPass

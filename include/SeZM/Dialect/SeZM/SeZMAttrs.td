@@ -22,6 +22,30 @@ def SeZM_Strategy : I32EnumAttr<"Strategy", "how an op becomes a GPU kernel", [
   let genSpecializedAttr = 0;
 }
 
+// A list of tile sizes, written `[128, 64, 16]`.
+def SeZM_TileSizesParameter : OptionalArrayRefParameter<"int64_t"> {
+  let printer = [{
+    $_printer << '[';
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << ']';
+  }];
+  let parser = [{
+    [&]() -> ::mlir::FailureOr<::llvm::SmallVector<int64_t>> {
+      ::llvm::SmallVector<int64_t> sizes;
+      if (::mlir::failed($_parser.parseCommaSeparatedList(
+              ::mlir::AsmParser::Delimiter::Square, [&] {
+                int64_t size;
+                if ($_parser.parseInteger(size))
+                  return ::mlir::failure();
+                sizes.push_back(size);
+                return ::mlir::success();
+              })))
+        return ::mlir::failure();
+      return sizes;
+    }()
+  }];
+}
+
 def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
   let mnemonic = "kernel_config";
   let summary = "how an op is lowered on the GPU";
@@ -29,19 +53,29 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
     Recorded by `sezm-select-lowering-strategy` as the `sezm.kernel_config`
     attribute of an op; the GPU lowering reads only this. `strategy` says
     which lowering runs, `kernel` names the microkernel (and the kernel in
-    profiles; a loop kernel is named after the op it comes from), and `blocks_per_sm` > 0 asks the register allocator to fit
-    that many blocks on a multiprocessor (PTX `.minnctapersm`).
+    profiles; a loop kernel is named after the op it comes from), and
+    `blocks_per_sm` > 0 asks the register allocator to fit that many blocks
+    on a multiprocessor (PTX `.minnctapersm`). A tiled microkernel (a GEMM)
+    also records its tiles: `workgroup_tile` = [rows, columns, depth step] of
+    the output tile a block computes and the depth it stages per step,
+    `thread_tile` = [rows, columns] of the sums each thread keeps in
+    registers.
 
-    Example:
+    Examples:
     ```mlir
     #sezm.kernel_config<strategy = microkernel, kernel = "rotate_mix",
                         blocks_per_sm = 8>
+    #sezm.kernel_config<strategy = microkernel, kernel = "tiled_matmul",
+                        blocks_per_sm = 2, workgroup_tile = [128, 128, 16],
+                        thread_tile = [8, 8]>
     ```
   }];
   let parameters = (ins
     EnumParameter<SeZM_Strategy>:$strategy,
     OptionalParameter<"::mlir::StringAttr">:$kernel,
-    DefaultValuedParameter<"int64_t", "0">:$blocks_per_sm
+    DefaultValuedParameter<"int64_t", "0">:$blocks_per_sm,
+    SeZM_TileSizesParameter:$workgroup_tile,
+    SeZM_TileSizesParameter:$thread_tile
   );
   let assemblyFormat = "`<` struct(params) `>`";
 }

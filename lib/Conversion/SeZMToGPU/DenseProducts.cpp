@@ -1,0 +1,244 @@
+//===- DenseProducts.cpp - matmuls and SO(2) linears as tiled GEMMs -------===//
+//
+// The ops whose work is dense products over rows, on the GEMM schedule of
+// TiledGemm.cpp: linalg.matmul over per-edge or per-node rows, and the
+// m-blocked products of sezm.so2_linear and of its input gradient, per
+// focus stream (the batch of the launch), read in place from the
+// (E, 3*lmax+1, C) tensor.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Microkernels.h"
+#include "TiledGemm.h"
+
+#include "KernelBuilder/KernelIO.h"
+#include "SeZM/Dialect/SeZM/SO2Layout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::sezm;
+
+namespace mlir::sezm::microkernels {
+
+//===----------------------------------------------------------------------===//
+// linalg.matmul
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The float a matmul's init is filled with, where it is a constant fill.
+std::optional<double> filledInit(linalg::MatmulOp op) {
+  auto fill = op.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return std::nullopt;
+  auto constant = fill.getInputs()[0].getDefiningOp<arith::ConstantFloatOp>();
+  if (!constant)
+    return std::nullopt;
+  return constant.value().convertToDouble();
+}
+} // namespace
+
+/// Whether `op` multiplies rows (a dynamic or static count) of a static
+/// depth by a static matrix of at least gemmTakesColumns columns.
+bool isRowsMatmul(linalg::MatmulOp op) {
+  if (op.hasUserDefinedMaps() || !op.hasPureTensorSemantics())
+    return false;
+  auto lhs = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+  auto rhs = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
+  auto out = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
+  return lhs && rhs && out && !lhs.isDynamicDim(1) && rhs.hasStaticShape() &&
+         !out.isDynamicDim(1) && isa<FloatType>(out.getElementType()) &&
+         gemmTakesColumns(out.getDimSize(1));
+}
+
+GemmTiles rowsMatmulTiles(linalg::MatmulOp op) {
+  auto rhs = cast<RankedTensorType>(op.getInputs()[1].getType());
+  return chooseGemmTiles(rhs.getDimSize(0), rhs.getDimSize(1));
+}
+
+void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
+                    KernelConfigAttr config) {
+  auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
+  Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
+  std::optional<double> filled = filledInit(op);
+  Value init = filled ? Value() : io.in(op.getOutputs()[0]);
+  Idx rows = dim(lhs, 0);
+  Value out = io.allocate(0, {rows, Idx(rhsType.getDimSize(1))});
+  auto loadA = [&](Idx, Idx row, Idx k) { return load(lhs, {row, k}); };
+  auto loadB = [&](Idx, Idx k, Idx column) { return load(rhs, {k, column}); };
+  auto loadInit = [&](Idx, Idx row, Idx column) {
+    return filled ? Num(*filled) : load(init, {row, column});
+  };
+  auto storeOut = [&](Idx, Idx row, Idx column, Num value) {
+    store(value, out, {row, column});
+  };
+  GemmProblem problem{rows,
+                      /*batches=*/1,
+                      rhsType.getDimSize(0),
+                      rhsType.getDimSize(1),
+                      loadA,
+                      loadB,
+                      loadInit,
+                      storeOut};
+  emitTiledGemm(config.getKernel().getValue(), problem, gemmTilesOf(config),
+                config.getBlocksPerSm());
+}
+
+//===----------------------------------------------------------------------===//
+// sezm.so2_linear and its input gradient
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One focus stream's rows of an (E, 3*lmax+1, C) tensor as the two
+/// operands of its products: the m = 0 part, M0 = (lmax+1)*Cf wide, and the
+/// m = -1 part followed by the m = +1 part, 2 * M1 = 2*lmax*Cf wide.
+struct StreamRows {
+  int64_t lmax, width;
+
+  int64_t zeroWidth() const { return (lmax + 1) * width; }
+  int64_t oddWidth() const { return lmax * width; }
+
+  /// The (row, channel) of element i of the m = 0 part of stream f.
+  std::array<Idx, 2> zero(Idx f, Idx i) const {
+    return {i / Idx(width), f * Idx(width) + i % Idx(width)};
+  }
+  /// The (row, channel) of element k of the m = -1, +1 parts of stream f.
+  std::array<Idx, 2> odd(Idx f, Idx k) const {
+    Idx half = k / Idx(oddWidth()), i = k % Idx(oddWidth());
+    return {Idx(lmax + 1) + half * Idx(lmax) + i / Idx(width),
+            f * Idx(width) + i % Idx(width)};
+  }
+};
+
+/// The complex-structured weight [[wu, wv], [-wv, wu]] of stream f at
+/// (k, n), over inputs (m = -1, then +1) and outputs (the same).
+Num oddWeight(Value wu, Value wv, int64_t half, Idx f, Idx k, Idx n) {
+  Idx kHalf = k / Idx(half), nHalf = n / Idx(half);
+  Idx kIn = k % Idx(half), nIn = n % Idx(half);
+  Num u = load(wu, {f, kIn, nIn}), v = load(wv, {f, kIn, nIn});
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  Value diagonal =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kHalf, nHalf);
+  Value fromNeg =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kHalf, Idx(0));
+  return select(diagonal, u, select(fromNeg, v, -v));
+}
+
+/// The two launches of an SO(2) linear (or, `transposed`, of its input
+/// gradient, whose weights are the transposes) from x into out.
+void emitSO2Products(StringRef name, Value x, Value out, Value w0, Value wu,
+                     Value wv, int64_t lmax, int64_t focus, bool transposed,
+                     KernelConfigAttr config) {
+  int64_t channels = cast<MemRefType>(x.getType()).getDimSize(2);
+  StreamRows stream{lmax, channels / focus};
+  Idx edges = dim(x, 0);
+  GemmTiles tiles = gemmTilesOf(config);
+  auto weightAt = [&](Idx k, Idx n) -> std::array<Idx, 2> {
+    return transposed ? std::array<Idx, 2>{n, k} : std::array<Idx, 2>{k, n};
+  };
+  auto loadZero = [&](Idx f, Idx e, Idx k) {
+    auto [row, channel] = stream.zero(f, k);
+    return load(x, {e, row, channel});
+  };
+  auto loadZeroWeight = [&](Idx f, Idx k, Idx n) {
+    auto [i, o] = weightAt(k, n);
+    return load(w0, {f, i, o});
+  };
+  auto storeZero = [&](Idx f, Idx e, Idx n, Num value) {
+    auto [row, channel] = stream.zero(f, n);
+    store(value, out, {e, row, channel});
+  };
+  GemmProblem zero{
+      edges,          focus,   stream.zeroWidth(), stream.zeroWidth(), loadZero,
+      loadZeroWeight, nullptr, storeZero};
+  emitTiledGemm((name + "_m0").str(), zero, tiles, config.getBlocksPerSm());
+  if (lmax == 0)
+    return;
+  auto loadOdd = [&](Idx f, Idx e, Idx k) {
+    auto [row, channel] = stream.odd(f, k);
+    return load(x, {e, row, channel});
+  };
+  auto loadOddWeight = [&](Idx f, Idx k, Idx n) {
+    auto [i, o] = weightAt(k, n);
+    return oddWeight(wu, wv, stream.oddWidth(), f, i, o);
+  };
+  auto storeOdd = [&](Idx f, Idx e, Idx n, Num value) {
+    auto [row, channel] = stream.odd(f, n);
+    store(value, out, {e, row, channel});
+  };
+  GemmProblem odd{edges,
+                  focus,
+                  2 * stream.oddWidth(),
+                  2 * stream.oddWidth(),
+                  loadOdd,
+                  loadOddWeight,
+                  nullptr,
+                  storeOdd};
+  emitTiledGemm((name + "_m1").str(), odd, tiles, config.getBlocksPerSm());
+}
+
+/// Column tiles that divide both products of a stream (M0 and 2 * M1).
+GemmTiles so2Tiles(Value x, int64_t lmax, int64_t focus) {
+  int64_t width = cast<RankedTensorType>(x.getType()).getDimSize(2) / focus;
+  int64_t zero = (lmax + 1) * width, odd = 2 * lmax * width;
+  return chooseGemmTiles(zero, lmax == 0 ? zero : std::gcd(zero, odd));
+}
+
+bool so2ShapesTaken(Value x, int64_t lmax, int64_t focus) {
+  auto type = cast<RankedTensorType>(x.getType());
+  if (type.isDynamicDim(1) || type.isDynamicDim(2) ||
+      type.getDimSize(2) % focus != 0)
+    return false;
+  int64_t width = type.getDimSize(2) / focus;
+  int64_t zero = (lmax + 1) * width, odd = 2 * lmax * width;
+  return gemmTakesColumns(lmax == 0 ? zero : std::gcd(zero, odd));
+}
+} // namespace
+
+bool so2LinearApplies(SO2LinearOp op) {
+  return so2ShapesTaken(op.getU(), op.getLmax(), op.getFocus());
+}
+
+GemmTiles so2LinearTiles(SO2LinearOp op) {
+  return so2Tiles(op.getU(), op.getLmax(), op.getFocus());
+}
+
+void emitSO2Linear(SO2LinearOp op, KernelIO &io, KernelConfigAttr config) {
+  SO2Layout layout{static_cast<int64_t>(op.getLmax())};
+  Value u = io.in(op.getU());
+  int64_t channels = cast<RankedTensorType>(op.getU().getType()).getDimSize(2);
+  Value out =
+      io.allocate(0, {dim(u, 0), Idx(layout.reducedRows()), Idx(channels)});
+  emitSO2Products(config.getKernel().getValue(), u, out, io.in(op.getW0()),
+                  io.in(op.getWu()), io.in(op.getWv()), layout.lmax,
+                  op.getFocus(), /*transposed=*/false, config);
+}
+
+/// The input gradient alone: the weight gradients, sums over every edge,
+/// are training's and stay loop kernels.
+bool so2LinearGradApplies(SO2LinearGradOp op) {
+  return op.getW0Grad().use_empty() && op.getWuGrad().use_empty() &&
+         op.getWvGrad().use_empty() &&
+         so2ShapesTaken(op.getU(), op.getLmax(), op.getFocus());
+}
+
+GemmTiles so2LinearGradTiles(SO2LinearGradOp op) {
+  return so2Tiles(op.getU(), op.getLmax(), op.getFocus());
+}
+
+void emitSO2LinearGrad(SO2LinearGradOp op, KernelIO &io,
+                       KernelConfigAttr config) {
+  SO2Layout layout{static_cast<int64_t>(op.getLmax())};
+  Value g = io.in(op.getGrad());
+  int64_t channels = cast<RankedTensorType>(op.getU().getType()).getDimSize(2);
+  Value out =
+      io.allocate(0, {dim(g, 0), Idx(layout.reducedRows()), Idx(channels)});
+  emitSO2Products(config.getKernel().getValue(), g, out, io.in(op.getW0()),
+                  io.in(op.getWu()), io.in(op.getWv()), layout.lmax,
+                  op.getFocus(), /*transposed=*/true, config);
+}
+
+} // namespace mlir::sezm::microkernels

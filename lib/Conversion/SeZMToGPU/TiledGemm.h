@@ -1,0 +1,60 @@
+//===- TiledGemm.h - the register-tiled GEMM schedule -----------*- C++ -*-===//
+//
+// One schedule for every dense product over rows (edges or atoms): the
+// per-edge and per-node matmuls, and the m-blocked products of
+// sezm.so2_linear and of its input gradient. The ops read their operands
+// through loaders, so that a product over a strided view (one focus
+// stream's m = 0 rows, say) needs no copy.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SEZM_LIB_CONVERSION_SEZMTOGPU_TILEDGEMM_H
+#define SEZM_LIB_CONVERSION_SEZMTOGPU_TILEDGEMM_H
+
+#include "KernelBuilder/KernelBuilder.h"
+#include "SeZM/Dialect/SeZM/SeZMAttrs.h"
+
+namespace mlir::sezm::microkernels {
+using namespace ::mlir::sezm::kernel;
+
+/// The tiles of a GEMM kernel: a block computes blockRows x blockColumns
+/// outputs, staging depthStep of the depth at a time in workgroup memory;
+/// each thread keeps threadRows x threadColumns sums in registers.
+struct GemmTiles {
+  int64_t blockRows, blockColumns, depthStep, threadRows, threadColumns;
+
+  int64_t threadsAcross() const { return blockColumns / threadColumns; }
+  int64_t threadsDown() const { return blockRows / threadRows; }
+  int64_t threads() const { return threadsAcross() * threadsDown(); }
+};
+
+/// The tiles for a product of the given depth and columns (rows many).
+GemmTiles chooseGemmTiles(int64_t depth, int64_t columns);
+
+/// Whether the schedule takes products with that many columns (the
+/// narrowest ones waste most of a block and stay loop kernels).
+bool gemmTakesColumns(int64_t columns);
+
+/// The tiles that a kernel configuration records.
+GemmTiles gemmTilesOf(KernelConfigAttr config);
+
+/// Batches of products C[b] = init[b] + A[b] B[b], b < batches, each A
+/// (rows x depth) and B (depth x columns), read through the loaders below
+/// (rows < `rows`, k < depth, column < columns). Each output is summed over
+/// k in order, from its init value.
+struct GemmProblem {
+  Idx rows;
+  int64_t batches, depth, columns;
+  llvm::function_ref<Num(Idx batch, Idx row, Idx k)> loadA;
+  llvm::function_ref<Num(Idx batch, Idx k, Idx column)> loadB;
+  /// The value a sum starts from; zero where null.
+  llvm::function_ref<Num(Idx batch, Idx row, Idx column)> loadInit;
+  llvm::function_ref<void(Idx batch, Idx row, Idx column, Num value)> store;
+};
+
+/// Launches the kernel `name` that computes `problem` with `tiles`.
+void emitTiledGemm(StringRef name, const GemmProblem &problem,
+                   const GemmTiles &tiles, int64_t blocksPerSm);
+
+} // namespace mlir::sezm::microkernels
+
+#endif // SEZM_LIB_CONVERSION_SEZMTOGPU_TILEDGEMM_H

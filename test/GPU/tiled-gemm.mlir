@@ -1,0 +1,57 @@
+// RUN: sezm-opt %s --sezm-select-lowering-strategy --convert-sezm-to-gpu-kernels | FileCheck %s
+
+// A matmul over edges (E x 40) (40 x 25) on the GEMM schedule: blocks of
+// 256 threads over 128-row tiles, one column tile (25 columns padded to
+// 32), the depth staged 16 at a time (A transposed and padded, B as is):
+// two full steps carried through a loop, the last 8 after it. The constant
+// init is folded into the sums (no fill kernel), and no branch guards the
+// stores.
+// CHECK-LABEL: func.func @radial
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) function(@tiled_matmul) workgroup({{.*}} : memref<16x132xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: scf.if
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
+// CHECK-COUNT-2: gpu.barrier
+// CHECK: vector.load {{.*}} : memref<16x132xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK: arith.addf {{.*}} fastmath<contract>
+// CHECK-NOT: scf.if
+// CHECK: gpu.terminator
+// CHECK-NOT: linalg
+func.func @radial(%a: tensor<?x40xf32>, %b: tensor<40x25xf32>) -> tensor<?x25xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x40xf32>
+  %e = tensor.empty(%n) : tensor<?x25xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x25xf32>) -> tensor<?x25xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<?x40xf32>, tensor<40x25xf32>)
+      outs(%init : tensor<?x25xf32>) -> tensor<?x25xf32>
+  return %y : tensor<?x25xf32>
+}
+
+// An init that is not a constant fill is read: each sum starts from it.
+// CHECK-LABEL: func.func @accumulate
+// CHECK: gpu.launch {{.*}} function(@tiled_matmul)
+// CHECK: memref.load %{{.*}} : memref<?x128xf32>
+func.func @accumulate(%a: tensor<?x64xf32>, %b: tensor<64x128xf32>,
+                      %c: tensor<?x128xf32>) -> tensor<?x128xf32> {
+  %y = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x128xf32>)
+      outs(%c : tensor<?x128xf32>) -> tensor<?x128xf32>
+  return %y : tensor<?x128xf32>
+}
+
+// An SO(2) linear, two focus streams of 32 channels at lmax 3: the m = 0
+// product (128 x 128) and the m = -1, +1 one (192 x 192), each a launch
+// over (edge tiles, column tiles, streams), read in place.
+// CHECK-LABEL: func.func @so2
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}} = %c2{{.*}}, {{.*}} = %c2{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) function(@so2_linear_m0)
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}} = %c3{{.*}}, {{.*}} = %c2{{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}) function(@so2_linear_m1)
+// CHECK-NOT: sezm.so2_linear
+func.func @so2(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
+               %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>)
+    -> tensor<?x10x64xf32> {
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  return %z : tensor<?x10x64xf32>
+}
