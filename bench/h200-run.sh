@@ -22,7 +22,8 @@
 #               --verify (GPU against CPU) on the water box, then on the box
 #               replicated R x R x R, sezm-run on the GPU and DeePMD-kit's own
 #               eval (bench/deepmd_eval.py, deepmd-kit from the wheels carried
-#               in gpu-run/wheels: deepmd-kit 3.2.0, mpich, dargs, wcmatch,
+#               in gpu-run/wheels: deepmd-kit 3.2.0, mpich (or its libraries
+#               alone, gpu-run/mpich-libs.zip), dargs, wcmatch,
 #               bracex, array-api-compat, lmdb, vesin, vesin-torch; its GPU
 #               neighbour list, nvalchemiops, needs warp-lang, 149 MB, past
 #               the carry, so it builds the list with vesin) timed and
@@ -146,8 +147,12 @@ for step in "$@"; do
       # record, which pip --target does not keep: the library goes on the
       # loader's path instead, and deepmd-kit is told not to look.
       mkdir -p /tmp/mpich
+      # The libraries alone (gpu-run/mpich-libs.zip, the wheel's data/lib
+      # less libmpi_abi) fit the carry where the whole wheel does not.
+      mpich_zip=$(ls "$root"/gpu-run/mpich-libs.zip \
+        "$root"/gpu-run/wheels/mpich-*.whl 2>/dev/null | head -1)
       python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, '/tmp/mpich') for n in z.namelist() if '/data/lib/' in n]" \
-        "$root"/gpu-run/wheels/mpich-*.whl
+        "$mpich_zip"
       sed -i 's/^CIBUILDWHEEL *= *1/CIBUILDWHEEL = 0/' \
         /tmp/dp-wheels/deepmd/lib/run_config.ini
       mpich_lib=$(dirname "$(find /tmp/mpich -name 'libmpi.so.12' | head -1)")

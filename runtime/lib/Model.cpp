@@ -568,10 +568,22 @@ int computeEdgesGpu(const char *api, sezm_model *model, const char *entry,
   std::vector<int> outputOf;
   for (const auto &[name, pointer] : wanted) {
     int found = -1;
+    bool otherType = false;
     for (size_t i = 0; i < signature->results.size(); ++i)
-      if (signature->results[i].name == name &&
-          signature->results[i].type == real)
-        found = static_cast<int>(i);
+      if (signature->results[i].name == name) {
+        if (signature->results[i].type == real)
+          found = static_cast<int>(i);
+        else
+          otherType = true;
+      }
+    if (found < 0 && otherType)
+      return failWith(std::string(api) + "@" + signature->function +
+                          " returns '" + name + "' as " +
+                          (doubles ? "float32" : "float64") + ", not " +
+                          realName +
+                          (doubles ? " (use sezm_model_compute_edges_gpu)"
+                                   : " (use sezm_model_compute_edges_gpu_f64)"),
+                      1);
     if (found < 0)
       return failWith(
           std::string(api) + "@" + signature->function + " has no " + realName +

@@ -84,6 +84,11 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
                                                                    0),
       microkernel<linalg::MatmulOp, isLongMatmul, emitLongMatmul, false>(
           "long_matmul", 0),
+      microkernel<EnvelopeAggregateGradOp, envelopeAggregateGradApplies,
+                  emitEnvelopeAggregateGrad, true>("envelope_aggregate_grad",
+                                                   0),
+      microkernel<FocusScaleGradOp, focusScaleGradApplies, emitFocusScaleGrad,
+                  true>("focus_scale_grad", 0),
       gemmMicrokernel<linalg::MatmulOp, isRowsMatmul, rowsMatmulTiles,
                       emitRowsMatmul>("tiled_matmul", 2),
       gemmMicrokernel<SO2LinearOp, so2LinearApplies, so2LinearTiles,

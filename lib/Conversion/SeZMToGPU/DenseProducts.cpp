@@ -127,56 +127,86 @@ Num oddWeight(Value wu, Value wv, int64_t half, Idx f, Idx k, Idx n) {
   return select(diagonal, u, select(fromNeg, v, -v));
 }
 
+/// Threads per block of the kernel that assembles a product's weights.
+constexpr int64_t kAssembleThreads = 256;
+
+/// Each stream's B of a product, (F, depth, columns) row-major, written once
+/// per call by the kernel `name` from weight(f, k, n): the GEMM then reads
+/// B slices as consecutive words, where the transposed or complex-structured
+/// weights would cost a scattered load (or two and a select) per element,
+/// with latency the slice's arithmetic does not hide.
+Value assembleWeights(KernelIO &io, StringRef name, int64_t focus,
+                      int64_t depth, int64_t columns,
+                      llvm::function_ref<Num(Idx, Idx, Idx)> weight) {
+  Value assembled = io.scratch({focus, depth, columns},
+                               {Idx(focus), Idx(depth), Idx(columns)});
+  int64_t count = focus * depth * columns;
+  launchKernel(
+      name, {Idx(llvm::divideCeil(count, kAssembleThreads)), Idx(1), Idx(1)},
+      {Idx(kAssembleThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
+        Idx flat = ids.block[0] * Idx(kAssembleThreads) + ids.thread[0];
+        ifThen(flat < Idx(count), [&] {
+          Idx f = flat / Idx(depth * columns);
+          Idx k = flat / Idx(columns) % Idx(depth);
+          Idx n = flat % Idx(columns);
+          store(weight(f, k, n), assembled, {f, k, n});
+        });
+      });
+  return assembled;
+}
+
 /// The two launches of an SO(2) linear (or, `transposed`, of its input
 /// gradient, whose weights are the transposes) from x into out.
-void emitSO2Products(StringRef name, Value x, Value out, Value w0, Value wu,
-                     Value wv, int64_t lmax, int64_t focus, bool transposed,
-                     KernelConfigAttr config) {
+void emitSO2Products(KernelIO &io, StringRef name, Value x, Value out, Value w0,
+                     Value wu, Value wv, int64_t lmax, int64_t focus,
+                     bool transposed, KernelConfigAttr config) {
   int64_t channels = cast<MemRefType>(x.getType()).getDimSize(2);
   StreamRows stream{lmax, channels / focus};
   Idx edges = dim(x, 0);
   GemmTiles tiles = gemmTilesOf(config);
-  auto weightAt = [&](Idx k, Idx n) -> std::array<Idx, 2> {
-    return transposed ? std::array<Idx, 2>{n, k} : std::array<Idx, 2>{k, n};
-  };
+  int64_t zeroWidth = stream.zeroWidth(), oddWidth = 2 * stream.oddWidth();
+  Value zeroWeights = transposed
+                          ? assembleWeights(io, (name + "_weights").str(),
+                                            focus, zeroWidth, zeroWidth,
+                                            [&](Idx f, Idx k, Idx n) {
+                                              return load(w0, {f, n, k});
+                                            })
+                          : w0;
   auto loadZero = [&](Idx f, Idx e, Idx k) {
     auto [row, channel] = stream.zero(f, k);
     return load(x, {e, row, channel});
   };
   auto loadZeroWeight = [&](Idx f, Idx k, Idx n) {
-    auto [i, o] = weightAt(k, n);
-    return load(w0, {f, i, o});
+    return load(zeroWeights, {f, k, n});
   };
   auto storeZero = [&](Idx f, Idx e, Idx n, Num value) {
     auto [row, channel] = stream.zero(f, n);
     store(value, out, {e, row, channel});
   };
-  GemmProblem zero{
-      edges,          focus,   stream.zeroWidth(), stream.zeroWidth(), loadZero,
-      loadZeroWeight, nullptr, storeZero};
+  GemmProblem zero{edges,    focus,          zeroWidth, zeroWidth,
+                   loadZero, loadZeroWeight, nullptr,   storeZero};
   emitTiledGemm((name + "_m0").str(), zero, tiles, config.getBlocksPerSm());
   if (lmax == 0)
     return;
+  Value oddWeights = assembleWeights(
+      io, (name + "_weights").str(), focus, oddWidth, oddWidth,
+      [&](Idx f, Idx k, Idx n) {
+        return transposed ? oddWeight(wu, wv, stream.oddWidth(), f, n, k)
+                          : oddWeight(wu, wv, stream.oddWidth(), f, k, n);
+      });
   auto loadOdd = [&](Idx f, Idx e, Idx k) {
     auto [row, channel] = stream.odd(f, k);
     return load(x, {e, row, channel});
   };
   auto loadOddWeight = [&](Idx f, Idx k, Idx n) {
-    auto [i, o] = weightAt(k, n);
-    return oddWeight(wu, wv, stream.oddWidth(), f, i, o);
+    return load(oddWeights, {f, k, n});
   };
   auto storeOdd = [&](Idx f, Idx e, Idx n, Num value) {
     auto [row, channel] = stream.odd(f, n);
     store(value, out, {e, row, channel});
   };
-  GemmProblem odd{edges,
-                  focus,
-                  2 * stream.oddWidth(),
-                  2 * stream.oddWidth(),
-                  loadOdd,
-                  loadOddWeight,
-                  nullptr,
-                  storeOdd};
+  GemmProblem odd{edges,   focus,         oddWidth, oddWidth,
+                  loadOdd, loadOddWeight, nullptr,  storeOdd};
   emitTiledGemm((name + "_m1").str(), odd, tiles, config.getBlocksPerSm());
 }
 
@@ -212,7 +242,7 @@ void emitSO2Linear(SO2LinearOp op, KernelIO &io, KernelConfigAttr config) {
   int64_t channels = cast<RankedTensorType>(op.getU().getType()).getDimSize(2);
   Value out =
       io.allocate(0, {dim(u, 0), Idx(layout.reducedRows()), Idx(channels)});
-  emitSO2Products(config.getKernel().getValue(), u, out, io.in(op.getW0()),
+  emitSO2Products(io, config.getKernel().getValue(), u, out, io.in(op.getW0()),
                   io.in(op.getWu()), io.in(op.getWv()), layout.lmax,
                   op.getFocus(), /*transposed=*/false, config);
 }
@@ -236,7 +266,7 @@ void emitSO2LinearGrad(SO2LinearGradOp op, KernelIO &io,
   int64_t channels = cast<RankedTensorType>(op.getU().getType()).getDimSize(2);
   Value out =
       io.allocate(0, {dim(g, 0), Idx(layout.reducedRows()), Idx(channels)});
-  emitSO2Products(config.getKernel().getValue(), g, out, io.in(op.getW0()),
+  emitSO2Products(io, config.getKernel().getValue(), g, out, io.in(op.getW0()),
                   io.in(op.getWu()), io.in(op.getWv()), layout.lmax,
                   op.getFocus(), /*transposed=*/true, config);
 }

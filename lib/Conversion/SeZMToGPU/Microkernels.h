@@ -39,6 +39,12 @@ bool isFullSum(linalg::ReduceOp op);
 void emitFullSum(linalg::ReduceOp op, KernelIO &io, KernelConfigAttr config);
 bool isLongMatmul(linalg::MatmulOp op);
 void emitLongMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
+bool envelopeAggregateGradApplies(EnvelopeAggregateGradOp op);
+void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
+                               KernelConfigAttr config);
+bool focusScaleGradApplies(FocusScaleGradOp op);
+void emitFocusScaleGrad(FocusScaleGradOp op, KernelIO &io,
+                        KernelConfigAttr config);
 bool isRowsMatmul(linalg::MatmulOp op);
 GemmTiles rowsMatmulTiles(linalg::MatmulOp op);
 void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);

@@ -1,0 +1,96 @@
+//===- FocusScaleGrad.cpp - focus_scale_grad: one warp per edge -----------===//
+//
+// The lanes take an edge's channels, so that its rows are read and written
+// coalesced, and alpha's gradient (per stream, a sum over the stream's
+// channels and rows) is added across the warp by shuffles. The loop kernel
+// gave each (edge, stream) one thread reading its channels with a stride.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Microkernels.h"
+#include "WarpSchedules.h"
+
+#include "SeZM/Dialect/SeZM/SeZMOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::sezm;
+
+namespace mlir::sezm::microkernels {
+
+bool focusScaleGradApplies(FocusScaleGradOp op) {
+  return channelsFillWarps(op.getY());
+}
+
+void emitFocusScaleGrad(FocusScaleGradOp op, KernelIO &io,
+                        KernelConfigAttr config) {
+  Value grad = io.in(op.getGrad()), y = io.in(op.getY());
+  Value alpha = io.in(op.getAlpha());
+  auto yType = cast<RankedTensorType>(op.getY().getType());
+  int64_t rows = yType.getDimSize(1), channels = yType.getDimSize(2);
+  int64_t focus = cast<RankedTensorType>(op.getAlpha().getType()).getDimSize(1);
+  int64_t width = channels / focus;
+  Idx edges = dim(y, 0);
+  Value yGrad = io.allocate(0, {edges, Idx(rows), Idx(channels)});
+  Value alphaGrad =
+      io.needed(1) ? io.allocate(1, {edges, Idx(focus)}) : Value();
+  OpBuilder &b = EmitScope::current().builder;
+  Location loc = EmitScope::current().loc;
+  launchKernel(config.getKernel().getValue(),
+               {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
+               {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
+               [&](const LaunchIds &ids) {
+                 Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+                 Idx lane = ids.thread[0];
+                 SpreadSlots slots = spreadSlots(focus, lane);
+                 ifThen(e < edges, [&] {
+                   SmallVector<Num> partial(focus, Num(0.0));
+                   for (int64_t c0 = 0; c0 < channels; c0 += kWarpSize) {
+                     Idx c = lane + Idx(c0);
+                     Idx f = c / Idx(width);
+                     Num scale = load(alpha, {e, f});
+                     std::optional<Num> term;
+                     for (int64_t j = 0; j < rows; ++j) {
+                       Num g = load(grad, {e, Idx(j), c});
+                       store(scale * g, yGrad, {e, Idx(j), c});
+                       if (!alphaGrad)
+                         continue;
+                       Num product = g * load(y, {e, Idx(j), c});
+                       term = term ? *term + product : product;
+                     }
+                     if (!alphaGrad)
+                       continue;
+                     // A pass of the warp spans one stream where streams are
+                     // whole multiples of it, else lanes of several.
+                     if (width % kWarpSize == 0) {
+                       int64_t stream = c0 / width;
+                       partial[stream] = partial[stream] + *term;
+                       continue;
+                     }
+                     for (int64_t k = 0; k < focus; ++k) {
+                       Value mine = arith::CmpIOp::create(
+                           b, loc, arith::CmpIPredicate::eq, f, Idx(k));
+                       partial[k] = partial[k] + select(mine, *term, Num(0.0));
+                     }
+                   }
+                   if (!alphaGrad)
+                     return;
+                   SmallVector<Num> spread = warpSumSpread(
+                       focus,
+                       [&](int64_t k, std::optional<Num> addend) {
+                         return addend ? partial[k] + *addend : partial[k];
+                       },
+                       lane);
+                   for (auto [r, sum] : llvm::enumerate(spread)) {
+                     Num total = sum;
+                     Idx index = slots.index[r];
+                     ifThen(slots.owner[r], [&] {
+                       store(total, alphaGrad, {e, index});
+                     });
+                   }
+                 });
+               });
+}
+
+} // namespace mlir::sezm::microkernels
