@@ -126,8 +126,8 @@ for step in "$@"; do
       "$tools/bin/sezm-md-example" "$root/gpu-run/dpa4.sezm" "$water" \
         --double --steps 20 --output-dir "$out/dpa4-md" 2>&1 |
         tee "$out/dpa4-md.log" || status=1
-      "$tools/bin/sezm-run" "$root/gpu-run/dpa4.sezm" --structure "$water" \
-        --output-dir "$out/dpa4-run" 2>&1 | grep -v "^  kernel" |
+      "$tools/bin/sezm-run" "$root/gpu-run/dpa4.sezm" --entry energy_forces \
+        --structure "$water" --output-dir "$out/dpa4-run" 2>&1 | grep -v "^  kernel" |
         tee "$out/dpa4-run.log" || status=1
       for name in energy forces virial; do
         python3 "$root/utils/npytool.py" relerr "$out/dpa4-md/$name.npy" \
