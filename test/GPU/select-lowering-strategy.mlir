@@ -13,7 +13,8 @@
 // SeZM-min with forces: the SO(2) path, the energy sum and the virial on
 // microkernels (with the aggregation's and the focus scale's backward), the
 // dense products (the matmuls over edges and atoms, the
-// SO(2) linears and their input gradients) on the tiled GEMM, the rest on
+// SO(2) linears and their input gradients, the degree linears) on the
+// tiled GEMM, the rest on
 // loops. The GEMM's column tile follows the product's columns (256 -> 128,
 // 25 -> 32); an SO(2) linear's divides both of its products (128 and 192).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
@@ -24,6 +25,8 @@
 // MIN-NEXT: 7 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
 // MIN-NEXT: 2 linalg.reduce strategy = microkernel, kernel = "full_sum"
+// MIN: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
+// MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
 // MIN: 2 sezm.envelope_aggregate_grad strategy = microkernel, kernel = "envelope_aggregate_grad"
 // MIN: 2 sezm.focus_scale_grad strategy = microkernel, kernel = "focus_scale_grad"
 // MIN: sezm.gate strategy = loops

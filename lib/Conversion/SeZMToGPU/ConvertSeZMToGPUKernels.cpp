@@ -91,6 +91,8 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
                   true>("focus_scale_grad", 0),
       gemmMicrokernel<linalg::MatmulOp, isRowsMatmul, rowsMatmulTiles,
                       emitRowsMatmul>("tiled_matmul", 2),
+      gemmMicrokernel<DegreeLinearOp, degreeLinearApplies, degreeLinearTiles,
+                      emitDegreeLinear>("degree_linear", 2),
       gemmMicrokernel<SO2LinearOp, so2LinearApplies, so2LinearTiles,
                       emitSO2Linear>("so2_linear", 2),
       gemmMicrokernel<SO2LinearGradOp, so2LinearGradApplies, so2LinearGradTiles,

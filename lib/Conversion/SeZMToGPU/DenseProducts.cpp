@@ -1,10 +1,10 @@
 //===- DenseProducts.cpp - matmuls and SO(2) linears as tiled GEMMs -------===//
 //
 // The ops whose work is dense products over rows, on the GEMM schedule of
-// TiledGemm.cpp: linalg.matmul over per-edge or per-node rows, and the
+// TiledGemm.cpp: linalg.matmul over per-edge or per-node rows, the
 // m-blocked products of sezm.so2_linear and of its input gradient, per
 // focus stream (the batch of the launch), read in place from the
-// (E, 3*lmax+1, C) tensor.
+// (E, 3*lmax+1, C) tensor, and sezm.degree_linear, one product per degree.
 //
 //===----------------------------------------------------------------------===//
 
@@ -269,6 +269,64 @@ void emitSO2LinearGrad(SO2LinearGradOp op, KernelIO &io,
   emitSO2Products(io, config.getKernel().getValue(), g, out, io.in(op.getW0()),
                   io.in(op.getWu()), io.in(op.getWv()), layout.lmax,
                   op.getFocus(), /*transposed=*/true, config);
+}
+
+//===----------------------------------------------------------------------===//
+// sezm.degree_linear
+//===----------------------------------------------------------------------===//
+
+/// Whether the GEMM takes `op`: static rows and channels, at least
+/// gemmTakesColumns output channels.
+bool degreeLinearApplies(DegreeLinearOp op) {
+  auto x = cast<RankedTensorType>(op.getX().getType());
+  auto out = cast<RankedTensorType>(op.getResult().getType());
+  return !x.isDynamicDim(1) && !x.isDynamicDim(2) && !out.isDynamicDim(2) &&
+         gemmTakesColumns(out.getDimSize(2));
+}
+
+GemmTiles degreeLinearTiles(DegreeLinearOp op) {
+  auto x = cast<RankedTensorType>(op.getX().getType());
+  auto out = cast<RankedTensorType>(op.getResult().getType());
+  return chooseGemmTiles(x.getDimSize(2), out.getDimSize(2));
+}
+
+/// One product per degree l: the 2l+1 rows of degree l of every node are
+/// the rows of A (N * (2l+1) of them, read in place), w[l] its B (or, with
+/// `transposed`, w[l] read transposed, assembled once per call).
+void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
+                      KernelConfigAttr config) {
+  SO2Layout layout{static_cast<int64_t>(op.getLmax())};
+  auto xType = cast<RankedTensorType>(op.getX().getType());
+  int64_t rows = xType.getDimSize(1), in = xType.getDimSize(2);
+  int64_t out = cast<RankedTensorType>(op.getResult().getType()).getDimSize(2);
+  Value x = io.in(op.getX()), w = io.in(op.getW());
+  Idx nodes = dim(x, 0);
+  Value result = io.allocate(0, {nodes, Idx(rows), Idx(out)});
+  StringRef name = config.getKernel().getValue();
+  Value weights = op.getTransposed()
+                      ? assembleWeights(io, (name + "_weights").str(),
+                                        layout.lmax + 1, in, out,
+                                        [&](Idx l, Idx k, Idx n) {
+                                          return load(w, {l, n, k});
+                                        })
+                      : w;
+  GemmTiles tiles = gemmTilesOf(config);
+  for (int64_t l = 0; l <= layout.lmax; ++l) {
+    int64_t order = 2 * l + 1, first = l * l;
+    auto loadA = [&](Idx, Idx row, Idx k) {
+      return load(x, {row / Idx(order), Idx(first) + row % Idx(order), k});
+    };
+    auto loadB = [&](Idx, Idx k, Idx n) {
+      return load(weights, {Idx(l), k, n});
+    };
+    auto store = [&](Idx, Idx row, Idx n, Num value) {
+      kernel::store(value, result,
+                    {row / Idx(order), Idx(first) + row % Idx(order), n});
+    };
+    GemmProblem problem{
+        nodes * Idx(order), 1, in, out, loadA, loadB, nullptr, store};
+    emitTiledGemm(name, problem, tiles, config.getBlocksPerSm());
+  }
 }
 
 } // namespace mlir::sezm::microkernels

@@ -45,6 +45,9 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
 bool focusScaleGradApplies(FocusScaleGradOp op);
 void emitFocusScaleGrad(FocusScaleGradOp op, KernelIO &io,
                         KernelConfigAttr config);
+bool degreeLinearApplies(DegreeLinearOp op);
+GemmTiles degreeLinearTiles(DegreeLinearOp op);
+void emitDegreeLinear(DegreeLinearOp op, KernelIO &io, KernelConfigAttr config);
 bool isRowsMatmul(linalg::MatmulOp op);
 GemmTiles rowsMatmulTiles(linalg::MatmulOp op);
 void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
