@@ -22,8 +22,9 @@
 #               --verify (GPU against CPU) on the water box, then on the box
 #               replicated R x R x R, sezm-run on the GPU and DeePMD-kit's own
 #               eval (bench/deepmd_eval.py, deepmd-kit from the wheels carried
-#               in gpu-run/wheels: deepmd-kit 3.2.0, mpich (or its libraries
-#               alone, gpu-run/mpich-libs.zip), dargs, wcmatch,
+#               in gpu-run/wheels (bench/fetch-dpa4-wheels.sh): deepmd-kit
+#               3.2.0, mpich (or its libraries alone, gpu-run/mpich-libs.zip),
+#               dargs, wcmatch,
 #               bracex, array-api-compat, lmdb, vesin, vesin-torch; its GPU
 #               neighbour list, nvalchemiops, needs warp-lang, 149 MB, past
 #               the carry, so it builds the list with vesin) timed and
