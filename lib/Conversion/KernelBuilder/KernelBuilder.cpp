@@ -68,6 +68,10 @@ Idx kernel::ceilDiv(Idx a, int64_t c) {
   return Idx(arith::CeilDivUIOp::create(b(), loc(), a, Idx(c)));
 }
 
+Value kernel::equal(Idx a, Idx c) {
+  return arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::eq, a, c);
+}
+
 Idx kernel::min(Idx a, Idx c) {
   return Idx(arith::MinUIOp::create(b(), loc(), a, c));
 }

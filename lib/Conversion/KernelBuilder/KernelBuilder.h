@@ -64,6 +64,8 @@ Idx operator/(Idx a, Idx b);
 Idx operator%(Idx a, Idx b);
 /// Unsigned a < b.
 Value operator<(Idx a, Idx b);
+/// a == b.
+Value equal(Idx a, Idx b);
 /// ceil(a / b).
 Idx ceilDiv(Idx a, int64_t b);
 /// The smaller of a and b (unsigned).

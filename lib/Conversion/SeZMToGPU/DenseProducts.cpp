@@ -118,13 +118,7 @@ Num oddWeight(Value wu, Value wv, int64_t half, Idx f, Idx k, Idx n) {
   Idx kHalf = k / Idx(half), nHalf = n / Idx(half);
   Idx kIn = k % Idx(half), nIn = n % Idx(half);
   Num u = load(wu, {f, kIn, nIn}), v = load(wv, {f, kIn, nIn});
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
-  Value diagonal =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kHalf, nHalf);
-  Value fromNeg =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, kHalf, Idx(0));
-  return select(diagonal, u, select(fromNeg, v, -v));
+  return select(equal(kHalf, nHalf), u, select(equal(kHalf, Idx(0)), v, -v));
 }
 
 /// Threads per block of the kernel that assembles a product's weights.

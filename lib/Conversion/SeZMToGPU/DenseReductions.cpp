@@ -31,11 +31,7 @@ void sumBlock(Idx t, Value shares, Num partial) {
   }
 }
 
-Value isThreadZero(Idx t) {
-  return arith::CmpIOp::create(EmitScope::current().builder,
-                               EmitScope::current().loc,
-                               arith::CmpIPredicate::eq, t, Idx(0));
-}
+Value isThreadZero(Idx t) { return equal(t, Idx(0)); }
 } // namespace
 
 /// Whether `op` sums every element of one float tensor into a scalar with

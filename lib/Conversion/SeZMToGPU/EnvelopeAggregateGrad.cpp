@@ -14,20 +14,10 @@
 
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-
 using namespace mlir;
 using namespace mlir::sezm;
 
 namespace mlir::sezm::microkernels {
-
-namespace {
-Value isEqual(Idx a, Idx b) {
-  return arith::CmpIOp::create(EmitScope::current().builder,
-                               EmitScope::current().loc,
-                               arith::CmpIPredicate::eq, a, b);
-}
-} // namespace
 
 bool envelopeAggregateGradApplies(EnvelopeAggregateGradOp op) {
   return channelsFillWarps(op.getXl());
@@ -113,7 +103,7 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
             Idx index = slots.index[r];
             ifThen(slots.owner[r], [&] {
               ifThenElse(
-                  isEqual(index, Idx(entries)),
+                  equal(index, Idx(entries)),
                   [&] {
                     store(load(norm, {n}) * total, envGrad, {e});
                     store(load(env, {e}) * total, normTerms, {e});

@@ -12,8 +12,6 @@
 
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-
 using namespace mlir;
 using namespace mlir::sezm;
 
@@ -35,8 +33,6 @@ void emitFocusScaleGrad(FocusScaleGradOp op, KernelIO &io,
   Value yGrad = io.allocate(0, {edges, Idx(rows), Idx(channels)});
   Value alphaGrad =
       io.needed(1) ? io.allocate(1, {edges, Idx(focus)}) : Value();
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
   launchKernel(config.getKernel().getValue(),
                {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
                {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
@@ -69,8 +65,7 @@ void emitFocusScaleGrad(FocusScaleGradOp op, KernelIO &io,
                        continue;
                      }
                      for (int64_t k = 0; k < focus; ++k) {
-                       Value mine = arith::CmpIOp::create(
-                           b, loc, arith::CmpIPredicate::eq, f, Idx(k));
+                       Value mine = equal(f, Idx(k));
                        partial[k] = partial[k] + select(mine, *term, Num(0.0));
                      }
                    }
