@@ -55,3 +55,26 @@ func.func @so2(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
          tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
   return %z : tensor<?x10x64xf32>
 }
+
+// A degree linear: one product per degree over the 2l+1 rows of degree l of
+// every node (four launches at lmax 3), w[l] as B. Its transpose (the
+// input gradient) first assembles the weights transposed, once per call.
+// CHECK-LABEL: func.func @degree
+// CHECK-COUNT-4: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}) function(@degree_linear) workgroup({{.*}} : memref<16x132xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: gpu.launch
+// CHECK-LABEL: func.func @degree_transposed
+// CHECK: gpu.launch {{.*}} function(@degree_linear_weights)
+// CHECK-COUNT-4: gpu.launch {{.*}} function(@degree_linear) workgroup({{.*}} : memref<16x132xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: sezm.degree_linear
+func.func @degree(%x: tensor<?x16x32xf32>, %w: tensor<4x32x64xf32>)
+    -> tensor<?x16x64xf32> {
+  %y = sezm.degree_linear %x weight %w lmax = 3
+      : (tensor<?x16x32xf32>, tensor<4x32x64xf32>) -> tensor<?x16x64xf32>
+  return %y : tensor<?x16x64xf32>
+}
+func.func @degree_transposed(%g: tensor<?x16x64xf32>,
+                             %w: tensor<4x32x64xf32>) -> tensor<?x16x32xf32> {
+  %y = sezm.degree_linear %g weight %w lmax = 3 transposed
+      : (tensor<?x16x64xf32>, tensor<4x32x64xf32>) -> tensor<?x16x32xf32>
+  return %y : tensor<?x16x32xf32>
+}

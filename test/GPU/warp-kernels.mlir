@@ -1,0 +1,59 @@
+// RUN: sezm-opt %s --sezm-select-lowering-strategy --convert-sezm-to-gpu-kernels | FileCheck %s
+
+// The aggregation's backward, one warp per CSR position (blocks of 4 warps):
+// the lanes load the edge's 46 kept Wigner-D entries together and hand
+// them round (46 index shuffles); each lane stores its channels' edge-frame
+// gradient rows; the entries' 46 sums and <grad[n], message_e> cross the
+// warp in 31 + 16 butterfly shuffles (47 values, two groups); then a kernel
+// sums each node's norm gradient over its segment in CSR order.
+// CHECK-LABEL: func.func @aggregate_grad
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}} = %c4{{.*}}, {{.*}}) function(@envelope_aggregate_grad)
+// CHECK-COUNT-46: gpu.shuffle idx
+// CHECK-COUNT-47: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.terminator
+// CHECK: gpu.launch {{.*}} function(@envelope_aggregate_grad_nodes)
+// CHECK-NOT: sezm.envelope_aggregate_grad
+func.func @aggregate_grad(%g: tensor<?x16x64xf32>, %xl: tensor<?x10x64xf32>,
+                          %wd: tensor<?x46xf32>, %env: tensor<?xf32>,
+                          %isd: tensor<?xf32>, %do: tensor<?xi64>,
+                          %dr: tensor<?xi64>)
+    -> (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %g1, %g2, %g3, %g4 = sezm.envelope_aggregate_grad %g, %xl by %wd
+      env %env norm %isd over(%do, %dr) lmax = 3
+      : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x46xf32>,
+         tensor<?xf32>, tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>, tensor<?xf32>)
+  return %g1, %g2, %g3, %g4
+      : tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>, tensor<?xf32>
+}
+
+// The focus scale's backward, one warp per edge. With 16-channel streams a
+// warp's pass spans both, so each lane's term goes to its stream's sum by a
+// select, and the two sums cross the warp in five shuffles.
+// CHECK-LABEL: func.func @scale_grad
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}} = %c4{{.*}}, {{.*}}) function(@focus_scale_grad)
+// CHECK: arith.select
+// CHECK-COUNT-5: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: sezm.focus_scale_grad
+func.func @scale_grad(%g: tensor<?x10x32xf32>, %y: tensor<?x10x32xf32>,
+                      %a: tensor<?x2xf32>)
+    -> (tensor<?x10x32xf32>, tensor<?x2xf32>) {
+  %gy, %ga = sezm.focus_scale_grad %g, %y by %a
+      : (tensor<?x10x32xf32>, tensor<?x10x32xf32>, tensor<?x2xf32>)
+      -> (tensor<?x10x32xf32>, tensor<?x2xf32>)
+  return %gy, %ga : tensor<?x10x32xf32>, tensor<?x2xf32>
+}
+
+// Channels that do not fill a warp stay loop kernels.
+// CHECK-LABEL: func.func @narrow
+// CHECK: sezm.focus_scale_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops>}
+func.func @narrow(%g: tensor<?x10x16xf32>, %y: tensor<?x10x16xf32>,
+                  %a: tensor<?x2xf32>)
+    -> (tensor<?x10x16xf32>, tensor<?x2xf32>) {
+  %gy, %ga = sezm.focus_scale_grad %g, %y by %a
+      : (tensor<?x10x16xf32>, tensor<?x10x16xf32>, tensor<?x2xf32>)
+      -> (tensor<?x10x16xf32>, tensor<?x2xf32>)
+  return %gy, %ga : tensor<?x10x16xf32>, tensor<?x2xf32>
+}
