@@ -34,6 +34,10 @@
 #               forces, virial and energy) through sezm-md-example --double
 #               (sezm_model_compute_edges_gpu_f64) on the water box, against
 #               sezm-run on the same artifact; the float entry refuses it
+#   race:N,..   the same DPA4, its artifact (gpu-run/dpa4.sezm) against
+#               DeePMD-kit's forward_common_lower compiled with its Triton
+#               kernels, on one edge list in one process, on the N-atom
+#               workload structures (bench/dpa4_race.py; not yet run)
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
@@ -53,6 +57,32 @@ chmod +x "$tools"/bin/*
 # The UUID tells runs on different machines apart (ratios move between them).
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.mem --format=csv |
   tee "$out/gpu.csv"
+# DeePMD-kit from the carried wheels into /tmp/dp-wheels, and mpich's
+# libraries onto the loader's path ($mpich_lib).
+install_deepmd() {
+  python3 -m pip install -q --no-deps --no-index --target /tmp/dp-wheels \
+    "$root"/gpu-run/wheels/*.whl > "$out/wheels.log" 2>&1 ||
+    { status=1; tail -5 "$out/wheels.log"; }
+  # deepmd-kit's wheel finds libmpi through the mpich wheel's install
+  # record, which pip --target does not keep: the library goes on the
+  # loader's path instead, and deepmd-kit is told not to look.
+  mkdir -p /tmp/mpich
+  # The libraries alone (gpu-run/mpich-libs.zip, the wheel's data/lib
+  # less libmpi_abi) fit the carry where the whole wheel does not.
+  mpich_zip=$(ls "$root"/gpu-run/mpich-libs.zip \
+    "$root"/gpu-run/wheels/mpich-*.whl 2>/dev/null | head -1)
+  python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, '/tmp/mpich') for n in z.namelist() if '/data/lib/' in n]" \
+    "$mpich_zip"
+  sed -i 's/^CIBUILDWHEEL *= *1/CIBUILDWHEEL = 0/' \
+    /tmp/dp-wheels/deepmd/lib/run_config.ini
+  mpich_lib=$(dirname "$(find /tmp/mpich -name 'libmpi.so.12' | head -1)")
+}
+# Runs python3 with DeePMD-kit importable.
+deepmd_python() {
+  LD_LIBRARY_PATH=$mpich_lib:${LD_LIBRARY_PATH:-} \
+    PYTHONPATH=/tmp/dp-wheels:$root/bench/deepmd-shims python3 "$@" 2>&1 |
+    grep -v "WARNING\|^\[\|recommended\|DP_INFER"
+}
 status=0
 for step in "$@"; do
   echo "=== $step"
@@ -141,27 +171,9 @@ for step in "$@"; do
     dpa4:*)
       checkpoint=$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt
       water=$root/examples/water/water-box.xyz
-      python3 -m pip install -q --no-deps --no-index --target /tmp/dp-wheels \
-        "$root"/gpu-run/wheels/*.whl > "$out/wheels.log" 2>&1 ||
-        { status=1; tail -5 "$out/wheels.log"; }
-      # deepmd-kit's wheel finds libmpi through the mpich wheel's install
-      # record, which pip --target does not keep: the library goes on the
-      # loader's path instead, and deepmd-kit is told not to look.
-      mkdir -p /tmp/mpich
-      # The libraries alone (gpu-run/mpich-libs.zip, the wheel's data/lib
-      # less libmpi_abi) fit the carry where the whole wheel does not.
-      mpich_zip=$(ls "$root"/gpu-run/mpich-libs.zip \
-        "$root"/gpu-run/wheels/mpich-*.whl 2>/dev/null | head -1)
-      python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, '/tmp/mpich') for n in z.namelist() if '/data/lib/' in n]" \
-        "$mpich_zip"
-      sed -i 's/^CIBUILDWHEEL *= *1/CIBUILDWHEEL = 0/' \
-        /tmp/dp-wheels/deepmd/lib/run_config.ini
-      mpich_lib=$(dirname "$(find /tmp/mpich -name 'libmpi.so.12' | head -1)")
+      install_deepmd
       deepmd_eval() {
-        LD_LIBRARY_PATH=$mpich_lib:${LD_LIBRARY_PATH:-} \
-          PYTHONPATH=/tmp/dp-wheels:$root/bench/deepmd-shims \
-          python3 "$root/bench/deepmd_eval.py" --model "$checkpoint" "$@" 2>&1 |
-          grep -v "WARNING\|^\[\|recommended\|DP_INFER"
+        deepmd_python "$root/bench/deepmd_eval.py" --model "$checkpoint" "$@"
       }
       # DeePMD-kit must run before the sezm side is worth its time.
       deepmd_eval --structure "$water" --repeat 1 | tee "$out/dpa4-deepmd-check.log"
@@ -178,6 +190,23 @@ for step in "$@"; do
         deepmd_eval --structure "$structure" --repeat 10 \
           --sezm "$out/dpa4-sezm-$reps" | tee "$out/dpa4-deepmd-$reps.log"
       done
+      ;;
+    race:*)
+      # sezm and DeePMD-kit compiled (Triton L2) on one edge list, in one
+      # process, on the N-atom workload structures (bench/dpa4_race.py).
+      install_deepmd
+      work=/tmp/race
+      structures=()
+      for atoms in $(echo "${step#race:}" | tr , ' '); do
+        "$tools/bin/make-so2-workload" "$atoms" "$work/$atoms" --structure-only > /dev/null
+        structures+=("$work/$atoms/structure.xyz")
+      done
+      deepmd_python "$root/bench/dpa4_race.py" \
+        --model "$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt" \
+        --artifact "$root/gpu-run/dpa4.sezm" \
+        --runtime "$tools/lib/libsezm_runtime.so" --structure "${structures[@]}" \
+        --plot "$out/race.png" | tee "$out/race.log"
+      grep -q "DeePMD-kit / sezm" "$out/race.log" || status=1
       ;;
     model:*)
       for size in $(echo "${step#model:}" | tr , ' '); do

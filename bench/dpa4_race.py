@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""sezm against DeePMD-kit on the same edge list, in one process, on the GPU.
+
+  dpa4_race.py --model model.ckpt.pt --artifact model.sezm \
+      --runtime libsezm_runtime.so --structure s.xyz [s2.xyz ...]
+      [--runs 10] [--eager] [--plot race.png]
+
+Loads the checkpoint into DeePMD-kit 3.2.0 (compiled with its Triton kernels,
+DP_COMPILE_INFER=1 and DP_TRITON_INFER=2, unless --eager) and the artifact
+that sezm-compile made of the same checkpoint into libsezm_runtime. For each
+structure it builds DeePMD-kit's edge list once on the GPU (timed on its
+own), then times, with the graph already on the device, DeePMD-kit's
+`forward_common_lower` on it and sezm's `sezm_model_compute_edges_gpu_f64`
+on the same device arrays (its valid edges; the same convention: row 0 the
+neighbour, row 1 the centre, edge_vec = neighbour image - centre). Prints
+the median of --runs after two warm-up calls, each side's peak device
+memory, DeePMD-kit's first call (its compile), and the relative errors
+max |sezm - deepmd| / max |deepmd| of energy, forces and virial; with
+--plot, time and memory against atom count as a PNG.
+"""
+import argparse
+import ctypes
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from deepmd_eval import read_xyz  # noqa: E402
+
+
+def load_runtime(path):
+    rt = ctypes.CDLL(path)
+    rt.sezm_model_open.restype = ctypes.c_void_p
+    rt.sezm_model_open.argtypes = [ctypes.c_char_p]
+    rt.sezm_last_error.restype = ctypes.c_char_p
+    rt.sezm_model_compute_edges_gpu_f64.restype = ctypes.c_int
+    rt.sezm_model_compute_edges_gpu_f64.argtypes = (
+        [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64,
+         ctypes.c_int] + [ctypes.c_void_p] * 7)
+    rt.sezm_device_bytes_peak.restype = ctypes.c_size_t
+    rt.sezm_reset_device_peak.restype = None
+    return rt
+
+
+def timed(torch, call, runs):
+    """The median of `runs` calls after two warm-ups, in ms (CUDA events),
+    and the first call's wall time in s."""
+    start = time.perf_counter()
+    call()
+    torch.cuda.synchronize()
+    first = time.perf_counter() - start
+    call()
+    times = []
+    for _ in range(runs):
+        begin = torch.cuda.Event(enable_timing=True)
+        end = torch.cuda.Event(enable_timing=True)
+        begin.record()
+        call()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(begin.elapsed_time(end))
+    return statistics.median(times), first
+
+
+def relative_error(mine, ref):
+    mine = np.asarray(mine, np.float64).reshape(np.shape(ref))
+    return np.abs(mine - ref).max() / np.abs(ref).max()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--artifact", required=True)
+    parser.add_argument("--runtime", required=True)
+    parser.add_argument("--structure", required=True, nargs="+")
+    parser.add_argument("--entry", default="energy_forces")
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--eager", action="store_true")
+    parser.add_argument("--plot")
+    args = parser.parse_args()
+    if not args.eager:
+        os.environ.setdefault("DP_COMPILE_INFER", "1")
+        os.environ.setdefault("DP_TRITON_INFER", "2")
+    os.environ.setdefault("DP_TF32_INFER", "0")
+    import torch
+    from deepmd.infer import DeepPot
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    rt = load_runtime(args.runtime)
+    model = rt.sezm_model_open(args.artifact.encode())
+    if not model:
+        sys.exit(f"dpa4_race.py: {rt.sezm_last_error().decode()}")
+    dp = DeepPot(args.model)
+    inner = dp.deep_eval.dp.model["Default"]
+    builder = dp.deep_eval._nlist_builder
+    if builder is None:
+        sys.exit("dpa4_race.py: DeePMD-kit chose no edge-list builder "
+                 "(vesin missing?)")
+    type_map = dp.get_type_map()
+    device = torch.device("cuda")
+    rows = []
+    for path in args.structure:
+        species, positions, cell = read_xyz(path)
+        natoms = len(species)
+        coord = torch.tensor(positions[None], dtype=torch.float64, device=device)
+        atype = torch.tensor([[type_map.index(s) for s in species]],
+                             dtype=torch.long, device=device)
+        box = (torch.tensor(cell, dtype=torch.float64, device=device)
+               if cell is not None else None)
+
+        def build():
+            return builder.build(coord, atype, box, dp.deep_eval.rcut,
+                                 list(inner.get_sel()), return_mode="edges")
+
+        search_ms, _ = timed(torch, build, args.runs)
+        edges = build()
+
+        def deepmd_call():
+            return inner.forward_common_lower(
+                edges.coord, edges.atype, edges.edge_index, edges.edge_vec,
+                edges.edge_scatter_index, edges.edge_mask,
+                input_prec=torch.float64)
+
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+        deepmd_ms, first_s = timed(torch, deepmd_call, args.runs)
+        deepmd_peak = torch.cuda.max_memory_allocated() - base
+        ref = deepmd_call()
+        missing = [k for k in ("energy_redu", "energy_derv_r",
+                               "energy_derv_c_redu") if k not in ref]
+        if missing:
+            sys.exit(f"dpa4_race.py: forward_common_lower gave {sorted(ref)}, "
+                     f"not {missing}")
+        ref_energy = ref["energy_redu"].detach().double().cpu().numpy().reshape(())
+        ref_forces = (ref["energy_derv_r"].detach().double().cpu().numpy()
+                      .reshape(-1, 3)[:natoms])
+        ref_virial = (ref["energy_derv_c_redu"].detach().double().cpu()
+                      .numpy().reshape(3, 3))
+
+        # sezm on the same device arrays: the valid edges, contiguous.
+        valid = edges.edge_mask.reshape(-1).bool()
+        edge_index = edges.edge_index[:, valid].contiguous().to(torch.int64)
+        edge_vec = edges.edge_vec[valid].contiguous().to(torch.float64)
+        xyz = coord.reshape(-1, 3).contiguous()
+        types = atype.reshape(-1).to(torch.int32).contiguous()
+        energy = torch.empty(1, dtype=torch.float64, device=device)
+        forces = torch.empty(natoms, 3, dtype=torch.float64, device=device)
+        virial = torch.empty(3, 3, dtype=torch.float64, device=device)
+        nedges = edge_index.shape[1]
+
+        def sezm_call():
+            if rt.sezm_model_compute_edges_gpu_f64(
+                    model, args.entry.encode(), natoms, nedges, len(type_map),
+                    xyz.data_ptr(), types.data_ptr(), edge_index.data_ptr(),
+                    edge_vec.data_ptr(), energy.data_ptr(), forces.data_ptr(),
+                    virial.data_ptr()):
+                sys.exit(f"dpa4_race.py: {rt.sezm_last_error().decode()}")
+
+        rt.sezm_reset_device_peak()
+        sezm_ms, _ = timed(torch, sezm_call, args.runs)
+        sezm_peak = rt.sezm_device_bytes_peak()
+        sezm_call()
+        errors = [relative_error(energy.cpu().numpy(), ref_energy),
+                  relative_error(forces.cpu().numpy(), ref_forces),
+                  relative_error(virial.cpu().numpy(), ref_virial)]
+        print(f"{path}: {natoms} atoms, {nedges} edges; neighbour search "
+              f"{search_ms:.2f} ms (DeePMD-kit's, not in either time)")
+        print(f"  DeePMD-kit forward_common_lower: {deepmd_ms:.2f} ms, peak "
+              f"{deepmd_peak / 1e9:.2f} GB, first call {first_s:.1f} s")
+        print(f"  sezm compute_edges_gpu_f64: {sezm_ms:.2f} ms, peak "
+              f"{sezm_peak / 1e9:.2f} GB; DeePMD-kit / sezm "
+              f"{deepmd_ms / sezm_ms:.2f}x")
+        print("  relative error E / F / virial: " +
+              " / ".join(f"{e:.2g}" for e in errors))
+        rows.append((natoms, deepmd_ms, sezm_ms, deepmd_peak / 1e9,
+                     sezm_peak / 1e9))
+    if args.plot:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        atoms = [r[0] for r in rows]
+        figure, (left, right) = plt.subplots(1, 2, figsize=(9, 3.5))
+        left.plot(atoms, [r[1] for r in rows], "o-", label="DeePMD-kit")
+        left.plot(atoms, [r[2] for r in rows], "o-", label="sezm")
+        left.set_xlabel("atoms")
+        left.set_ylabel("ms per energy + forces")
+        right.plot(atoms, [r[3] for r in rows], "o-", label="DeePMD-kit")
+        right.plot(atoms, [r[4] for r in rows], "o-", label="sezm")
+        right.set_xlabel("atoms")
+        right.set_ylabel("peak device GB")
+        for axis in (left, right):
+            axis.set_xscale("log")
+            axis.set_yscale("log")
+            axis.legend()
+        figure.tight_layout()
+        figure.savefig(args.plot, dpi=120)
+
+
+if __name__ == "__main__":
+    main()
