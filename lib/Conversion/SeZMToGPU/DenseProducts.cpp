@@ -55,7 +55,7 @@ bool isRowsMatmul(linalg::MatmulOp op) {
 
 GemmTiles rowsMatmulTiles(linalg::MatmulOp op) {
   auto rhs = cast<RankedTensorType>(op.getInputs()[1].getType());
-  return chooseGemmTiles(rhs.getDimSize(0), rhs.getDimSize(1));
+  return chooseGemmTiles(rhs.getDimSize(1));
 }
 
 void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
@@ -208,7 +208,7 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value out, Value w0,
 GemmTiles so2Tiles(Value x, int64_t lmax, int64_t focus) {
   int64_t width = cast<RankedTensorType>(x.getType()).getDimSize(2) / focus;
   int64_t zero = (lmax + 1) * width, odd = 2 * lmax * width;
-  return chooseGemmTiles(zero, lmax == 0 ? zero : std::gcd(zero, odd));
+  return chooseGemmTiles(lmax == 0 ? zero : std::gcd(zero, odd));
 }
 
 bool so2ShapesTaken(Value x, int64_t lmax, int64_t focus) {
@@ -279,9 +279,8 @@ bool degreeLinearApplies(DegreeLinearOp op) {
 }
 
 GemmTiles degreeLinearTiles(DegreeLinearOp op) {
-  auto x = cast<RankedTensorType>(op.getX().getType());
   auto out = cast<RankedTensorType>(op.getResult().getType());
-  return chooseGemmTiles(x.getDimSize(2), out.getDimSize(2));
+  return chooseGemmTiles(out.getDimSize(2));
 }
 
 /// One product per degree l: the 2l+1 rows of degree l of every node are

@@ -56,8 +56,7 @@ SmallVector<Idx> ownedOffsets(Idx thread, int64_t count, int64_t width,
 
 bool gemmTakesColumns(int64_t columns) { return columns >= kThreadsAcross; }
 
-GemmTiles chooseGemmTiles(int64_t depth, int64_t columns) {
-  (void)depth;
+GemmTiles chooseGemmTiles(int64_t columns) {
   int64_t widest = kThreadsAcross * kMaxThreadColumns;
   int64_t blockColumns;
   if (columns % widest == 0 || columns > widest + widest / 2)
@@ -118,8 +117,9 @@ void emitTiledGemm(StringRef name, const GemmProblem &problem,
             t % Idx(across), tiles.threadColumns, columnWidth, across);
 
         // The thread's share of slice `s` (k from s * step), read from
-        // global memory. Rows, columns and depths past the end read the last
-        // one again: they feed only sums that are never stored.
+        // global memory. Rows and columns past the end read the last one
+        // again (their sums store its value again, below); depths past the
+        // end are staged but never added.
         auto readSlice = [&](Idx s) {
           SmallVector<Num> values;
           Idx k0 = s * Idx(step);

@@ -27,8 +27,8 @@ struct GemmTiles {
   int64_t threads() const { return threadsAcross() * threadsDown(); }
 };
 
-/// The tiles for a product of the given depth and columns (rows many).
-GemmTiles chooseGemmTiles(int64_t depth, int64_t columns);
+/// The tiles for a product with that many columns (and many rows).
+GemmTiles chooseGemmTiles(int64_t columns);
 
 /// Whether the schedule takes products with that many columns (the
 /// narrowest ones waste most of a block and stay loop kernels).
