@@ -583,6 +583,22 @@ static int64_t groupShift(int64_t size) {
   return llvm::Log2_64(kernel::kWarpSize / llvm::PowerOf2Ceil(size));
 }
 
+void kernel::storeWarpSums(ArrayRef<Num> values, Idx lane,
+                           const SpreadSlots &slots,
+                           llvm::function_ref<void(Idx, Num)> store) {
+  SmallVector<Num> spread = warpSumSpread(
+      values.size(),
+      [&](int64_t k, std::optional<Num> addend) {
+        return addend ? values[k] + *addend : values[k];
+      },
+      lane);
+  for (auto [r, sum] : llvm::enumerate(spread)) {
+    Num total = sum;
+    Idx index = slots.index[r];
+    ifThen(slots.owner[r], [&] { store(index, total); });
+  }
+}
+
 SpreadSlots kernel::spreadSlots(int64_t count, Idx lane) {
   SpreadSlots slots;
   for (int64_t base = 0; base < count; base += kWarpSize) {

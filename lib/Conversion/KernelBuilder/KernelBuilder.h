@@ -410,6 +410,13 @@ SmallVector<Num> warpSumSpread(
     int64_t count, llvm::function_ref<Num(int64_t, std::optional<Num>)> value,
     Idx lane, llvm::function_ref<bool(int64_t)> laneOrdered = nullptr);
 
+/// Sums each of `values` (every lane's own) over the warp's lanes and calls
+/// store(k, total) once per value, in the lane that holds value k's total
+/// (warpSumSpread, `slots` from spreadSlots(values.size(), lane)): the
+/// per-edge sums over channels of a warp-per-edge kernel.
+void storeWarpSums(ArrayRef<Num> values, Idx lane, const SpreadSlots &slots,
+                   llvm::function_ref<void(Idx, Num)> store);
+
 /// table[i] for 0 <= i < table.size(), table[0] for larger i: one compare
 /// and select per run of consecutive entries (a row of kernel coefficients,
 /// kept Wigner-D entries); for per-lane constants outside loops.

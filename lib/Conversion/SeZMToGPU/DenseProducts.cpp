@@ -166,20 +166,25 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value out, Value w0,
                                               return load(w0, {f, n, k});
                                             })
                           : w0;
-  auto loadZero = [&](Idx f, Idx e, Idx k) {
-    auto [row, channel] = stream.zero(f, k);
-    return load(x, {e, row, channel});
+  // One product of stream rows: A read and C written in place through
+  // `place` (the m = 0 part or the m = -1, +1 parts), B from `weights`.
+  auto product = [&](StringRef suffix, int64_t width, Value weights,
+                     std::array<Idx, 2> (StreamRows::*place)(Idx, Idx) const) {
+    auto loadA = [&](Idx f, Idx e, Idx k) {
+      auto [row, channel] = (stream.*place)(f, k);
+      return load(x, {e, row, channel});
+    };
+    auto loadB = [&](Idx f, Idx k, Idx n) { return load(weights, {f, k, n}); };
+    auto storeC = [&](Idx f, Idx e, Idx n, Num value) {
+      auto [row, channel] = (stream.*place)(f, n);
+      store(value, out, {e, row, channel});
+    };
+    GemmProblem problem{edges, focus, width,   width,
+                        loadA, loadB, nullptr, storeC};
+    emitTiledGemm((name + suffix).str(), problem, tiles,
+                  config.getBlocksPerSm());
   };
-  auto loadZeroWeight = [&](Idx f, Idx k, Idx n) {
-    return load(zeroWeights, {f, k, n});
-  };
-  auto storeZero = [&](Idx f, Idx e, Idx n, Num value) {
-    auto [row, channel] = stream.zero(f, n);
-    store(value, out, {e, row, channel});
-  };
-  GemmProblem zero{edges,    focus,          zeroWidth, zeroWidth,
-                   loadZero, loadZeroWeight, nullptr,   storeZero};
-  emitTiledGemm((name + "_m0").str(), zero, tiles, config.getBlocksPerSm());
+  product("_m0", zeroWidth, zeroWeights, &StreamRows::zero);
   if (lmax == 0)
     return;
   Value oddWeights = assembleWeights(
@@ -188,20 +193,7 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value out, Value w0,
         return transposed ? oddWeight(wu, wv, stream.oddWidth(), f, n, k)
                           : oddWeight(wu, wv, stream.oddWidth(), f, k, n);
       });
-  auto loadOdd = [&](Idx f, Idx e, Idx k) {
-    auto [row, channel] = stream.odd(f, k);
-    return load(x, {e, row, channel});
-  };
-  auto loadOddWeight = [&](Idx f, Idx k, Idx n) {
-    return load(oddWeights, {f, k, n});
-  };
-  auto storeOdd = [&](Idx f, Idx e, Idx n, Num value) {
-    auto [row, channel] = stream.odd(f, n);
-    store(value, out, {e, row, channel});
-  };
-  GemmProblem odd{edges,   focus,         oddWidth, oddWidth,
-                  loadOdd, loadOddWeight, nullptr,  storeOdd};
-  emitTiledGemm((name + "_m1").str(), odd, tiles, config.getBlocksPerSm());
+  product("_m1", oddWidth, oddWeights, &StreamRows::odd);
 }
 
 /// Column tiles that divide both products of a stream (M0 and 2 * M1).

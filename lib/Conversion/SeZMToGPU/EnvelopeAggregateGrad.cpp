@@ -92,28 +92,18 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
             for (int64_t j = 0; j < reduced; ++j)
               partial[entries] = partial[entries] + in[j] * back[j];
           }
-          SmallVector<Num> spread = warpSumSpread(
-              sums,
-              [&](int64_t k, std::optional<Num> addend) {
-                return addend ? partial[k] + *addend : partial[k];
-              },
-              lane);
-          for (auto [r, sum] : llvm::enumerate(spread)) {
-            Num total = sum;
-            Idx index = slots.index[r];
-            ifThen(slots.owner[r], [&] {
-              ifThenElse(
-                  equal(index, Idx(entries)),
-                  [&] {
-                    store(load(norm, {n}) * total, envGrad, {e});
-                    store(load(env, {e}) * total, normTerms, {e});
-                  },
-                  [&] {
-                    Idx place = keptGrad ? index : lookup(index, entryPlace);
-                    store(weighted * total, flatWignerGrad, {e, place});
-                  });
-            });
-          }
+          storeWarpSums(partial, lane, slots, [&](Idx index, Num total) {
+            ifThenElse(
+                equal(index, Idx(entries)),
+                [&] {
+                  store(load(norm, {n}) * total, envGrad, {e});
+                  store(load(env, {e}) * total, normTerms, {e});
+                },
+                [&] {
+                  Idx place = keptGrad ? index : lookup(index, entryPlace);
+                  store(weighted * total, flatWignerGrad, {e, place});
+                });
+          });
         });
       });
   launchKernel(

@@ -71,19 +71,9 @@ void emitFocusScaleGrad(FocusScaleGradOp op, KernelIO &io,
                    }
                    if (!alphaGrad)
                      return;
-                   SmallVector<Num> spread = warpSumSpread(
-                       focus,
-                       [&](int64_t k, std::optional<Num> addend) {
-                         return addend ? partial[k] + *addend : partial[k];
-                       },
-                       lane);
-                   for (auto [r, sum] : llvm::enumerate(spread)) {
-                     Num total = sum;
-                     Idx index = slots.index[r];
-                     ifThen(slots.owner[r], [&] {
-                       store(total, alphaGrad, {e, index});
-                     });
-                   }
+                   storeWarpSums(partial, lane, slots, [&](Idx f, Num total) {
+                     store(total, alphaGrad, {e, f});
+                   });
                  });
                });
 }
