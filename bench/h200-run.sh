@@ -80,8 +80,8 @@ install_deepmd() {
 # Runs python3 with DeePMD-kit importable.
 deepmd_python() {
   LD_LIBRARY_PATH=$mpich_lib:${LD_LIBRARY_PATH:-} \
-    PYTHONPATH=/tmp/dp-wheels:$root/bench/deepmd-shims python3 "$@" 2>&1 |
-    grep -v "WARNING\|^\[\|recommended\|DP_INFER"
+    PYTHONUNBUFFERED=1 PYTHONPATH=/tmp/dp-wheels:$root/bench/deepmd-shims \
+    python3 "$@" 2>&1 | grep --line-buffered -v "WARNING\|^\[\|recommended\|DP_INFER"
 }
 status=0
 for step in "$@"; do

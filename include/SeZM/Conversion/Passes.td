@@ -238,30 +238,39 @@ def NameKernels : Pass<"sezm-name-kernels", "::mlir::func::FuncOp"> {
   }];
 }
 
-def ApplyOccupancyHints
-    : Pass<"sezm-apply-occupancy-hints", "::mlir::ModuleOp"> {
-  let summary = "Give the register allocator each kernel's blocks per "
-                "multiprocessor";
+def OutlineKernels : Pass<"sezm-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Outline each gpu.launch into a kernel of its own gpu.module, "
+                "with the launch's NVVM attributes";
   let description = [{
-    A hand-scheduled kernel whose speed depends on how many of its blocks a
-    multiprocessor holds at once says so where it is built: its
-    `gpu.launch` location is a fused location whose metadata has
-    `sezm.blocks_per_sm`. Kernel outlining keeps the launch's location on
-    the `gpu.func`; this pass, after outlining, turns the hint into
-    `nvvm.minctasm`, which caps the registers per thread so that many
-    blocks fit (PTX `.minnctapersm`). Without it ptxas takes as many
-    registers as it likes, up to 255 for a block of 128 threads.
+    Moves the body of every `gpu.launch` into a `gpu.func` in a `gpu.module`
+    of its own, inserted after the function that launches it, and replaces
+    the launch with a `gpu.launch_func`, as `gpu-kernel-outlining` does: the
+    kernel takes the launch's `function` name (else `<function>_kernel`),
+    its module the launch's `module` name (else the kernel's, made unique).
+
+    Unlike the upstream pass, it keeps what the kernel's schedule asked of
+    the compiler: every `nvvm.*` attribute of the launch goes onto the
+    kernel. A hand-scheduled kernel whose speed depends on how many of its
+    blocks a multiprocessor holds (its `#sezm.kernel_config`'s
+    `blocks_per_sm`) is launched with `nvvm.minctasm`, which caps the
+    registers per thread so that that many blocks fit (PTX `.minnctapersm`).
 
     Before:
     ```mlir
-    gpu.func @rotate_mix(...) kernel { ... }
-        loc(fused<{sezm.blocks_per_sm = 12 : i64}>["rotate_mix"])
+    gpu.launch blocks(...) threads(...) function(@rotate_mix) { ... }
+        {nvvm.minctasm = 8 : i32}
     ```
     After:
     ```mlir
-    gpu.func @rotate_mix(...) kernel attributes {nvvm.minctasm = 12 : i32}
+    gpu.launch_func @rotate_mix::@rotate_mix blocks in (...) threads in (...)
+    gpu.module @rotate_mix {
+      gpu.func @rotate_mix(...) kernel attributes {nvvm.minctasm = 8 : i32,
+                                                   ...} { ... }
+    }
     ```
   }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::cf::ControlFlowDialect"];
 }
 
 #endif // SEZM_CONVERSION_PASSES_TD

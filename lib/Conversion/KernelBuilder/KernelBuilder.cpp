@@ -501,15 +501,9 @@ void kernel::launchKernel(StringRef name, std::array<Idx, 3> grid,
   // Outlining names the kernel (and its module) after this, so that
   // profiles say which op a kernel is.
   launch.setFunctionAttr(FlatSymbolRefAttr::get(b().getContext(), name));
-  // Outlining keeps the launch's location on the kernel: the hint rides in
-  // it.
-  if (blocksPerSm > 0) {
-    MLIRContext *context = b().getContext();
-    auto hint = DictionaryAttr::get(
-        context, {NamedAttribute(StringAttr::get(context, kBlocksPerSmHint),
-                                 b().getI64IntegerAttr(blocksPerSm))});
-    launch->setLoc(FusedLoc::get(context, {loc()}, hint));
-  }
+  // sezm-outline-kernels puts this on the kernel.
+  if (blocksPerSm > 0)
+    launch->setAttr(kBlocksPerSmAttr, b().getI32IntegerAttr(blocksPerSm));
   OpBuilder::InsertionGuard guard(b());
   Block &entry = launch.getBody().front();
   b().setInsertionPointToEnd(&entry);

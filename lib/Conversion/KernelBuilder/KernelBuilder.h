@@ -349,16 +349,15 @@ struct LaunchIds {
   SmallVector<Value> workgroup;
 };
 
-/// The key, in the metadata of a `gpu.launch`'s fused location, of the
-/// blocks per multiprocessor that its kernel wants (launchKernel writes it,
-/// `sezm-apply-occupancy-hints` reads it).
-inline constexpr llvm::StringLiteral kBlocksPerSmHint = "sezm.blocks_per_sm";
+/// The attribute of a `gpu.launch` that asks for blocks per multiprocessor
+/// (PTX .minnctapersm); `sezm-outline-kernels` moves it onto the kernel.
+inline constexpr llvm::StringLiteral kBlocksPerSmAttr = "nvvm.minctasm";
 
 /// A gpu.launch, named `name` once outlined, of `grid` blocks of `block`
 /// threads, with workgroup (shared) buffers of the given shapes in the
 /// scope's float type.
 /// `blocksPerSm` > 0 asks the register allocator to fit that many blocks
-/// on a multiprocessor (see `sezm-apply-occupancy-hints`).
+/// on a multiprocessor (see `sezm-outline-kernels`).
 void launchKernel(StringRef name, std::array<Idx, 3> grid,
                   std::array<Idx, 3> block,
                   ArrayRef<SmallVector<int64_t>> workgroupShapes,

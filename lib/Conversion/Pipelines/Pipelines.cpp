@@ -102,8 +102,7 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
   // of being passed as arguments, so that they fold into addresses and
   // instructions.
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
-  pm.addPass(createGpuKernelOutliningPass());
-  pm.addPass(sezm::createApplyOccupancyHints());
+  pm.addPass(sezm::createOutlineKernels());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
   gpu::GPUToNVVMPipelineOptions nvvm;

@@ -2,8 +2,6 @@
 
 #include "SeZM/Conversion/Passes.h"
 
-#include "KernelBuilder/KernelBuilder.h"
-
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -11,7 +9,6 @@
 namespace mlir::sezm {
 #define GEN_PASS_DEF_MARKKERNELORIGINS
 #define GEN_PASS_DEF_NAMEKERNELS
-#define GEN_PASS_DEF_APPLYOCCUPANCYHINTS
 #include "SeZM/Conversion/Passes.h.inc"
 } // namespace mlir::sezm
 
@@ -59,23 +56,4 @@ struct NameKernelsPass : sezm::impl::NameKernelsBase<NameKernelsPass> {
   }
 };
 
-struct ApplyOccupancyHintsPass
-    : sezm::impl::ApplyOccupancyHintsBase<ApplyOccupancyHintsPass> {
-  void runOnOperation() override {
-    getOperation().walk([&](gpu::GPUFuncOp kernel) {
-      auto fused = dyn_cast<FusedLoc>(kernel.getLoc());
-      auto metadata =
-          fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
-                : DictionaryAttr();
-      auto blocks =
-          metadata ? metadata.getAs<IntegerAttr>(sezm::kernel::kBlocksPerSmHint)
-                   : IntegerAttr();
-      if (!blocks)
-        return;
-      kernel->setAttr("nvvm.minctasm",
-                      IntegerAttr::get(IntegerType::get(&getContext(), 32),
-                                       blocks.getInt()));
-    });
-  }
-};
 } // namespace
