@@ -73,7 +73,10 @@ def relative_error(mine, ref):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", required=True)
-    parser.add_argument("--artifact", required=True)
+    parser.add_argument("--artifact", required=True, nargs="+",
+                        help="one artifact, or several builds of the same "
+                             "checkpoint to time side by side (the first is "
+                             "the one plotted)")
     parser.add_argument("--runtime", required=True)
     parser.add_argument("--structure", required=True, nargs="+")
     parser.add_argument("--entry", default="energy_forces")
@@ -91,9 +94,13 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     rt = load_runtime(args.runtime)
-    model = rt.sezm_model_open(args.artifact.encode())
-    if not model:
-        sys.exit(f"dpa4_race.py: {rt.sezm_last_error().decode()}")
+    models = []
+    for artifact in args.artifact:
+        model = rt.sezm_model_open(artifact.encode())
+        if not model:
+            sys.exit(f"dpa4_race.py: {artifact}: "
+                     f"{rt.sezm_last_error().decode()}")
+        models.append(model)
     dp = DeepPot(args.model)
     inner = dp.deep_eval.dp.model["Default"]
     builder = dp.deep_eval._nlist_builder
@@ -152,32 +159,37 @@ def main():
         virial = torch.empty(3, 3, dtype=torch.float64, device=device)
         nedges = edge_index.shape[1]
 
-        def sezm_call():
-            if rt.sezm_model_compute_edges_gpu_f64(
-                    model, args.entry.encode(), natoms, nedges, len(type_map),
-                    xyz.data_ptr(), types.data_ptr(), edge_index.data_ptr(),
-                    edge_vec.data_ptr(), energy.data_ptr(), forces.data_ptr(),
-                    virial.data_ptr()):
-                sys.exit(f"dpa4_race.py: {rt.sezm_last_error().decode()}")
-
-        rt.sezm_reset_device_peak()
-        sezm_ms, _ = timed(torch, sezm_call, args.runs)
-        sezm_peak = rt.sezm_device_bytes_peak()
-        sezm_call()
-        errors = [relative_error(energy.cpu().numpy(), ref_energy),
-                  relative_error(forces.cpu().numpy(), ref_forces),
-                  relative_error(virial.cpu().numpy(), ref_virial)]
         print(f"{path}: {natoms} atoms, {nedges} edges; neighbour search "
               f"{search_ms:.2f} ms (DeePMD-kit's, not in either time)")
         print(f"  DeePMD-kit forward_common_lower: {deepmd_ms:.2f} ms, peak "
               f"{deepmd_peak / 1e9:.2f} GB, first call {first_s:.1f} s")
-        print(f"  sezm compute_edges_gpu_f64: {sezm_ms:.2f} ms, peak "
-              f"{sezm_peak / 1e9:.2f} GB; DeePMD-kit / sezm "
-              f"{deepmd_ms / sezm_ms:.2f}x")
-        print("  relative error E / F / virial: " +
-              " / ".join(f"{e:.2g}" for e in errors))
-        rows.append((natoms, deepmd_ms, sezm_ms, deepmd_peak / 1e9,
-                     sezm_peak / 1e9))
+        plotted = None
+        for artifact, model in zip(args.artifact, models):
+            def sezm_call():
+                if rt.sezm_model_compute_edges_gpu_f64(
+                        model, args.entry.encode(), natoms, nedges,
+                        len(type_map), xyz.data_ptr(), types.data_ptr(),
+                        edge_index.data_ptr(), edge_vec.data_ptr(),
+                        energy.data_ptr(), forces.data_ptr(),
+                        virial.data_ptr()):
+                    sys.exit(f"dpa4_race.py: {rt.sezm_last_error().decode()}")
+
+            rt.sezm_reset_device_peak()
+            sezm_ms, _ = timed(torch, sezm_call, args.runs)
+            sezm_peak = rt.sezm_device_bytes_peak()
+            sezm_call()
+            errors = [relative_error(energy.cpu().numpy(), ref_energy),
+                      relative_error(forces.cpu().numpy(), ref_forces),
+                      relative_error(virial.cpu().numpy(), ref_virial)]
+            print(f"  sezm compute_edges_gpu_f64 ({os.path.basename(artifact)}):"
+                  f" {sezm_ms:.2f} ms, peak {sezm_peak / 1e9:.2f} GB; "
+                  f"DeePMD-kit / sezm {deepmd_ms / sezm_ms:.2f}x")
+            print("    relative error E / F / virial: " +
+                  " / ".join(f"{e:.2g}" for e in errors))
+            if plotted is None:
+                plotted = (sezm_ms, sezm_peak)
+        rows.append((natoms, deepmd_ms, plotted[0], deepmd_peak / 1e9,
+                     plotted[1] / 1e9))
     if args.plot:
         import matplotlib
         matplotlib.use("Agg")

@@ -37,7 +37,8 @@
 #   race:N,..   the same DPA4, its artifact (gpu-run/dpa4.sezm) against
 #               DeePMD-kit's forward_common_lower compiled with its Triton
 #               kernels, on one edge list in one process, on the N-atom
-#               workload structures (bench/dpa4_race.py; not yet run)
+#               workload structures (bench/dpa4_race.py), with any other
+#               builds of it (gpu-run/dpa4-*.sezm) beside it
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
@@ -201,9 +202,11 @@ for step in "$@"; do
         "$tools/bin/make-so2-workload" "$atoms" "$work/$atoms" --structure-only > /dev/null
         structures+=("$work/$atoms/structure.xyz")
       done
+      # Other builds of it (gpu-run/dpa4-*.sezm, e.g. before a change) are
+      # timed beside it.
       deepmd_python "$root/bench/dpa4_race.py" \
         --model "$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt" \
-        --artifact "$root/gpu-run/dpa4.sezm" \
+        --artifact "$root/gpu-run/dpa4.sezm" $(ls "$root"/gpu-run/dpa4-*.sezm 2>/dev/null) \
         --runtime "$tools/lib/libsezm_runtime.so" --structure "${structures[@]}" \
         --plot "$out/race.png" | tee "$out/race.log"
       grep -q "DeePMD-kit / sezm" "$out/race.log" || status=1

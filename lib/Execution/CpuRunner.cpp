@@ -78,8 +78,8 @@ using sezmrt::TensorPort;
 CpuProgram::~CpuProgram() = default;
 
 llvm::Expected<std::unique_ptr<CpuProgram>>
-CpuProgram::compile(OwningOpRef<ModuleOp> module,
-                    ArrayRef<std::string> entries) {
+CpuProgram::compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries,
+                    bool fuse) {
   std::unique_ptr<CpuProgram> program(new CpuProgram());
   std::vector<std::string> names(entries.begin(), entries.end());
   if (names.empty())
@@ -109,7 +109,9 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module,
       return success();
     });
     PassManager pm(context);
-    buildSeZMPipeline(pm, SeZMPipelineOptions());
+    SeZMPipelineOptions pipeline;
+    pipeline.fuse = fuse;
+    buildSeZMPipeline(pm, pipeline);
     if (failed(pm.run(*module)))
       return llvm::createStringError("lowering for the CPU failed:\n" +
                                      diagnostics);

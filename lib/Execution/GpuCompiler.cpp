@@ -243,6 +243,7 @@ llvm::Error sezm::compileForGpu(ModuleOp module,
     pipeline.target = "gpu";
     pipeline.chip = options.chip;
     pipeline.features = ptxFeatures(options.chip);
+    pipeline.fuse = options.fuse;
     buildSeZMPipeline(pm, pipeline);
     if (failed(pm.run(module)))
       return llvm::createStringError("lowering for the GPU failed:\n" +

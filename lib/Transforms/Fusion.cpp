@@ -1,8 +1,9 @@
-//===- Fusion.cpp - fuse rotate+mix, and its backward with the reduction --===//
+//===- Fusion.cpp - rotate+mix, its backward with the reduction, adds ----===//
 
 #include "SeZM/Transforms/Passes.h"
 
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
@@ -10,6 +11,7 @@
 namespace mlir::sezm {
 #define GEN_PASS_DEF_FUSEROTATEMIX
 #define GEN_PASS_DEF_FUSEBACKWARDREDUCE
+#define GEN_PASS_DEF_FUSEACCUMULATE
 #include "SeZM/Transforms/Passes.h.inc"
 } // namespace mlir::sezm
 
@@ -112,6 +114,54 @@ struct FuseBackwardWithReduce : OpRewritePattern<SegmentReduceOp> {
   }
 };
 
+/// Why `op` may not take the other operand of `add` as the addend of its
+/// first result, or empty.
+std::string accumulateBlocker(AccumulatingOpInterface op) {
+  if (op.getAccumulator())
+    return "it already has an addend";
+  if (!op->getResult(0).hasOneUse())
+    return "its result has other uses";
+  for (OpResult result : op->getResults().drop_front())
+    if (!result.use_empty())
+      return "its result #" + std::to_string(result.getResultNumber()) +
+             " is used, and the fused op moves to the add";
+  return std::string();
+}
+
+struct FoldAddIntoAccumulator : OpRewritePattern<arith::AddFOp> {
+  FoldAddIntoAccumulator(MLIRContext *context,
+                         llvm::DenseSet<Operation *> &reported)
+      : OpRewritePattern(context), reported(reported) {}
+
+  /// The ops already told why they keep their add.
+  llvm::DenseSet<Operation *> &reported;
+
+  LogicalResult matchAndRewrite(arith::AddFOp add,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<RankedTensorType>(add.getType()))
+      return failure();
+    for (unsigned operand : {1u, 0u}) {
+      Value addend = add->getOperand(1 - operand);
+      auto op =
+          add->getOperand(operand).getDefiningOp<AccumulatingOpInterface>();
+      if (!op || op->getResult(0) != add->getOperand(operand))
+        continue;
+      std::string blocker = accumulateBlocker(op);
+      if (!blocker.empty()) {
+        if (reported.insert(op).second)
+          op.emitRemark() << "keeps its add: " << blocker;
+        continue;
+      }
+      rewriter.setInsertionPoint(add);
+      Operation *fused = op.cloneWithAccumulator(rewriter, addend);
+      rewriter.replaceOp(add, fused->getResult(0));
+      rewriter.eraseOp(op);
+      return success();
+    }
+    return failure();
+  }
+};
+
 struct FuseRotateMixPass : sezm::impl::FuseRotateMixBase<FuseRotateMixPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -127,6 +177,16 @@ struct FuseBackwardReducePass
     llvm::DenseSet<Operation *> reported;
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseBackwardWithReduce>(&getContext(), reported);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+struct FuseAccumulatePass : sezm::impl::FuseAccumulateBase<FuseAccumulatePass> {
+  void runOnOperation() override {
+    llvm::DenseSet<Operation *> reported;
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldAddIntoAccumulator>(&getContext(), reported);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

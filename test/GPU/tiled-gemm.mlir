@@ -56,6 +56,26 @@ func.func @so2(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
   return %z : tensor<?x10x64xf32>
 }
 
+// With an addend (a residual add folded in by sezm-fuse-accumulate), each
+// product's 8 x 4 sums per thread start from the addend's elements, read
+// before the depth loop.
+// CHECK-LABEL: func.func @so2_plus
+// CHECK: %[[ACC:.*]] = bufferization.to_buffer %arg4
+// CHECK: gpu.launch {{.*}} function(@so2_linear_m0)
+// CHECK-COUNT-32: memref.load %[[ACC]]
+// CHECK: scf.for
+// CHECK: gpu.launch {{.*}} function(@so2_linear_m1)
+// CHECK-COUNT-32: memref.load %[[ACC]]
+// CHECK: scf.for
+func.func @so2_plus(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
+                    %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>,
+                    %x: tensor<?x10x64xf32>) -> tensor<?x10x64xf32> {
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) plus %x lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>, tensor<?x10x64xf32>) -> tensor<?x10x64xf32>
+  return %z : tensor<?x10x64xf32>
+}
+
 // A degree linear: one product per degree over the 2l+1 rows of degree l of
 // every node (four launches at lmax 3), w[l] as B. Its transpose (the
 // input gradient) first assembles the weights transposed, once per call.

@@ -15,7 +15,7 @@
 // FUSED: sezm.rotate_mix %
 // FUSED: sezm.rotate_mix_grad_reduce
 // FUSED-NOT: sezm.segment_reduce
-// RUN: sezm-run %s --input g=%t/g.npy --input x=%t/x.npy --input src=%t/src.npy --input w=%t/w.npy --input kc=%t/kc.npy --input cb=%t/cb.npy --input order=%t/order.npy --input rowptr=%t/rowptr.npy --output-dir %t/unfused > /dev/null
+// RUN: sezm-run %s --input g=%t/g.npy --input x=%t/x.npy --input src=%t/src.npy --input w=%t/w.npy --input kc=%t/kc.npy --input cb=%t/cb.npy --input order=%t/order.npy --input rowptr=%t/rowptr.npy --no-fusion --output-dir %t/unfused > /dev/null
 // RUN: sezm-run %t/fused.mlir --input g=%t/g.npy --input x=%t/x.npy --input src=%t/src.npy --input w=%t/w.npy --input kc=%t/kc.npy --input cb=%t/cb.npy --input order=%t/order.npy --input rowptr=%t/rowptr.npy --output-dir %t/fused > /dev/null
 // RUN: cmp %t/unfused/u.npy %t/fused/u.npy
 // RUN: cmp %t/unfused/x_grad.npy %t/fused/x_grad.npy

@@ -88,6 +88,13 @@ static cl::opt<std::string>
                     "libsezm_runtime)"),
            cl::value_desc("cpu|gpu"), cl::init("cpu"), cl::cat(category));
 static cl::opt<bool>
+    noFusion("no-fusion",
+             cl::desc("Compile without the graph fusions (rotate+mix, the "
+                      "backward with the source reduction, residual adds "
+                      "folded into their producers), to compare against "
+                      "them"),
+             cl::cat(category));
+static cl::opt<bool>
     verifyOnBoth("verify",
                  cl::desc("Run on the CPU and on the GPU, print the largest "
                           "difference of each output and fail beyond "
@@ -420,6 +427,7 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
   OwningOpRef<ModuleOp> copy(module.clone());
   mlir::sezm::GpuCompileOptions options;
   options.chip = chip;
+  options.fuse = !noFusion;
   if (llvm::Error error = mlir::sezm::compileForGpu(*copy, options, artifact))
     return std::move(error);
   return runArtifact(artifact, signature, inputs, gpuStructure);
@@ -701,7 +709,8 @@ int main(int argc, char **argv) {
   std::vector<sezmrt::HostTensor> cpuOutputs, gpuOutputs;
   if (useCpu) {
     auto program = mlir::sezm::CpuProgram::compile(
-        OwningOpRef<ModuleOp>(file->module()->clone()), {signature->function});
+        OwningOpRef<ModuleOp>(file->module()->clone()), {signature->function},
+        /*fuse=*/!noFusion);
     if (!program)
       return fail(program.takeError());
     auto outputs = (*program)->run(signature->function, tensors);

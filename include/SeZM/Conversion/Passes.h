@@ -61,6 +61,12 @@ struct SeZMPipelineOptions : public PassPipelineOptions<SeZMPipelineOptions> {
   PassOptions::Option<std::string> features{
       *this, "features", llvm::cl::desc("PTX ISA version (+ptxXX)"),
       llvm::cl::init("+ptx80")};
+  PassOptions::Option<bool> fuse{
+      *this, "fuse",
+      llvm::cl::desc("Run the graph fusions (rotate+mix, the backward with "
+                     "the source reduction, residual adds); false compares "
+                     "against them"),
+      llvm::cl::init(true)};
   PassOptions::ListOption<std::string> memoryAt{
       *this, "plan-at",
       llvm::cl::desc("Evaluate the memory plan's peaks at these extents "
@@ -68,8 +74,8 @@ struct SeZMPipelineOptions : public PassPipelineOptions<SeZMPipelineOptions> {
 };
 
 /// The whole compiler: the schedule, the graph rewrites it allows (rotate+mix
-/// fusion, the backward fused with the source reduction), then the lowering
-/// for the target.
+/// fusion, the backward fused with the source reduction, residual adds folded
+/// into their producers), then the lowering for the target.
 void buildSeZMPipeline(OpPassManager &pm, const SeZMPipelineOptions &options);
 
 /// Attaches the CPU loop kernel (LoopKernelOpInterface) of every sezm op;

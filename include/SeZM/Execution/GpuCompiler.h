@@ -31,6 +31,8 @@ struct GpuCompileOptions {
   /// With Emit::Artifact and no weightsPath: safetensors bytes of weights
   /// to carry (those imported from a checkpoint), checked the same way.
   std::string weights;
+  /// Whether the graph fusions run (false: to compare against them).
+  bool fuse = true;
 };
 
 /// The chips sezm compiles for, and the PTX ISA each gets.

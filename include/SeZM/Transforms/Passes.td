@@ -55,6 +55,38 @@ def FuseRotateMix : Pass<"sezm-fuse-rotate-mix", "::mlir::func::FuncOp"> {
   }];
 }
 
+def FuseAccumulate : Pass<"sezm-fuse-accumulate", "::mlir::func::FuncOp"> {
+  let summary = "Fold a residual add into the op that computes its addend";
+  let description = [{
+    `arith.addf %x, %y` where `%y` is the first result of an op that can
+    start it from an addend (`AccumulatingOpInterface`: `so2_linear`, the
+    input gradient of `so2_linear_grad`) becomes that op with `plus %x`, so
+    that its kernel reads x where the add read x and y and wrote a third
+    tensor: the mixing stack's residual adds, forward and backward. Each
+    output's sum starts from x's element instead of x being added after, so
+    fused and unfused agree to rounding. The fused op is built at the add,
+    where x is defined. Left alone, with a remark saying why, when:
+
+    - the op's first result has another use (it would be computed twice);
+    - the op already has an addend;
+    - another result of the op is used (the op moves to the add, past
+      those uses).
+
+    Where both operands qualify, the second one takes the first as addend.
+
+    Before:
+    ```mlir
+    %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2 : (...)
+    %r = arith.addf %x, %z : tensor<?x10x64xf32>
+    ```
+    After:
+    ```mlir
+    %r = sezm.so2_linear %u weights(%w0, %wu, %wv) plus %x lmax = 3 focus = 2
+        : (...)
+    ```
+  }];
+}
+
 def FuseBackwardReduce
     : Pass<"sezm-fuse-backward-reduce", "::mlir::func::FuncOp"> {
   let summary = "Fuse the rotate+mix backward with the source segment reduction";

@@ -128,9 +128,14 @@ void sezm::buildSeZMPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createSelectSchedule(schedule));
   // Drops weight gradients nothing uses, which the fusion needs gone.
   pm.addPass(createCanonicalizerPass());
-  pm.addNestedPass<func::FuncOp>(createFuseRotateMix());
-  pm.addNestedPass<func::FuncOp>(createFuseBackwardReduce());
+  if (options.fuse) {
+    pm.addNestedPass<func::FuncOp>(createFuseRotateMix());
+    pm.addNestedPass<func::FuncOp>(createFuseBackwardReduce());
+  }
   pm.addNestedPass<func::FuncOp>(createRematerialize());
+  // After the rematerialization, whose recomputed forward has adds too.
+  if (options.fuse)
+    pm.addNestedPass<func::FuncOp>(createFuseAccumulate());
   if (options.target == "gpu") {
     GpuPipelineOptions gpu;
     gpu.chip = options.chip;

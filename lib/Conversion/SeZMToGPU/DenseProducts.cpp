@@ -150,10 +150,11 @@ Value assembleWeights(KernelIO &io, StringRef name, int64_t focus,
 }
 
 /// The two launches of an SO(2) linear (or, `transposed`, of its input
-/// gradient, whose weights are the transposes) from x into out.
-void emitSO2Products(KernelIO &io, StringRef name, Value x, Value out, Value w0,
-                     Value wu, Value wv, int64_t lmax, int64_t focus,
-                     bool transposed, KernelConfigAttr config) {
+/// gradient, whose weights are the transposes) from x into out, each sum
+/// starting from acc's element where there is an addend.
+void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
+                     Value out, Value w0, Value wu, Value wv, int64_t lmax,
+                     int64_t focus, bool transposed, KernelConfigAttr config) {
   int64_t channels = cast<MemRefType>(x.getType()).getDimSize(2);
   StreamRows stream{lmax, channels / focus};
   Idx edges = dim(x, 0);
@@ -175,12 +176,23 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value out, Value w0,
       return load(x, {e, row, channel});
     };
     auto loadB = [&](Idx f, Idx k, Idx n) { return load(weights, {f, k, n}); };
+    auto loadInit = [&](Idx f, Idx e, Idx n) {
+      auto [row, channel] = (stream.*place)(f, n);
+      return load(acc, {e, row, channel});
+    };
     auto storeC = [&](Idx f, Idx e, Idx n, Num value) {
       auto [row, channel] = (stream.*place)(f, n);
       store(value, out, {e, row, channel});
     };
-    GemmProblem problem{edges, focus, width,   width,
-                        loadA, loadB, nullptr, storeC};
+    GemmProblem problem{edges,
+                        focus,
+                        width,
+                        width,
+                        loadA,
+                        loadB,
+                        acc ? llvm::function_ref<Num(Idx, Idx, Idx)>(loadInit)
+                            : nullptr,
+                        storeC};
     emitTiledGemm((name + suffix).str(), problem, tiles,
                   config.getBlocksPerSm());
   };
@@ -228,9 +240,10 @@ void emitSO2Linear(SO2LinearOp op, KernelIO &io, KernelConfigAttr config) {
   int64_t channels = cast<RankedTensorType>(op.getU().getType()).getDimSize(2);
   Value out =
       io.allocate(0, {dim(u, 0), Idx(layout.reducedRows()), Idx(channels)});
-  emitSO2Products(io, config.getKernel().getValue(), u, out, io.in(op.getW0()),
-                  io.in(op.getWu()), io.in(op.getWv()), layout.lmax,
-                  op.getFocus(), /*transposed=*/false, config);
+  Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
+  emitSO2Products(io, config.getKernel().getValue(), u, acc, out,
+                  io.in(op.getW0()), io.in(op.getWu()), io.in(op.getWv()),
+                  layout.lmax, op.getFocus(), /*transposed=*/false, config);
 }
 
 /// The input gradient alone: the weight gradients, sums over every edge,
@@ -252,9 +265,10 @@ void emitSO2LinearGrad(SO2LinearGradOp op, KernelIO &io,
   int64_t channels = cast<RankedTensorType>(op.getU().getType()).getDimSize(2);
   Value out =
       io.allocate(0, {dim(g, 0), Idx(layout.reducedRows()), Idx(channels)});
-  emitSO2Products(io, config.getKernel().getValue(), g, out, io.in(op.getW0()),
-                  io.in(op.getWu()), io.in(op.getWv()), layout.lmax,
-                  op.getFocus(), /*transposed=*/true, config);
+  Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
+  emitSO2Products(io, config.getKernel().getValue(), g, acc, out,
+                  io.in(op.getW0()), io.in(op.getWu()), io.in(op.getWv()),
+                  layout.lmax, op.getFocus(), /*transposed=*/true, config);
 }
 
 //===----------------------------------------------------------------------===//

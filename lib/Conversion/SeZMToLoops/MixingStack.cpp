@@ -33,6 +33,11 @@ public:
   void store(Num value, Value buffer, Idx e, Block block, Idx i) const {
     kernel::store(value, buffer, {e, row(block, i), channel(i)});
   }
+  /// Where a sum into element i starts: the addend's element, or zero
+  /// where there is no addend.
+  Num startOf(Value acc, Idx e, Block block, Idx i) const {
+    return acc ? load(acc, e, block, i) : Num(0.0);
+  }
   int64_t size(Block block) const {
     return (block == MZero ? lmax + 1 : lmax) * width;
   }
@@ -98,20 +103,24 @@ void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
   Value out =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
   int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
+  Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
   parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
     EdgeStreamIndex at = splitEdgeStream(flat, focus, m0);
     Idx e = at.e, f = at.f, o = at.k;
     Stream s(layout, width, f);
-    Num z = sumRange(0, m0, [&](Idx i) {
-      return s.load(u, e, Stream::MZero, i) * load(w0, {f, i, o});
-    });
+    Num z = sumRange(0, m0, {s.startOf(acc, e, Stream::MZero, o)}, [&](Idx i) {
+      return SmallVector<Num>{s.load(u, e, Stream::MZero, i) *
+                              load(w0, {f, i, o})};
+    })[0];
     s.store(z, out, e, Stream::MZero, o);
   });
   parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
     EdgeStreamIndex at = splitEdgeStream(flat, focus, m1);
     Idx e = at.e, f = at.f, o = at.k;
     Stream s(layout, width, f);
-    SmallVector<Num> z = sumRange(0, m1, {Num(0.0), Num(0.0)}, [&](Idx i) {
+    SmallVector<Num> start = {s.startOf(acc, e, Stream::MNeg, o),
+                              s.startOf(acc, e, Stream::MPos, o)};
+    SmallVector<Num> z = sumRange(0, m1, start, [&](Idx i) {
       Num neg = s.load(u, e, Stream::MNeg, i);
       Num pos = s.load(u, e, Stream::MPos, i);
       Num a = load(wu, {f, i, o}), b = load(wv, {f, i, o});
@@ -133,20 +142,25 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
   int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
   Value w0t = transposedWeights(io, w0), wut = transposedWeights(io, wu);
   Value wvt = transposedWeights(io, wv);
+  Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
   parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
     EdgeStreamIndex at = splitEdgeStream(flat, focus, m0);
     Idx e = at.e, f = at.f, i = at.k;
     Stream s(layout, width, f);
-    Num sum = sumRange(0, m0, [&](Idx o) {
-      return s.load(g, e, Stream::MZero, o) * load(w0t, {f, o, i});
-    });
+    Num sum =
+        sumRange(0, m0, {s.startOf(acc, e, Stream::MZero, i)}, [&](Idx o) {
+          return SmallVector<Num>{s.load(g, e, Stream::MZero, o) *
+                                  load(w0t, {f, o, i})};
+        })[0];
     s.store(sum, uGrad, e, Stream::MZero, i);
   });
   parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
     EdgeStreamIndex at = splitEdgeStream(flat, focus, m1);
     Idx e = at.e, f = at.f, i = at.k;
     Stream s(layout, width, f);
-    SmallVector<Num> sums = sumRange(0, m1, {Num(0.0), Num(0.0)}, [&](Idx o) {
+    SmallVector<Num> start = {s.startOf(acc, e, Stream::MNeg, i),
+                              s.startOf(acc, e, Stream::MPos, i)};
+    SmallVector<Num> sums = sumRange(0, m1, start, [&](Idx o) {
       Num gNeg = s.load(g, e, Stream::MNeg, o);
       Num gPos = s.load(g, e, Stream::MPos, o);
       Num a = load(wut, {f, o, i}), b = load(wvt, {f, o, i});

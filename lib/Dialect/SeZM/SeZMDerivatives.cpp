@@ -256,8 +256,11 @@ LogicalResult SO2LinearOp::backpropagate(ReverseMode &sweep,
   Value g = cotangents.front();
   auto grad = SO2LinearGradOp::create(
       b, loc, getU().getType(), getW0().getType(), getWu().getType(),
-      getWv().getType(), g, getU(), getW0(), getWu(), getWv(), getLmaxAttr(),
-      getFocusAttr());
+      getWv().getType(), g, getU(), getW0(), getWu(), getWv(), /*acc=*/Value(),
+      getLmaxAttr(), getFocusAttr());
+  // The addend reaches the result unchanged.
+  if (getAcc())
+    sweep.add(getAcc(), g);
   sweep.add(getU(), grad.getUGrad());
   sweep.add(getW0(), grad.getW0Grad());
   sweep.add(getWu(), grad.getWuGrad());
@@ -312,8 +315,8 @@ LogicalResult EquivariantRmsNormOp::backpropagate(ReverseMode &sweep,
                        "which sezm-autodiff does not (weights)");
   sweep.add(getX(), EquivariantRmsNormGradOp::create(
                         sweep.builder(), sweep.getLoc(), getX().getType(),
-                        cotangents.front(), getX(), getScale(),
-                        getLmaxAttr(), getEpsAttr(), getDegreeWeightsAttr()));
+                        cotangents.front(), getX(), getScale(), getLmaxAttr(),
+                        getEpsAttr(), getDegreeWeightsAttr()));
   return success();
 }
 

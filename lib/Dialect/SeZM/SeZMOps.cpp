@@ -536,6 +536,8 @@ LogicalResult SO2LinearOp::verifyShapes(ShapeChecker &shapes) {
   if (failed(split) || failed(checkSO2Weights(shapes, layout, *split, getW0(),
                                               getWu(), getWv())))
     return failure();
+  if (getAcc() && failed(shapes.checkSameType("acc", getAcc(), "u", getU())))
+    return failure();
   return shapes.checkSameType("result", getResult(), "u", getU());
 }
 
@@ -551,6 +553,8 @@ LogicalResult SO2LinearGradOp::verifyShapes(ShapeChecker &shapes) {
           checkSO2Weights(shapes, layout, *split, getW0(), getWu(), getWv())) ||
       failed(shapes.checkSameType("grad", getGrad(), "u", getU())) ||
       failed(shapes.checkSameType("u_grad", getUGrad(), "u", getU())) ||
+      (getAcc() &&
+       failed(shapes.checkSameType("acc", getAcc(), "u", getU()))) ||
       failed(shapes.checkSameType("w0_grad", getW0Grad(), "w0", getW0())) ||
       failed(shapes.checkSameType("wu_grad", getWuGrad(), "wu", getWu())))
     return failure();
@@ -728,8 +732,8 @@ namespace {
 LogicalResult checkChannelNorm(Operation *op, ShapeChecker &shapes, double eps,
                                Value x, Value scale, Value result) {
   if (!(eps > 0))
-    return op->emitOpError()
-           << "eps = " << llvm::formatv("{0}", eps).str() << " must be positive";
+    return op->emitOpError() << "eps = " << llvm::formatv("{0}", eps).str()
+                             << " must be positive";
   Dim rows = Dim::graph("R");
   if (failed(shapes.check("x", x, kFloat, {rows, kChannels})) ||
       failed(shapes.check("scale", scale, kFloat, {kChannels})))
@@ -744,8 +748,8 @@ LogicalResult RmsNormOp::verifyShapes(ShapeChecker &shapes) {
 }
 
 LogicalResult RmsNormGradOp::verifyShapes(ShapeChecker &shapes) {
-  if (failed(checkChannelNorm(*this, shapes, getEps().convertToDouble(),
-                              getX(), getScale(), getResult())))
+  if (failed(checkChannelNorm(*this, shapes, getEps().convertToDouble(), getX(),
+                              getScale(), getResult())))
     return failure();
   return shapes.checkSameType("grad", getGrad(), "x", getX());
 }
@@ -763,8 +767,8 @@ LogicalResult checkRmsNorm(Operation *op, ShapeChecker &shapes, int64_t lmax,
   if (failed(verifyLmax(op, lmax)))
     return failure();
   if (!(eps > 0))
-    return op->emitOpError()
-           << "eps = " << llvm::formatv("{0}", eps).str() << " must be positive";
+    return op->emitOpError() << "eps = " << llvm::formatv("{0}", eps).str()
+                             << " must be positive";
   if (weights) {
     if (static_cast<int64_t>(weights->size()) != lmax + 1)
       return op->emitOpError() << "degree_weights has " << weights->size()

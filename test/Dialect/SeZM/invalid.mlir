@@ -692,6 +692,33 @@ func.func @so2_linear_wv(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
 
 // -----
 
+func.func @so2_linear_acc(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
+                          %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>,
+                          %x: tensor<?x10x32xf32>) {
+  // expected-error @+1 {{'acc' must have the type of 'u', 'tensor<?x10x64xf32>', but has type 'tensor<?x10x32xf32>'}}
+  %0 = sezm.so2_linear %u weights(%w0, %wu, %wv) plus %x lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>, tensor<?x10x32xf32>) -> tensor<?x10x64xf32>
+  return
+}
+
+// -----
+
+func.func @so2_linear_grad_acc(%g: tensor<?x10x64xf32>, %u: tensor<?x10x64xf32>,
+                               %w0: tensor<2x128x128xf32>, %wu: tensor<2x96x96xf32>,
+                               %wv: tensor<2x96x96xf32>, %x: tensor<?x10x64xf64>) {
+  // expected-error @+1 {{'acc' must have the type of 'u', 'tensor<?x10x64xf32>', but has type 'tensor<?x10x64xf64>'}}
+  %0:4 = sezm.so2_linear_grad %g, %u weights(%w0, %wu, %wv) plus %x
+      lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x128x128xf32>,
+         tensor<2x96x96xf32>, tensor<2x96x96xf32>, tensor<?x10x64xf64>)
+      -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+          tensor<2x96x96xf32>)
+  return
+}
+
+// -----
+
 func.func @so2_linear_result(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
                              %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>) {
   // expected-error @+1 {{'result' must have the type of 'u', 'tensor<?x10x64xf32>', but has type 'tensor<?x10x32xf32>'}}

@@ -164,6 +164,17 @@ func.func @mixing_stack(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
          tensor<2x96x96xf32>, tensor<2x96x96xf32>)
       -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
           tensor<2x96x96xf32>)
+  // CHECK: sezm.so2_linear %{{.*}} weights(%{{.*}}, %{{.*}}, %{{.*}}) plus %{{.*}} lmax = 3 focus = 2 : {{.*}}, tensor<?x10x64xf32>) -> tensor<?x10x64xf32>
+  %zr = sezm.so2_linear %u weights(%w0, %wu, %wv) plus %u lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>, tensor<?x10x64xf32>) -> tensor<?x10x64xf32>
+  // CHECK: sezm.so2_linear_grad %{{.*}}, %{{.*}} weights(%{{.*}}, %{{.*}}, %{{.*}}) plus %{{.*}} lmax = 3 focus = 2
+  %gur, %gw0r, %gwur, %gwvr = sezm.so2_linear_grad %z, %u weights(%w0, %wu, %wv)
+      plus %z lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x128x128xf32>,
+         tensor<2x96x96xf32>, tensor<2x96x96xf32>, tensor<?x10x64xf32>)
+      -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+          tensor<2x96x96xf32>)
   // CHECK: sezm.gate %{{.*}} weight %{{.*}} lmax = 3 focus = 2 : (tensor<?x10x64xf32>, tensor<2x32x96xf32>) -> tensor<?x10x64xf32>
   %act = sezm.gate %z weight %gw lmax = 3 focus = 2
       : (tensor<?x10x64xf32>, tensor<2x32x96xf32>) -> tensor<?x10x64xf32>

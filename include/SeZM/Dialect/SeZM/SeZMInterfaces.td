@@ -66,6 +66,33 @@ def SeZM_LoopKernelOpInterface : OpInterface<"LoopKernelOpInterface"> {
   ];
 }
 
+def SeZM_AccumulatingOpInterface : OpInterface<"AccumulatingOpInterface"> {
+  let description = [{
+    An op whose first result can start from an addend: with its optional
+    `plus %acc` operand, each element of that result is acc's element plus
+    what the op computes, the op's sums starting from acc's value. A
+    residual add of the op's result then costs its kernel one read of the
+    addend, where a separate add reads two tensors and writes a third
+    (sezm-fuse-accumulate makes the one of the other).
+  }];
+  let cppNamespace = "::mlir::sezm";
+  let methods = [
+    InterfaceMethod<"The addend of the first result, or null.",
+      "::mlir::Value", "getAccumulator", (ins), [{
+        return $_op.getAcc();
+      }]>,
+    InterfaceMethod<
+      [{Builds, at `builder`'s insertion point, this op with `acc` as the
+        addend of its first result.}],
+      "::mlir::Operation *", "cloneWithAccumulator",
+      (ins "::mlir::OpBuilder &":$builder, "::mlir::Value":$acc), [{
+        ::mlir::Operation *copy = builder.clone(*$_op.getOperation());
+        ::llvm::cast<ConcreteOp>(copy).getAccMutable().assign(acc);
+        return copy;
+      }]>,
+  ];
+}
+
 // The ops that state a derivative rule.
 defvar SeZM_Differentiable =
     DeclareOpInterfaceMethods<SeZM_DerivativeOpInterface>;

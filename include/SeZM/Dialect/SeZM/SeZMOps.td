@@ -687,7 +687,8 @@ def SeZM_SegmentReduceGradOp : SeZM_Op<"segment_reduce_grad", [SeZM_Differentiab
 // Gated SO(2) mixing stack [3.4, 3.5, 4.4]
 //===----------------------------------------------------------------------===//
 
-def SeZM_SO2LinearOp : SeZM_Op<"so2_linear", [SeZM_Differentiable]> {
+def SeZM_SO2LinearOp : SeZM_Op<"so2_linear", [SeZM_Differentiable,
+    SeZM_AccumulatingOpInterface]> {
   let summary = "m-blocked SO(2) linear layer, per focus stream";
   let description = [{
     Math: sezm-ops.md section 3.5.
@@ -703,23 +704,32 @@ def SeZM_SO2LinearOp : SeZM_Op<"so2_linear", [SeZM_Differentiable]> {
     Shapes: u (E, Dm, C), w0 (F, M0, M0), wu and wv (F, lmax*Cf, lmax*Cf)
     -> (E, Dm, C).
 
+    With `plus %acc` (E, Dm, C), the result is acc + the layer's output,
+    each output's sum starting from acc's element: a residual add folded
+    in by `sezm-fuse-accumulate`.
+
     Example:
     ```mlir
     %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
         : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
            tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+    %r = sezm.so2_linear %u weights(%w0, %wu, %wv) plus %x lmax = 3 focus = 2
+        : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+           tensor<2x96x96xf32>, tensor<?x10x64xf32>) -> tensor<?x10x64xf32>
     ```
   }];
   let arguments = (ins SeZM_FloatTensor:$u, SeZM_FloatTensor:$w0, SeZM_FloatTensor:$wu,
-                       SeZM_FloatTensor:$wv, I64Attr:$lmax, I64Attr:$focus);
+                       SeZM_FloatTensor:$wv, Optional<SeZM_FloatTensor>:$acc,
+                       I64Attr:$lmax, I64Attr:$focus);
   let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
-    $u `weights` `(` $w0 `,` $wu `,` $wv `)` `lmax` `=` $lmax
+    $u `weights` `(` $w0 `,` $wu `,` $wv `)` (`plus` $acc^)? `lmax` `=` $lmax
     `focus` `=` $focus attr-dict `:` functional-type(operands, results)
   }];
 }
 
-def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad"> {
+def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad",
+    [SeZM_AccumulatingOpInterface]> {
   let summary = "gradients of sezm.so2_linear";
   let description = [{
     Math: sezm-ops.md section 4.4.
@@ -727,6 +737,8 @@ def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad"> {
     `u_grad` is the transposed layer applied to `grad`; the weight gradients
     are `w0_grad[f] = u0^T g0`, `wu_grad[f] = x_neg^T g_neg + x_pos^T g_pos`,
     `wv_grad[f] = x_neg^T g_pos - x_pos^T g_neg`, summed over edges.
+    With `plus %acc` (E, Dm, C), `u_grad` is acc + the transposed layer's
+    output, each sum starting from acc's element (`sezm-fuse-accumulate`).
 
     Example:
     ```mlir
@@ -739,12 +751,14 @@ def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad"> {
     ```
   }];
   let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$u, SeZM_FloatTensor:$w0,
-                       SeZM_FloatTensor:$wu, SeZM_FloatTensor:$wv, I64Attr:$lmax,
+                       SeZM_FloatTensor:$wu, SeZM_FloatTensor:$wv,
+                       Optional<SeZM_FloatTensor>:$acc, I64Attr:$lmax,
                        I64Attr:$focus);
   let results = (outs SeZM_FloatTensor:$u_grad, SeZM_FloatTensor:$w0_grad,
                       SeZM_FloatTensor:$wu_grad, SeZM_FloatTensor:$wv_grad);
   let assemblyFormat = [{
-    $grad `,` $u `weights` `(` $w0 `,` $wu `,` $wv `)` `lmax` `=` $lmax
+    $grad `,` $u `weights` `(` $w0 `,` $wu `,` $wv `)` (`plus` $acc^)?
+    `lmax` `=` $lmax
     `focus` `=` $focus attr-dict `:` functional-type(operands, results)
   }];
 }

@@ -1,0 +1,72 @@
+// RUN: sezm-opt %s --sezm-fuse-accumulate --split-input-file --verify-diagnostics | FileCheck %s
+
+// The mixing stack's residual adds, forward (x + z, z first or second) and
+// backward (g + the input gradient): each folds into its op.
+// CHECK-LABEL: func.func @residuals
+// CHECK-SAME: (%[[X:.*]]: tensor<?x10x64xf32>, %[[G:.*]]: tensor<?x10x64xf32>,
+// CHECK: %[[Z:.*]] = sezm.so2_linear %[[X]] weights(%{{.*}}, %{{.*}}, %{{.*}}) plus %[[X]] lmax = 3 focus = 2
+// CHECK: %[[Y:.*]] = sezm.so2_linear %[[Z]] weights(%{{.*}}, %{{.*}}, %{{.*}}) plus %[[Z]] lmax = 3 focus = 2
+// CHECK: %[[GU:.*]], %{{.*}}, %{{.*}}, %{{.*}} = sezm.so2_linear_grad %[[G]], %[[X]] weights(%{{.*}}, %{{.*}}, %{{.*}}) plus %[[G]] lmax = 3 focus = 2
+// CHECK-NOT: arith.addf
+// CHECK: return %[[Y]], %[[GU]]
+func.func @residuals(%x: tensor<?x10x64xf32>, %g: tensor<?x10x64xf32>,
+    %w0: tensor<2x128x128xf32>, %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>)
+    -> (tensor<?x10x64xf32>, tensor<?x10x64xf32>) {
+  %z = sezm.so2_linear %x weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  %r = arith.addf %x, %z : tensor<?x10x64xf32>
+  %z2 = sezm.so2_linear %r weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  %r2 = arith.addf %z2, %r : tensor<?x10x64xf32>
+  %gu, %gw0, %gwu, %gwv = sezm.so2_linear_grad %g, %x weights(%w0, %wu, %wv)
+      lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x128x128xf32>,
+         tensor<2x96x96xf32>, tensor<2x96x96xf32>)
+      -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+          tensor<2x96x96xf32>)
+  %s = arith.addf %g, %gu : tensor<?x10x64xf32>
+  return %r2, %s : tensor<?x10x64xf32>, tensor<?x10x64xf32>
+}
+
+// -----
+
+// The addend is defined after the op: the fused op is built at the add.
+// CHECK-LABEL: func.func @addend_after
+// CHECK: %[[A:.*]] = arith.mulf
+// CHECK-NEXT: sezm.so2_linear %{{.*}} weights(%{{.*}}, %{{.*}}, %{{.*}}) plus %[[A]]
+func.func @addend_after(%x: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
+    %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>) -> tensor<?x10x64xf32> {
+  %z = sezm.so2_linear %x weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  %a = arith.mulf %x, %x : tensor<?x10x64xf32>
+  %r = arith.addf %a, %z : tensor<?x10x64xf32>
+  return %r : tensor<?x10x64xf32>
+}
+
+// -----
+
+// Refusals: a result used twice, and weight gradients in use.
+// CHECK-LABEL: func.func @refused
+// CHECK: arith.addf
+// CHECK: arith.addf
+func.func @refused(%x: tensor<?x10x64xf32>, %g: tensor<?x10x64xf32>,
+    %w0: tensor<2x128x128xf32>, %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>)
+    -> (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x128x128xf32>) {
+  // expected-remark @+1 {{keeps its add: its result has other uses}}
+  %z = sezm.so2_linear %x weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  %r = arith.addf %x, %z : tensor<?x10x64xf32>
+  // expected-remark @+1 {{keeps its add: its result #1 is used, and the fused op moves to the add}}
+  %gu, %gw0, %gwu, %gwv = sezm.so2_linear_grad %g, %x weights(%w0, %wu, %wv)
+      lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x128x128xf32>,
+         tensor<2x96x96xf32>, tensor<2x96x96xf32>)
+      -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+          tensor<2x96x96xf32>)
+  %s = arith.addf %g, %gu : tensor<?x10x64xf32>
+  return %r, %z, %s, %gw0 : tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x128x128xf32>
+}
