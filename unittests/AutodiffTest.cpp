@@ -30,9 +30,10 @@ namespace ref = ::sezm::reference;
 
 namespace {
 
-/// E = sum envelope_aggregate(gate(u + so2_linear(u)))^2, u = rotate_mix(x,
-/// W(v), (silu(rbf(v)) + rbf(v)) Wk), over the edge vectors v of the
-/// positions.
+/// E = sum envelope_aggregate(z + gate(z))^2, z = u + so2_linear(u),
+/// u = rotate_mix(x, W(v), (silu(rbf(v)) + rbf(v)) Wk), over the edge
+/// vectors v of the positions: residual layers as sezm-fuse-accumulate
+/// folds them.
 const char *energyModule = R"mlir(
 func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
     %src: tensor<?xi64> {sezm.name = "src"},
@@ -76,12 +77,12 @@ func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
   %u = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb lmax = 3 rank = 1
       : (tensor<?x16x8xf64>, tensor<?xi64>, tensor<?x16x16xf64>,
          tensor<?x25xf64>, tensor<1x8xf64>) -> tensor<?x10x8xf64>
-  // A residual layer, u + so2_linear(u), as sezm-fuse-accumulate folds it.
   %z = sezm.so2_linear %u weights(%w0, %wu, %wv) plus %u lmax = 3 focus = 1
       : (tensor<?x10x8xf64>, tensor<1x32x32xf64>, tensor<1x24x24xf64>,
          tensor<1x24x24xf64>, tensor<?x10x8xf64>) -> tensor<?x10x8xf64>
-  %act = sezm.gate %z weight %gw lmax = 3 focus = 1
-      : (tensor<?x10x8xf64>, tensor<1x8x24xf64>) -> tensor<?x10x8xf64>
+  %act = sezm.gate %z weight %gw plus %z lmax = 3 focus = 1
+      : (tensor<?x10x8xf64>, tensor<1x8x24xf64>, tensor<?x10x8xf64>)
+      -> tensor<?x10x8xf64>
   %agg = sezm.envelope_aggregate %act by %w env %env norm %isd over(%do, %dr)
       lmax = 3 : (tensor<?x10x8xf64>, tensor<?x16x16xf64>, tensor<?xf64>,
                   tensor<?xf64>, tensor<?xi64>, tensor<?xi64>)

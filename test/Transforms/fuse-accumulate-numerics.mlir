@@ -9,23 +9,28 @@
 // RUN: %npytool random %t/w0.npy f32 2,128,128 3 -0.1 0.1
 // RUN: %npytool random %t/wu.npy f32 2,96,96 4 -0.1 0.1
 // RUN: %npytool random %t/wv.npy f32 2,96,96 5 -0.1 0.1
+// RUN: %npytool random %t/gw.npy f32 2,32,96 6
 // RUN: sezm-opt %s --sezm-fuse-accumulate | FileCheck %s --check-prefix=FUSED
-// FUSED-COUNT-3: plus
+// FUSED-COUNT-4: plus
 // FUSED-NOT: arith.addf
-// RUN: sezm-run %s --entry step --input x=%t/x.npy --input g=%t/g.npy --input w0=%t/w0.npy --input wu=%t/wu.npy --input wv=%t/wv.npy --no-fusion --output-dir %t/unfused > /dev/null
-// RUN: sezm-run %s --entry step --input x=%t/x.npy --input g=%t/g.npy --input w0=%t/w0.npy --input wu=%t/wu.npy --input wv=%t/wv.npy --output-dir %t/fused > /dev/null
+// RUN: sezm-run %s --entry step --input x=%t/x.npy --input g=%t/g.npy --input w0=%t/w0.npy --input wu=%t/wu.npy --input wv=%t/wv.npy --input gw=%t/gw.npy --no-fusion --output-dir %t/unfused > /dev/null
+// RUN: sezm-run %s --entry step --input x=%t/x.npy --input g=%t/g.npy --input w0=%t/w0.npy --input wu=%t/wu.npy --input wv=%t/wv.npy --input gw=%t/gw.npy --output-dir %t/fused > /dev/null
 // RUN: %npytool relerr %t/fused/y.npy %t/unfused/y.npy 1e-6
 // RUN: %npytool relerr %t/fused/x_grad.npy %t/unfused/x_grad.npy 1e-6
+// The gated layer adds as the add did: the same bits.
+// RUN: cmp %t/fused/h.npy %t/unfused/h.npy
 
-// Two residual layers, y = (x + L(x)) + L(x + L(x)), and the backward's
-// x_grad = g + L^T(g).
+// Two residual layers, y = (x + L(x)) + L(x + L(x)), a gated one,
+// h = x + gate(x), and the backward's x_grad = g + L^T(g).
 func.func @step(%x: tensor<?x10x64xf32> {sezm.name = "x"},
                 %g: tensor<?x10x64xf32> {sezm.name = "g"},
                 %w0: tensor<2x128x128xf32> {sezm.name = "w0"},
                 %wu: tensor<2x96x96xf32> {sezm.name = "wu"},
-                %wv: tensor<2x96x96xf32> {sezm.name = "wv"})
+                %wv: tensor<2x96x96xf32> {sezm.name = "wv"},
+                %gw: tensor<2x32x96xf32> {sezm.name = "gw"})
     -> (tensor<?x10x64xf32> {sezm.name = "y"},
-        tensor<?x10x64xf32> {sezm.name = "x_grad"}) {
+        tensor<?x10x64xf32> {sezm.name = "x_grad"},
+        tensor<?x10x64xf32> {sezm.name = "h"}) {
   %z = sezm.so2_linear %x weights(%w0, %wu, %wv) lmax = 3 focus = 2
       : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
          tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
@@ -41,5 +46,8 @@ func.func @step(%x: tensor<?x10x64xf32> {sezm.name = "x"},
       -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
           tensor<2x96x96xf32>)
   %s = arith.addf %g, %gu : tensor<?x10x64xf32>
-  return %y, %s : tensor<?x10x64xf32>, tensor<?x10x64xf32>
+  %act = sezm.gate %x weight %gw lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x32x96xf32>) -> tensor<?x10x64xf32>
+  %h = arith.addf %x, %act : tensor<?x10x64xf32>
+  return %y, %s, %h : tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>
 }

@@ -1,17 +1,19 @@
 // RUN: sezm-opt %s --sezm-fuse-accumulate --split-input-file --verify-diagnostics | FileCheck %s
 
-// The mixing stack's residual adds, forward (x + z, z first or second) and
-// backward (g + the input gradient): each folds into its op.
+// The mixing stack's residual adds, forward (x + z, z first or second; a
+// gated layer's) and backward (g + the input gradient): each folds into its
+// op.
 // CHECK-LABEL: func.func @residuals
 // CHECK-SAME: (%[[X:.*]]: tensor<?x10x64xf32>, %[[G:.*]]: tensor<?x10x64xf32>,
 // CHECK: %[[Z:.*]] = sezm.so2_linear %[[X]] weights(%{{.*}}, %{{.*}}, %{{.*}}) plus %[[X]] lmax = 3 focus = 2
 // CHECK: %[[Y:.*]] = sezm.so2_linear %[[Z]] weights(%{{.*}}, %{{.*}}, %{{.*}}) plus %[[Z]] lmax = 3 focus = 2
 // CHECK: %[[GU:.*]], %{{.*}}, %{{.*}}, %{{.*}} = sezm.so2_linear_grad %[[G]], %[[X]] weights(%{{.*}}, %{{.*}}, %{{.*}}) plus %[[G]] lmax = 3 focus = 2
+// CHECK: %[[A:.*]] = sezm.gate %[[Y]] weight %{{.*}} plus %[[Y]] lmax = 3 focus = 2
 // CHECK-NOT: arith.addf
-// CHECK: return %[[Y]], %[[GU]]
+// CHECK: return %[[A]], %[[GU]]
 func.func @residuals(%x: tensor<?x10x64xf32>, %g: tensor<?x10x64xf32>,
-    %w0: tensor<2x128x128xf32>, %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>)
-    -> (tensor<?x10x64xf32>, tensor<?x10x64xf32>) {
+    %w0: tensor<2x128x128xf32>, %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>,
+    %gw: tensor<2x32x96xf32>) -> (tensor<?x10x64xf32>, tensor<?x10x64xf32>) {
   %z = sezm.so2_linear %x weights(%w0, %wu, %wv) lmax = 3 focus = 2
       : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
          tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
@@ -27,7 +29,10 @@ func.func @residuals(%x: tensor<?x10x64xf32>, %g: tensor<?x10x64xf32>,
       -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
           tensor<2x96x96xf32>)
   %s = arith.addf %g, %gu : tensor<?x10x64xf32>
-  return %r2, %s : tensor<?x10x64xf32>, tensor<?x10x64xf32>
+  %act = sezm.gate %r2 weight %gw lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x32x96xf32>) -> tensor<?x10x64xf32>
+  %r3 = arith.addf %r2, %act : tensor<?x10x64xf32>
+  return %r3, %s : tensor<?x10x64xf32>, tensor<?x10x64xf32>
 }
 
 // -----

@@ -224,17 +224,22 @@ void sezm::emitKernel(GateOp op, KernelIO &io) {
   Idx edges = dim(z, 0);
   Value out =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
+  Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
+  // Stores `value`, or acc's element plus it where there is an addend.
+  auto storeOut = [&](Num value, std::array<Idx, 3> at) {
+    store(acc ? load(acc, at) + value : value, out, at);
+  };
   parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
     EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
     Idx e = at.e, f = at.f, cf = at.k;
     Stream s(layout, width, f);
     Idx c = s.channelOf(cf);
     Num zs = load(z, {e, 0, c});
-    store(zs * sigmoid(zs), out, {e, 0, c});
+    storeOut(zs * sigmoid(zs), {e, Idx(0), c});
     for (int64_t l = 1; l <= layout.lmax; ++l) {
       Num gate = gateOf(z, gw, s, f, width, e, l, cf);
       for (int64_t row : rowsOfDegree(layout, l))
-        store(load(z, {e, row, c}) * gate, out, {e, row, c});
+        storeOut(load(z, {e, row, c}) * gate, {e, Idx(row), c});
     }
   });
 }

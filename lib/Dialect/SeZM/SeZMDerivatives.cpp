@@ -276,6 +276,9 @@ LogicalResult GateOp::backpropagate(ReverseMode &sweep,
   auto grad =
       GateGradOp::create(b, loc, getZ().getType(), getGw().getType(), g, getZ(),
                          getGw(), getLmaxAttr(), getFocusAttr());
+  // The addend reaches the result unchanged.
+  if (getAcc())
+    sweep.add(getAcc(), g);
   sweep.add(getZ(), grad.getZGrad());
   sweep.add(getGw(), grad.getGwGrad());
   return success();

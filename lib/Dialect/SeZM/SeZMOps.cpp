@@ -580,6 +580,8 @@ LogicalResult GateOp::verifyShapes(ShapeChecker &shapes) {
       checkStreams(*this, shapes, layout, "z", getZ(), getFocus());
   if (failed(split) || failed(checkGateWeight(shapes, layout, *split, getGw())))
     return failure();
+  if (getAcc() && failed(shapes.checkSameType("acc", getAcc(), "z", getZ())))
+    return failure();
   return shapes.checkSameType("result", getResult(), "z", getZ());
 }
 

@@ -704,6 +704,17 @@ func.func @so2_linear_acc(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
 
 // -----
 
+func.func @gate_acc(%z: tensor<?x10x64xf32>, %gw: tensor<2x32x96xf32>,
+                    %x: tensor<?x16x64xf32>) {
+  // expected-error @+1 {{'acc' must have the type of 'z', 'tensor<?x10x64xf32>', but has type 'tensor<?x16x64xf32>'}}
+  %0 = sezm.gate %z weight %gw plus %x lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x32x96xf32>, tensor<?x16x64xf32>)
+      -> tensor<?x10x64xf32>
+  return
+}
+
+// -----
+
 func.func @so2_linear_grad_acc(%g: tensor<?x10x64xf32>, %u: tensor<?x10x64xf32>,
                                %w0: tensor<2x128x128xf32>, %wu: tensor<2x96x96xf32>,
                                %wv: tensor<2x96x96xf32>, %x: tensor<?x10x64xf64>) {

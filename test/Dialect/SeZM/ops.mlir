@@ -178,6 +178,10 @@ func.func @mixing_stack(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
   // CHECK: sezm.gate %{{.*}} weight %{{.*}} lmax = 3 focus = 2 : (tensor<?x10x64xf32>, tensor<2x32x96xf32>) -> tensor<?x10x64xf32>
   %act = sezm.gate %z weight %gw lmax = 3 focus = 2
       : (tensor<?x10x64xf32>, tensor<2x32x96xf32>) -> tensor<?x10x64xf32>
+  // CHECK: sezm.gate %{{.*}} weight %{{.*}} plus %{{.*}} lmax = 3 focus = 2 : (tensor<?x10x64xf32>, tensor<2x32x96xf32>, tensor<?x10x64xf32>) -> tensor<?x10x64xf32>
+  %actr = sezm.gate %z weight %gw plus %u lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x32x96xf32>, tensor<?x10x64xf32>)
+      -> tensor<?x10x64xf32>
   // CHECK: sezm.gate_grad %{{.*}}, %{{.*}} weight %{{.*}} lmax = 3 focus = 2 : {{.*}} -> (tensor<?x10x64xf32>, tensor<2x32x96xf32>)
   %gz, %ggw = sezm.gate_grad %act, %z weight %gw lmax = 3 focus = 2
       : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x32x96xf32>)

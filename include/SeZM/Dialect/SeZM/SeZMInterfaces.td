@@ -70,7 +70,7 @@ def SeZM_AccumulatingOpInterface : OpInterface<"AccumulatingOpInterface"> {
   let description = [{
     An op whose first result can start from an addend: with its optional
     `plus %acc` operand, each element of that result is acc's element plus
-    what the op computes, the op's sums starting from acc's value. A
+    what the op computes (a product's sums start from acc's value). A
     residual add of the op's result then costs its kernel one read of the
     addend, where a separate add reads two tensors and writes a third
     (sezm-fuse-accumulate makes the one of the other).

@@ -763,7 +763,8 @@ def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad",
   }];
 }
 
-def SeZM_GateOp : SeZM_Op<"gate", [SeZM_Differentiable]> {
+def SeZM_GateOp : SeZM_Op<"gate", [SeZM_Differentiable,
+    SeZM_AccumulatingOpInterface]> {
   let summary = "degree-grouped sigmoid gate of a gated SO(2) layer";
   let description = [{
     Math: sezm-ops.md section 3.5.
@@ -776,17 +777,24 @@ def SeZM_GateOp : SeZM_Op<"gate", [SeZM_Differentiable]> {
 
     Shapes: z (E, Dm, C), gw (F, Cf, lmax*Cf) -> (E, Dm, C).
 
+    With `plus %acc` (E, Dm, C), the result is acc + the gated z, added
+    element by element as a separate add would (`sezm-fuse-accumulate`).
+
     Example:
     ```mlir
     %act = sezm.gate %z weight %gw lmax = 3 focus = 2
         : (tensor<?x10x64xf32>, tensor<2x32x96xf32>) -> tensor<?x10x64xf32>
+    %r = sezm.gate %z weight %gw plus %u lmax = 3 focus = 2
+        : (tensor<?x10x64xf32>, tensor<2x32x96xf32>, tensor<?x10x64xf32>)
+        -> tensor<?x10x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_FloatTensor:$z, SeZM_FloatTensor:$gw, I64Attr:$lmax,
+  let arguments = (ins SeZM_FloatTensor:$z, SeZM_FloatTensor:$gw,
+                       Optional<SeZM_FloatTensor>:$acc, I64Attr:$lmax,
                        I64Attr:$focus);
   let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
-    $z `weight` $gw `lmax` `=` $lmax `focus` `=` $focus attr-dict
+    $z `weight` $gw (`plus` $acc^)? `lmax` `=` $lmax `focus` `=` $focus attr-dict
     `:` functional-type(operands, results)
   }];
 }
