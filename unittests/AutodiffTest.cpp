@@ -365,6 +365,93 @@ TEST(AutodiffUnfused, ForcesMatchFiniteDifferences) {
   EXPECT_GT(largest, 1e-3);
 }
 
+/// Attention over the destination CSR (DeePMD-kit's attention aggregation):
+/// messages from a rotate_mix, logits from the radial basis (one focus
+/// stream, one head), the envelope as the mass weight and a trained null
+/// logit; E = sum of the aggregate squared.
+const char *attentionModule = R"mlir(
+func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
+    %src: tensor<?xi64> {sezm.name = "src"},
+    %dst: tensor<?xi64> {sezm.name = "dst"},
+    %so: tensor<?xi64> {sezm.name = "src_order", sezm.csr_of = "src"},
+    %sr: tensor<?xi64> {sezm.name = "src_rowptr", sezm.csr_of = "src"},
+    %do: tensor<?xi64> {sezm.name = "dst_order", sezm.csr_of = "dst"},
+    %dr: tensor<?xi64> {sezm.name = "dst_rowptr", sezm.csr_of = "dst"},
+    %x: tensor<?x16x8xf64> {sezm.name = "features"},
+    %wk: tensor<8x25xf64> {sezm.name = "radial_to_kernel"},
+    %cb: tensor<1x8xf64> {sezm.name = "channel_basis"},
+    %wl: tensor<8x1xf64> {sezm.name = "logit_weight"},
+    %null: tensor<1x1xf64> {sezm.name = "null_logit"})
+    -> (tensor<f64> {sezm.name = "energy"}) {
+  %v = sezm.edge_vectors %pos[%src, %dst]
+      : (tensor<?x3xf64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf64>
+  %w = sezm.wigner %v lmax = 3 : (tensor<?x3xf64>) -> tensor<?x16x16xf64>
+  %rbf = sezm.radial_basis %v rcut = 6.0 exponent = 7
+      : (tensor<?x3xf64>) -> tensor<?x8xf64>
+  %env = sezm.envelope %v rcut = 6.0 exponent = 5
+      : (tensor<?x3xf64>) -> tensor<?xf64>
+  %c0 = arith.constant 0 : index
+  %edges = tensor.dim %rbf, %c0 : tensor<?x8xf64>
+  %zero = arith.constant 0.0 : f64
+  %empty = tensor.empty(%edges) : tensor<?x25xf64>
+  %init = linalg.fill ins(%zero : f64) outs(%empty : tensor<?x25xf64>)
+      -> tensor<?x25xf64>
+  %kc = linalg.matmul ins(%rbf, %wk : tensor<?x8xf64>, tensor<8x25xf64>)
+      outs(%init : tensor<?x25xf64>) -> tensor<?x25xf64>
+  %u = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x8xf64>, tensor<?xi64>, tensor<?x16x16xf64>,
+         tensor<?x25xf64>, tensor<1x8xf64>) -> tensor<?x10x8xf64>
+  %lempty = tensor.empty(%edges) : tensor<?x1xf64>
+  %linit = linalg.fill ins(%zero : f64) outs(%lempty : tensor<?x1xf64>)
+      -> tensor<?x1xf64>
+  %l2 = linalg.matmul ins(%rbf, %wl : tensor<?x8xf64>, tensor<8x1xf64>)
+      outs(%linit : tensor<?x1xf64>) -> tensor<?x1xf64>
+  %logit = tensor.expand_shape %l2 [[0], [1, 2]] output_shape [%edges, 1, 1]
+      : tensor<?x1xf64> into tensor<?x1x1xf64>
+  %agg = sezm.attention_aggregate %u by %w logit %logit env %env null %null
+      over(%do, %dr) lmax = 3
+      : (tensor<?x10x8xf64>, tensor<?x16x16xf64>, tensor<?x1x1xf64>,
+         tensor<?xf64>, tensor<1x1xf64>, tensor<?xi64>, tensor<?xi64>)
+      -> tensor<?x16x8xf64>
+  %sq = arith.mulf %agg, %agg : tensor<?x16x8xf64>
+  %scalar = tensor.empty() : tensor<f64>
+  %acc = linalg.fill ins(%zero : f64) outs(%scalar : tensor<f64>)
+      -> tensor<f64>
+  %e = linalg.reduce ins(%sq : tensor<?x16x8xf64>) outs(%acc : tensor<f64>)
+      dimensions = [0, 1, 2]
+    (%in: f64, %out: f64) {
+      %s = arith.addf %in, %out : f64
+      linalg.yield %s : f64
+    }
+  return %e : tensor<f64>
+}
+)mlir";
+
+/// Forces through attention_aggregate's derivative rule (the logits, the
+/// envelope's mass weight, the messages and the Wigner-D all depend on the
+/// positions) against central differences of the energy.
+TEST(AutodiffAttention, ForcesMatchFiniteDifferences) {
+  MLIRContext context;
+  auto program = ::sezm::testing::compileWithForces(context, attentionModule);
+  ASSERT_TRUE(program);
+  std::mt19937_64 gen(44);
+  const int64_t atoms = 6;
+  std::vector<HostTensor> inputs = allPairsGraph(atoms, gen);
+  inputs.insert(inputs.end(),
+                {f64Tensor({atoms, 16, 8}, gen, -1, 1),
+                 f64Tensor({8, 25}, gen, -1, 1), f64Tensor({1, 8}, gen, -1, 1),
+                 f64Tensor({8, 1}, gen, -2, 2), f64Tensor({1, 1}, gen, -1, 1)});
+  auto energyAt = [&](const HostTensor &positions) {
+    return scalarAt(*program, "energy", inputs, positions);
+  };
+  auto out = program->run("energy_forces", inputs);
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  const HostTensor &forces = (*out)[1];
+  double largest =
+      expectForcesMatchCentralDifferences(forces, inputs[0], energyAt);
+  EXPECT_GT(largest, 1e-3);
+}
+
 /// create-graph: the gradient of a force loss, sum_i F_i . d_i, with respect
 /// to the positions (a second derivative of the energy) against central
 /// differences of the forces along d, and with respect to the weights (what

@@ -249,6 +249,21 @@ LogicalResult EnvelopeAggregateOp::backpropagate(ReverseMode &sweep,
   return success();
 }
 
+LogicalResult AttentionAggregateOp::backpropagate(ReverseMode &sweep,
+                                                  ArrayRef<Value> cotangents) {
+  auto grad = AttentionAggregateGradOp::create(
+      sweep.builder(), sweep.getLoc(), getXl().getType(), getWigner().getType(),
+      getLogit().getType(), getEnv().getType(), getNullLogit().getType(),
+      cotangents.front(), getXl(), getWigner(), getLogit(), getEnv(),
+      getNullLogit(), getDstOrder(), getDstRowptr(), getLmaxAttr());
+  sweep.add(getXl(), grad.getXlGrad());
+  sweep.add(getWigner(), grad.getWignerGrad());
+  sweep.add(getLogit(), grad.getLogitGrad());
+  sweep.add(getEnv(), grad.getEnvGrad());
+  sweep.add(getNullLogit(), grad.getNullLogitGrad());
+  return success();
+}
+
 LogicalResult SO2LinearOp::backpropagate(ReverseMode &sweep,
                                          ArrayRef<Value> cotangents) {
   OpBuilder &b = sweep.builder();

@@ -1244,7 +1244,8 @@ def SeZM_EnvelopeAggregateGradOp : SeZM_Op<"envelope_aggregate_grad"> {
   }];
 }
 
-def SeZM_AttentionAggregateOp : SeZM_Op<"attention_aggregate"> {
+def SeZM_AttentionAggregateOp : SeZM_Op<"attention_aggregate",
+    [SeZM_Differentiable]> {
   let summary = "envelope-gated softmax attention over the destination CSR";
   let description = [{
     Math: sezm-ops.md section 3.6b.
