@@ -46,6 +46,9 @@ def shape_of(text):
 
 
 def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        sys.exit(0 if len(argv) >= 2 else 2)
     command = argv[1]
     if command == "write":
         dtype, shape = argv[3], shape_of(argv[4])
