@@ -3,7 +3,7 @@
 // is taken and freed before the return: a kernel never dereferences host
 // memory. (Passing the global itself made the water model's forces fail
 // on the H200 with CUDA_ERROR_ILLEGAL_ADDRESS.)
-// RUN: sezm-opt %s --sezm-pipeline="target=gpu" --mlir-print-ir-after=gpu-kernel-outlining -o /dev/null 2>&1 | FileCheck %s
+// RUN: sezm-opt %s --sezm-pipeline="target=gpu" --mlir-print-ir-after=sezm-outline-kernels -o /dev/null 2>&1 | FileCheck %s
 // CHECK-LABEL: func.func @scale
 // CHECK: %[[HOST:.*]] = memref.get_global @{{.*}} : memref<4xf32>
 // CHECK: %[[DEVICE:.*]] = gpu.alloc () : memref<4xf32>
