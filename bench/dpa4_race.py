@@ -21,6 +21,7 @@ max |sezm - deepmd| / max |deepmd| of energy, forces and virial; with
 import argparse
 import ctypes
 import os
+import re
 import statistics
 import sys
 import time
@@ -42,7 +43,31 @@ def load_runtime(path):
          ctypes.c_int] + [ctypes.c_void_p] * 7)
     rt.sezm_device_bytes_peak.restype = ctypes.c_size_t
     rt.sezm_reset_device_peak.restype = None
+    rt.sezm_set_profiling.argtypes = [ctypes.c_int]
+    rt.sezm_kernel_time_count.restype = ctypes.c_int
+    rt.sezm_kernel_time_name.restype = ctypes.c_char_p
+    rt.sezm_kernel_time_name.argtypes = [ctypes.c_int]
+    rt.sezm_kernel_time_ms.restype = ctypes.c_double
+    rt.sezm_kernel_time_ms.argtypes = [ctypes.c_int]
     return rt
+
+
+def kernel_table(rt, call, top):
+    """One profiled call (launches serialized, CUDA events around each):
+    the `top` kernels by total time, summed over launches of one name
+    (less any _N suffix), and the total."""
+    rt.sezm_set_profiling(1)
+    call()
+    rt.sezm_set_profiling(0)
+    totals = {}
+    for i in range(rt.sezm_kernel_time_count()):
+        name = rt.sezm_kernel_time_name(i).decode()
+        base = re.sub(r"_[0-9]+$", "", name)
+        count, ms = totals.get(base, (0, 0.0))
+        totals[base] = (count + 1, ms + rt.sezm_kernel_time_ms(i))
+    total = sum(ms for _, ms in totals.values())
+    rows = sorted(totals.items(), key=lambda item: -item[1][1])[:top]
+    return total, rows
 
 
 def timed(torch, call, runs):
@@ -83,6 +108,9 @@ def main():
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--eager", action="store_true")
     parser.add_argument("--plot")
+    parser.add_argument("--profile", type=int, default=0, metavar="K",
+                        help="also print each build's K slowest kernels "
+                             "(summed per name) from one profiled call")
     args = parser.parse_args()
     if not args.eager:
         os.environ.setdefault("DP_COMPILE_INFER", "1")
@@ -192,6 +220,13 @@ def main():
                   f"DeePMD-kit / sezm {deepmd_ms / sezm_ms:.2f}x")
             print("    relative error E / F / virial: " +
                   " / ".join(f"{e:.2g}" for e in errors))
+            if args.profile:
+                total, rows = kernel_table(rt, sezm_call, args.profile)
+                print(f"    kernels (one profiled call, launches "
+                      f"serialized): {total:.2f} ms")
+                for name, (count, ms) in rows:
+                    print(f"      {name:32s} {ms:8.2f} ms  {count:4d} "
+                          f"launches")
             if plotted is None:
                 plotted = (sezm_ms, sezm_peak)
         rows.append((natoms, deepmd_ms, plotted[0], deepmd_peak / 1e9,

@@ -208,7 +208,7 @@ for step in "$@"; do
         --model "$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt" \
         --artifact "$root/gpu-run/dpa4.sezm" $(ls "$root"/gpu-run/dpa4-*.sezm 2>/dev/null) \
         --runtime "$tools/lib/libsezm_runtime.so" --structure "${structures[@]}" \
-        --plot "$out/race.png" | tee "$out/race.log"
+        --plot "$out/race.png" --profile 14 | tee "$out/race.log"
       grep -q "DeePMD-kit / sezm" "$out/race.log" || status=1
       ;;
     model:*)

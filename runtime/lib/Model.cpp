@@ -24,6 +24,10 @@ using PackedEntry = void (*)(void **);
 
 struct sezm_model {
   void *library = nullptr;
+  /// The in-memory file the host library was loaded from, open while it is
+  /// loaded: its /proc/self/fd path names this library alone (see
+  /// loadHostLibrary).
+  int hostFile = -1;
   std::vector<EntrySignature> entries;
   /// The inputs the artifact carries (its weights), by name, and their
   /// device copies, made on first use and kept until close.
@@ -141,8 +145,12 @@ void registerCubins(const Artifact &artifact) {
 }
 
 /// Loads an artifact's host library from memory (an anonymous file), so
-/// that nothing is written to disk; null with `error` set on failure.
-void *loadHostLibrary(const std::string &host, std::string &error) {
+/// that nothing is written to disk; null with `error` set on failure. The
+/// file stays open in `file` until the library is closed: the loader knows
+/// a library by its path, and a second model's /proc/self/fd path must not
+/// be the first's (a reused descriptor number would hand it the first
+/// model's library).
+void *loadHostLibrary(const std::string &host, int &file, std::string &error) {
   int fd = memfd_create("sezm-host.so", MFD_CLOEXEC);
   if (fd < 0) {
     error = "cannot create an in-memory file for the host library";
@@ -158,11 +166,14 @@ void *loadHostLibrary(const std::string &host, std::string &error) {
     }
     written += static_cast<size_t>(n);
   }
-  std::string file = "/proc/self/fd/" + std::to_string(fd);
-  void *library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!library)
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!library) {
     error = std::string("cannot load its host library: ") + dlerror();
-  close(fd);
+    close(fd);
+    return nullptr;
+  }
+  file = fd;
   return library;
 }
 } // namespace
@@ -175,6 +186,7 @@ sezm_model *sezm_model_open(const char *path) {
   if (!readFileBytes(path, bytes, error))
     return failWith(error, nullptr);
   void *library = nullptr;
+  int hostFile = -1;
   std::string manifestText;
   std::map<std::string, HostTensor> carried;
   if (looksLikeArtifact(bytes)) {
@@ -188,7 +200,7 @@ sezm_model *sezm_model_open(const char *path) {
         !parseSafetensors(weights->second, carried, error))
       return failWith(std::string(path) + ": its weights: " + error, nullptr);
     registerCubins(artifact);
-    library = loadHostLibrary(artifact.sections[kHostSection], error);
+    library = loadHostLibrary(artifact.sections[kHostSection], hostFile, error);
     if (!library)
       return failWith(std::string(path) + ": " + error, nullptr);
     manifestText = artifact.sections[kManifestSection];
@@ -213,6 +225,8 @@ sezm_model *sezm_model_open(const char *path) {
   auto *manifest = static_cast<const char *>(dlsym(library, "sezm_manifest"));
   if (!manifest || (!manifestText.empty() && manifestText != manifest)) {
     dlclose(library);
+    if (hostFile >= 0)
+      close(hostFile);
     return failWith(std::string(path) +
                         (manifest ? ": the host library's manifest differs "
                                     "from the artifact's"
@@ -222,6 +236,7 @@ sezm_model *sezm_model_open(const char *path) {
   }
   auto *model = new sezm_model();
   model->library = library;
+  model->hostFile = hostFile;
   model->carried = std::move(carried);
   error = parseManifest(manifest, model->entries);
   if (error.empty()) {
@@ -254,6 +269,8 @@ void sezm_model_close(sezm_model *model) {
     sezm_tensor_free(&entry.second);
   if (model->library)
     dlclose(model->library);
+  if (model->hostFile >= 0)
+    close(model->hostFile);
   delete model;
 }
 
