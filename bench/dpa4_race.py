@@ -226,10 +226,10 @@ def main():
             print("    relative error E / F / virial: " +
                   " / ".join(f"{e:.2g}" for e in errors))
             if args.profile:
-                total, rows = kernel_table(rt, sezm_call, args.profile)
+                total, slowest = kernel_table(rt, sezm_call, args.profile)
                 print(f"    kernels (one profiled call, launches "
                       f"serialized): {total:.2f} ms")
-                for name, (count, ms) in rows:
+                for name, (count, ms) in slowest:
                     print(f"      {name:32s} {ms:8.2f} ms  {count:4d} "
                           f"launches")
             if plotted is None:
