@@ -116,9 +116,12 @@ struct FuseBackwardWithReduce : OpRewritePattern<SegmentReduceOp> {
 
 /// Why `op` may not take the other operand of `add` as the addend of its
 /// first result, or empty.
-std::string accumulateBlocker(AccumulatingOpInterface op) {
+std::string accumulateBlocker(AccumulatingOpInterface op, arith::AddFOp add) {
   if (op.getAccumulator())
     return "it already has an addend";
+  // Moved into a loop body it would run once per iteration.
+  if (op->getBlock() != add->getBlock())
+    return "the add is in another block";
   if (!op->getResult(0).hasOneUse())
     return "its result has other uses";
   for (OpResult result : op->getResults().drop_front())
@@ -146,7 +149,7 @@ struct FoldAddIntoAccumulator : OpRewritePattern<arith::AddFOp> {
           add->getOperand(operand).getDefiningOp<AccumulatingOpInterface>();
       if (!op || op->getResult(0) != add->getOperand(operand))
         continue;
-      std::string blocker = accumulateBlocker(op);
+      std::string blocker = accumulateBlocker(op, add);
       if (!blocker.empty()) {
         if (reported.insert(op).second)
           op.emitRemark() << "keeps its add: " << blocker;

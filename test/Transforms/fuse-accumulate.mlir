@@ -75,3 +75,26 @@ func.func @refused(%x: tensor<?x10x64xf32>, %g: tensor<?x10x64xf32>,
   %s = arith.addf %g, %gu : tensor<?x10x64xf32>
   return %r, %z, %s, %gw0 : tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x128x128xf32>
 }
+
+// -----
+
+// An add in a loop body keeps the op outside the loop.
+// CHECK-LABEL: func.func @in_loop
+// CHECK: sezm.so2_linear %{{.*}} weights(%{{.*}}, %{{.*}}, %{{.*}}) lmax
+// CHECK: scf.for
+// CHECK: arith.addf
+func.func @in_loop(%x: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
+    %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>) -> tensor<?x10x64xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  // expected-remark @+1 {{keeps its add: the add is in another block}}
+  %z = sezm.so2_linear %x weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %x) -> tensor<?x10x64xf32> {
+    %s = arith.addf %acc, %z : tensor<?x10x64xf32>
+    scf.yield %s : tensor<?x10x64xf32>
+  }
+  return %r : tensor<?x10x64xf32>
+}

@@ -70,6 +70,8 @@ def FuseAccumulate : Pass<"sezm-fuse-accumulate", "::mlir::func::FuncOp"> {
 
     - the op's first result has another use (it would be computed twice);
     - the op already has an addend;
+    - the add is in another block (a loop body would run the op each
+      iteration);
     - another result of the op is used (the op moves to the add, past
       those uses).
 
