@@ -83,6 +83,14 @@ static cl::opt<std::string> forcesOf(
              "sezm-autodiff before compiling"),
     cl::value_desc("energy function"), cl::cat(category));
 
+static cl::opt<bool>
+    noFusion("no-fusion",
+             cl::desc("Compile without the graph fusions (rotate+mix, the "
+                      "backward with the source reduction, residual adds "
+                      "folded into their producers), to measure or check "
+                      "against them"),
+             cl::cat(category));
+
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "sezm-compile") << message << "\n";
   return 1;
@@ -159,6 +167,7 @@ int main(int argc, char **argv) {
   mlir::sezm::GpuCompileOptions options;
   options.chip = chip;
   options.emit = static_cast<Emit>(emit.getValue());
+  options.fuse = !noFusion;
   if (!weights.empty() && emit != Output::Artifact)
     return fail("--weights goes with --emit=artifact");
   if (!weights.empty() && imported)
