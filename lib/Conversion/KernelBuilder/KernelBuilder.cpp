@@ -503,7 +503,8 @@ void kernel::launchKernel(StringRef name, std::array<Idx, 3> grid,
   launch.setFunctionAttr(FlatSymbolRefAttr::get(b().getContext(), name));
   // sezm-outline-kernels puts this on the kernel.
   if (blocksPerSm > 0)
-    launch->setAttr(kBlocksPerSmAttr, b().getI32IntegerAttr(blocksPerSm));
+    launch->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                    b().getI32IntegerAttr(blocksPerSm));
   OpBuilder::InsertionGuard guard(b());
   Block &entry = launch.getBody().front();
   b().setInsertionPointToEnd(&entry);

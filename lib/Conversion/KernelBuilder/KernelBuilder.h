@@ -349,15 +349,12 @@ struct LaunchIds {
   SmallVector<Value> workgroup;
 };
 
-/// The attribute of a `gpu.launch` that asks for blocks per multiprocessor
-/// (PTX .minnctapersm); `sezm-outline-kernels` moves it onto the kernel.
-inline constexpr llvm::StringLiteral kBlocksPerSmAttr = "nvvm.minctasm";
-
 /// A gpu.launch, named `name` once outlined, of `grid` blocks of `block`
 /// threads, with workgroup (shared) buffers of the given shapes in the
 /// scope's float type.
 /// `blocksPerSm` > 0 asks the register allocator to fit that many blocks
-/// on a multiprocessor (see `sezm-outline-kernels`).
+/// on a multiprocessor: the launch's `nvvm.minctasm` (PTX .minnctapersm),
+/// which `sezm-outline-kernels` moves onto the kernel.
 void launchKernel(StringRef name, std::array<Idx, 3> grid,
                   std::array<Idx, 3> block,
                   ArrayRef<SmallVector<int64_t>> workgroupShapes,

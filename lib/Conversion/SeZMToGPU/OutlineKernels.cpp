@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Utils/GPUUtils.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -52,6 +53,12 @@ gpu::GPUModuleOp createKernelModule(gpu::GPUFuncOp kernel, StringRef name,
   return module;
 }
 
+/// Whether `name` is one of the NVVM dialect's (nvvm.minctasm, ...).
+bool isNvvmAttribute(StringAttr name) {
+  auto [dialect, rest] = name.getValue().split('.');
+  return !rest.empty() && dialect == NVVM::NVVMDialect::getDialectNamespace();
+}
+
 /// Replaces `launch` with a gpu.launch_func of `kernel` on `operands`.
 void replaceWithLaunchFunc(gpu::LaunchOp launch, gpu::GPUFuncOp kernel,
                            ValueRange operands) {
@@ -88,7 +95,7 @@ struct OutlineKernelsPass : sezm::impl::OutlineKernelsBase<OutlineKernelsPass> {
         SmallVector<Value> operands;
         gpu::GPUFuncOp kernel = outlineKernelFunc(launch, name, operands);
         for (NamedAttribute attribute : launch->getDiscardableAttrs())
-          if (attribute.getName().getValue().starts_with("nvvm."))
+          if (isNvvmAttribute(attribute.getName()))
             kernel->setAttr(attribute.getName(), attribute.getValue());
         StringRef moduleName = launch.getModuleAttr()
                                    ? launch.getModuleAttr().getValue()
