@@ -7,7 +7,7 @@ BUILD_DIR ?= build
 JOBS ?= 2
 LLVM_PREFIX ?= /usr/lib/llvm-22
 DEBIAN_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
-                   clang-22 cmake ninja-build libgtest-dev
+                   clang-22 cmake ninja-build libgtest-dev libomp-dev
 
 .PHONY: check demo build configure deps clean format
 

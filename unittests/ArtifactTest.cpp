@@ -103,11 +103,22 @@ TEST(Artifact, SectionTableIsChecked) {
 TEST(Artifact, ContentsAreChecked) {
   Artifact noHost = goodArtifact();
   noHost.sections.erase(kHostSection);
-  EXPECT_NE(parseError(writeArtifact(noHost)).find("no 'host.so' section"),
+  EXPECT_NE(parseError(writeArtifact(noHost)).find("no code: neither"),
             std::string::npos);
+  // CPU code alone is an artifact too.
+  Artifact cpuOnly = noHost;
+  cpuOnly.sections[kCpuSection] = goodArtifact().sections[kHostSection];
+  Artifact parsed;
+  std::string error;
+  EXPECT_TRUE(parseArtifact(writeArtifact(cpuOnly), parsed, error)) << error;
   Artifact notElf = goodArtifact();
   notElf.sections[kHostSection] = "#!/bin/sh\n";
   EXPECT_NE(parseError(writeArtifact(notElf)).find("not an ELF shared library"),
+            std::string::npos);
+  Artifact cpuNotElf = goodArtifact();
+  cpuNotElf.sections[kCpuSection] = "#!/bin/sh\n";
+  EXPECT_NE(parseError(writeArtifact(cpuNotElf))
+                .find("'cpu.so' section is not an ELF"),
             std::string::npos);
   Artifact badManifest = goodArtifact();
   badManifest.sections[kManifestSection] = "entry";

@@ -1,17 +1,19 @@
 //===- md_engine_example.cpp - what an MD engine does with an artifact ----===//
 //
 // sezm-md-example MODEL.sezm STRUCTURE.xyz [--species H,O] [--cutoff 6]
-//     [--entry energy_forces] [--steps 10] [--double] [--output-dir DIR]
+//     [--entry energy_forces] [--steps 10] [--double] [--device cpu|gpu]
+//     [--output-dir DIR]
 //
 // Loads a compiled artifact with libsezm_runtime alone (no MLIR, no LLVM),
 // builds the neighbour list the way an engine hands it over (an edge index
-// and edge vectors), puts the arrays on the GPU once, and calls the
-// device-resident entry sezm_model_compute_edges_gpu for --steps steps:
-// energy, forces and virial come back in device arrays. Prints the energy,
-// the virial and the median time of a step; --output-dir writes energy.npy,
-// forces.npy and virial.npy (float32) to compare with sezm-run. --double
-// does the same in double through sezm_model_compute_edges_gpu_f64, as
-// LAMMPS holds its arrays.
+// and edge vectors), and runs --steps steps. On the GPU it puts the arrays
+// there once and calls the device-resident entry
+// sezm_model_compute_edges_gpu: energy, forces and virial come back in
+// device arrays (--double: sezm_model_compute_edges_gpu_f64, as LAMMPS holds
+// its arrays). On the CPU (no GPU, or --device cpu) it calls the host entry
+// sezm_model_compute_edges with double arrays. Prints the energy, the
+// virial and the median time of a step; --output-dir writes energy.npy,
+// forces.npy and virial.npy to compare with sezm-run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -234,12 +236,57 @@ void runSteps(sezm_model *model, const std::string &entry, const Atoms &atoms,
                          &forcesDev, &virialDev})
     sezm_tensor_free(t);
 }
+/// The engine's steps through the host entry, on the device the model runs
+/// on (the CPU here): double arrays in host memory.
+void runHostSteps(sezm_model *model, const std::string &entry,
+                  const Atoms &atoms, int ntypes,
+                  const std::vector<int64_t> &edgeIndex,
+                  const std::vector<double> &edgeVec, int steps,
+                  const std::string &outputDir) {
+  int64_t n = atoms.positions.size(), e = edgeIndex.size() / 2;
+  std::vector<double> coord;
+  for (const auto &p : atoms.positions)
+    coord.insert(coord.end(), p.begin(), p.end());
+  std::vector<double> energy(1), forces(n * 3), virial(9);
+  std::vector<double> times;
+  for (int step = 0; step < steps; ++step) {
+    auto start = std::chrono::steady_clock::now();
+    if (sezm_model_compute_edges(model, entry.c_str(), n, e, ntypes,
+                                 coord.data(), atoms.types.data(),
+                                 edgeIndex.data(), edgeVec.data(),
+                                 energy.data(), forces.data(), virial.data()))
+      fail(sezm_last_error());
+    times.push_back(std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start)
+                        .count());
+  }
+  std::sort(times.begin(), times.end());
+  std::printf("energy %.10f\n", energy[0]);
+  std::printf("virial %.4f %.4f %.4f / %.4f %.4f %.4f / %.4f %.4f %.4f\n",
+              virial[0], virial[1], virial[2], virial[3], virial[4], virial[5],
+              virial[6], virial[7], virial[8]);
+  std::printf("%d steps through sezm_model_compute_edges on the %s: median "
+              "%.3f ms\n",
+              steps,
+              sezm_model_device(model) == SEZM_DEVICE_CPU ? "CPU" : "GPU",
+              times[times.size() / 2]);
+  if (!outputDir.empty()) {
+    std::error_code made;
+    std::filesystem::create_directories(outputDir, made);
+    if (made)
+      fail(outputDir + ": " + made.message());
+    writeNpy(outputDir + "/energy.npy", energy, "()");
+    writeNpy(outputDir + "/forces.npy", forces,
+             "(" + std::to_string(n) + ", 3)");
+    writeNpy(outputDir + "/virial.npy", virial, "(3, 3)");
+  }
+}
 } // namespace
 
 constexpr const char *kUsage =
     "usage: sezm-md-example MODEL.sezm STRUCTURE.xyz [--species H,O] "
     "[--cutoff 6] [--entry energy_forces] [--steps 10] [--double] "
-    "[--output-dir DIR]";
+    "[--device cpu|gpu] [--output-dir DIR]";
 
 int main(int argc, char **argv) {
   std::vector<std::string> positional;
@@ -249,6 +296,7 @@ int main(int argc, char **argv) {
   std::string entry = "energy_forces", outputDir;
   int steps = 10;
   bool doubles = false;
+  sezm_device device = SEZM_DEVICE_AUTO;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> std::string {
@@ -263,9 +311,11 @@ int main(int argc, char **argv) {
                   "largest force, the virial and the median time of a step. "
                   "--double\npasses doubles through "
                   "sezm_model_compute_edges_gpu_f64 (a model in float64, or\n"
-                  "an imported DPA4 in DeePMD-kit's split). --output-dir "
-                  "writes energy.npy,\nforces.npy and virial.npy there "
-                  "(made if missing).\n",
+                  "an imported DPA4 in DeePMD-kit's split). Where the model "
+                  "runs on the CPU\n(no GPU, or --device cpu), through the "
+                  "host entry sezm_model_compute_edges\nin double. "
+                  "--output-dir writes energy.npy, forces.npy and virial.npy "
+                  "there\n(made if missing).\n",
                   kUsage);
       return 0;
     }
@@ -282,6 +332,11 @@ int main(int argc, char **argv) {
       steps = std::max(1, std::atoi(value().c_str()));
     } else if (arg == "--double") {
       doubles = true;
+    } else if (arg == "--device") {
+      std::string name = value();
+      if (name != "cpu" && name != "gpu")
+        fail("--device " + name + ": expected cpu or gpu");
+      device = name == "cpu" ? SEZM_DEVICE_CPU : SEZM_DEVICE_GPU;
     } else if (arg == "--output-dir") {
       outputDir = value();
     } else if (arg.rfind("--", 0) == 0) {
@@ -293,7 +348,7 @@ int main(int argc, char **argv) {
   if (positional.size() != 2)
     fail(kUsage);
 
-  sezm_model *model = sezm_model_open(positional[0].c_str());
+  sezm_model *model = sezm_model_open_on(positional[0].c_str(), device);
   if (!model)
     fail(sezm_last_error());
   std::vector<std::string> typeMap;
@@ -318,7 +373,10 @@ int main(int argc, char **argv) {
               static_cast<long long>(n), static_cast<long long>(e), cutoff);
   std::fflush(stdout);
   int ntypes = static_cast<int>(species.size());
-  if (doubles)
+  if (sezm_model_device(model) == SEZM_DEVICE_CPU)
+    runHostSteps(model, entry, atoms, ntypes, edgeIndex, edgeVec, steps,
+                 outputDir);
+  else if (doubles)
     runSteps<double>(model, entry, atoms, ntypes, edgeIndex, edgeVec, steps,
                      outputDir);
   else

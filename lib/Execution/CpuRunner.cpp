@@ -18,58 +18,16 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstdlib>
-#include <cstring>
 #include <set>
 
 using namespace mlir;
 
-namespace {
-/// An unranked memref as compiled code passes it: the rank, then a ranked
-/// descriptor (allocated and aligned pointers, offset, sizes, strides).
-struct UnrankedBuffer {
-  int64_t rank;
-  int64_t *descriptor;
-};
-
-/// What memref.copy between buffers of different layouts lowers to (a call
-/// of `memrefCopy`): an element-by-element copy over the sizes, in row-major
-/// order. sezm provides it so that the JIT needs no library at run time.
-extern "C" void copyStridedBuffer(int64_t elementSize, UnrankedBuffer *source,
-                                  UnrankedBuffer *target) {
-  int64_t rank = source->rank;
-  auto data = [&](UnrankedBuffer *buffer) {
-    return reinterpret_cast<char *>(buffer->descriptor[1]) +
-           buffer->descriptor[2] * elementSize;
-  };
-  const int64_t *sizes = source->descriptor + 3;
-  const int64_t *from = source->descriptor + 3 + rank;
-  const int64_t *to = target->descriptor + 3 + rank;
-  int64_t count = 1;
-  for (int64_t axis = 0; axis < rank; ++axis)
-    count *= sizes[axis];
-  std::vector<int64_t> index(rank, 0);
-  char *in = data(source), *out = data(target);
-  for (int64_t k = 0; k < count; ++k) {
-    int64_t inOffset = 0, outOffset = 0;
-    for (int64_t axis = 0; axis < rank; ++axis) {
-      inOffset += index[axis] * from[axis];
-      outOffset += index[axis] * to[axis];
-    }
-    std::memcpy(out + outOffset * elementSize, in + inOffset * elementSize,
-                elementSize);
-    for (int64_t axis = rank - 1; axis >= 0; --axis) {
-      if (++index[axis] < sizes[axis])
-        break;
-      index[axis] = 0;
-    }
-  }
-}
-} // namespace
 using namespace mlir::sezm;
 using sezmrt::EntrySignature;
 using sezmrt::HostTensor;
@@ -126,6 +84,7 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries,
   DialectRegistry registry;
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
   context->appendDialectRegistry(registry);
 
   auto transformer = makeOptimizingTransformer(/*optLevel=*/2,
@@ -133,13 +92,16 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries,
                                                /*targetMachine=*/nullptr);
   ExecutionEngineOptions options;
   options.transformer = transformer;
+  // The threads of the kernels' outer loops.
+  llvm::StringRef openmp = SEZM_OPENMP_LIBRARY;
+  options.sharedLibPaths = openmp;
   auto engine = ExecutionEngine::create(*module, options);
   if (!engine)
     return engine.takeError();
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner intern) {
     llvm::orc::SymbolMap symbols;
     symbols[intern("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&copyStridedBuffer),
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
         llvm::JITSymbolFlags::Exported};
     return symbols;
   });

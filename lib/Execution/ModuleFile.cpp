@@ -3,7 +3,7 @@
 #include "SeZM/Execution/ModuleFile.h"
 
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
-#include "SeZM/Execution/GpuCompiler.h"
+#include "SeZM/Execution/ArtifactCompiler.h"
 #include "SeZM/Import/DPA4Import.h"
 #include "SeZM/Support/TorchCheckpoint.h"
 #include "SeZM/Transforms/Passes.h"
@@ -19,7 +19,7 @@ using namespace mlir::sezm;
 void sezm::registerToolDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
-  registerGpuCompilerInterfaces(registry);
+  registerArtifactCompilerInterfaces(registry);
   registry.insert<SeZMDialect>();
 }
 

@@ -156,15 +156,21 @@ bool sezmrt::parseArtifact(const std::string &bytes, Artifact &artifact,
     if (!artifact.sections.emplace(name, std::move(contents)).second)
       return fail(entry, "section '" + name + "' appears twice");
   }
-  for (const char *required : {kManifestSection, kHostSection})
-    if (!artifact.sections.count(required))
-      return fail(reader.position(),
-                  std::string("no '") + required + "' section");
-  const std::string &host = artifact.sections[kHostSection];
-  if (host.compare(0, 4,
-                   "\x7f"
-                   "ELF") != 0)
-    return fail(0, "the 'host.so' section is not an ELF shared library");
+  if (!artifact.sections.count(kManifestSection))
+    return fail(reader.position(), "no 'manifest' section");
+  if (!artifact.sections.count(kHostSection) &&
+      !artifact.sections.count(kCpuSection))
+    return fail(reader.position(),
+                "no code: neither a 'host.so' (GPU) nor a 'cpu.so' section");
+  for (const char *code : {kHostSection, kCpuSection}) {
+    auto section = artifact.sections.find(code);
+    if (section != artifact.sections.end() &&
+        section->second.compare(0, 4,
+                                "\x7f"
+                                "ELF") != 0)
+      return fail(0, std::string("the '") + code +
+                         "' section is not an ELF shared library");
+  }
   std::vector<EntrySignature> entries;
   std::string manifestError =
       parseManifest(artifact.sections[kManifestSection], entries);

@@ -74,3 +74,45 @@ void sezmrt::copyStrided(const MemRefDescriptor &source, size_t elementSize,
     }
   }
 }
+
+namespace {
+/// An unranked memref: the rank, then a ranked descriptor (allocated and
+/// aligned pointers, offset, sizes, strides).
+struct UnrankedBuffer {
+  int64_t rank;
+  int64_t *descriptor;
+};
+} // namespace
+
+extern "C" void memrefCopy(int64_t elementSize, void *sourceBuffer,
+                           void *targetBuffer) {
+  auto *source = static_cast<UnrankedBuffer *>(sourceBuffer);
+  auto *target = static_cast<UnrankedBuffer *>(targetBuffer);
+  int64_t rank = source->rank;
+  auto data = [&](UnrankedBuffer *buffer) {
+    return reinterpret_cast<char *>(buffer->descriptor[1]) +
+           buffer->descriptor[2] * elementSize;
+  };
+  const int64_t *sizes = source->descriptor + 3;
+  const int64_t *from = source->descriptor + 3 + rank;
+  const int64_t *to = target->descriptor + 3 + rank;
+  int64_t count = 1;
+  for (int64_t axis = 0; axis < rank; ++axis)
+    count *= sizes[axis];
+  std::vector<int64_t> index(rank, 0);
+  char *in = data(source), *out = data(target);
+  for (int64_t k = 0; k < count; ++k) {
+    int64_t inOffset = 0, outOffset = 0;
+    for (int64_t axis = 0; axis < rank; ++axis) {
+      inOffset += index[axis] * from[axis];
+      outOffset += index[axis] * to[axis];
+    }
+    std::memcpy(out + outOffset * elementSize, in + inOffset * elementSize,
+                elementSize);
+    for (int64_t axis = rank - 1; axis >= 0; --axis) {
+      if (++index[axis] < sizes[axis])
+        break;
+      index[axis] = 0;
+    }
+  }
+}

@@ -321,6 +321,26 @@ double dot(const Vec3 &a, const Vec3 &b) {
 double norm(const Vec3 &a) { return std::sqrt(dot(a, a)); }
 } // namespace
 
+/// The CSRs: each atom's edges in increasing edge order, by a counting sort
+/// by atom (which keeps the edge order within a segment).
+static void buildSegments(int64_t atoms, NeighbourGraph &graph) {
+  int64_t count = static_cast<int64_t>(graph.src.size());
+  auto segment = [&](const std::vector<int64_t> &key,
+                     std::vector<int64_t> &order,
+                     std::vector<int64_t> &rowptr) {
+    rowptr.assign(atoms + 1, 0);
+    for (int64_t e = 0; e < count; ++e)
+      ++rowptr[key[e] + 1];
+    std::partial_sum(rowptr.begin(), rowptr.end(), rowptr.begin());
+    std::vector<int64_t> next(rowptr.begin(), rowptr.end() - 1);
+    order.resize(count);
+    for (int64_t e = 0; e < count; ++e)
+      order[next[key[e]]++] = e;
+  };
+  segment(graph.src, graph.srcOrder, graph.srcRowptr);
+  segment(graph.dst, graph.dstOrder, graph.dstRowptr);
+}
+
 bool sezmrt::buildNeighbourGraph(const Structure &structure, double cutoff,
                                  NeighbourGraph &out, std::string &error) {
   out = NeighbourGraph();
@@ -516,21 +536,46 @@ bool sezmrt::buildNeighbourGraph(const Structure &structure, double cutoff,
     out.dst[e] = edges[e].dst;
     out.shift[e] = edges[e].shift;
   }
-  // The CSRs: each atom's edges in increasing edge order.
-  // A counting sort by atom, which keeps the edge order within a segment.
-  auto segment = [&](const std::vector<int64_t> &key,
-                     std::vector<int64_t> &order,
-                     std::vector<int64_t> &rowptr) {
-    rowptr.assign(atoms + 1, 0);
-    for (int64_t e = 0; e < count; ++e)
-      ++rowptr[key[e] + 1];
-    std::partial_sum(rowptr.begin(), rowptr.end(), rowptr.begin());
-    std::vector<int64_t> next(rowptr.begin(), rowptr.end() - 1);
-    order.resize(count);
-    for (int64_t e = 0; e < count; ++e)
-      order[next[key[e]]++] = e;
-  };
-  segment(out.src, out.srcOrder, out.srcRowptr);
-  segment(out.dst, out.dstOrder, out.dstRowptr);
+  buildSegments(atoms, out);
+  return true;
+}
+
+bool sezmrt::graphFromEdges(int64_t atoms, int64_t edges, const double *coord,
+                            const int64_t *edgeIndex, const double *edgeVec,
+                            NeighbourGraph &out, std::string &error) {
+  out = NeighbourGraph();
+  out.src.assign(edgeIndex, edgeIndex + edges);
+  out.dst.assign(edgeIndex + edges, edgeIndex + 2 * edges);
+  out.shift.resize(edges);
+  for (int64_t e = 0; e < edges; ++e) {
+    int64_t src = out.src[e], dst = out.dst[e];
+    std::string edge = "edge " + std::to_string(e);
+    if (src < 0 || src >= atoms || dst < 0 || dst >= atoms) {
+      error = edge + " joins atoms " + std::to_string(src) + " and " +
+              std::to_string(dst) + ", outside [0, " + std::to_string(atoms) +
+              ")";
+      return false;
+    }
+    const double *v = edgeVec + 3 * e;
+    if (!std::isfinite(v[0]) || !std::isfinite(v[1]) || !std::isfinite(v[2])) {
+      error = edge + " has a vector that is not a finite number";
+      return false;
+    }
+    double length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (length < kMinAtomSeparation) {
+      char distance[32], limit[32];
+      std::snprintf(distance, sizeof distance, "%.3g", length);
+      std::snprintf(limit, sizeof limit, "%g", kMinAtomSeparation);
+      error = edge + ": atom " + std::to_string(src) + " is " + distance +
+              " A from atom " + std::to_string(dst) + ": atoms closer than " +
+              limit +
+              " A are taken for an error in the structure (they would give "
+              "unbounded forces)";
+      return false;
+    }
+    for (int k = 0; k < 3; ++k)
+      out.shift[e][k] = v[k] - (coord[3 * src + k] - coord[3 * dst + k]);
+  }
+  buildSegments(atoms, out);
   return true;
 }

@@ -1,11 +1,13 @@
-/*===- sezm_runtime.h - run sezm artifacts on NVIDIA GPUs ----------*- C -*-===*
+/*===- sezm_runtime.h - run sezm artifacts on GPUs and CPUs ---------*- C
+ *-*-===*
  *
  * Loads an artifact written by `sezm-compile`, binds host or device arrays
  * to its named inputs (or takes the weights it carries), runs an entry and
- * hands back its outputs. Uses only the
+ * hands back its outputs, on an NVIDIA GPU or on the CPU. Uses only the
  * CUDA driver API, loaded with dlopen: a machine without a driver gets an
- * error, not a loader failure. No errors cross the API as exceptions or
- * aborts: calls return 0 on success (or NULL) and sezm_last_error() says why.
+ * error, or the CPU code where the artifact has it, not a loader failure. No
+ *errors cross the API as exceptions or aborts: calls return 0 on success (or
+ *NULL) and sezm_last_error() says why.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef SEZM_RUNTIME_H
@@ -36,6 +38,15 @@ typedef struct {
 
 typedef struct sezm_model sezm_model;
 
+/* Where a model runs. AUTO: the GPU where the artifact has GPU code and a
+ * GPU can be used, else the CPU where it has CPU code (sezm-compile
+ * --target). */
+typedef enum {
+  SEZM_DEVICE_AUTO = 0,
+  SEZM_DEVICE_CPU = 1,
+  SEZM_DEVICE_GPU = 2
+} sezm_device;
+
 /* 1 when a CUDA driver and a GPU can be used; 0 otherwise, with
  * sezm_last_error() saying why ("no CUDA driver: ..."). */
 int sezm_gpu_available(void);
@@ -43,9 +54,17 @@ int sezm_gpu_available(void);
 /* Why the last failing call on this thread failed. */
 const char *sezm_last_error(void);
 
-/* Opens an artifact; NULL on failure. */
+/* Opens an artifact to run on `device`; NULL on failure (no code for the
+ * device asked for, or no device that can run it). sezm_model_open is
+ * sezm_model_open_on(path, SEZM_DEVICE_AUTO). The CPU code runs its loops
+ * on OpenMP threads (OMP_NUM_THREADS, all cores by default); its results
+ * are the same bits for any thread count. */
 sezm_model *sezm_model_open(const char *path);
+sezm_model *sezm_model_open_on(const char *path, sezm_device device);
 void sezm_model_close(sezm_model *model);
+
+/* The device the model runs on: SEZM_DEVICE_CPU or SEZM_DEVICE_GPU. */
+sezm_device sezm_model_device(const sezm_model *model);
 
 /* The entries of a model and their inputs and outputs. */
 int sezm_model_entry_count(const sezm_model *model);
@@ -77,7 +96,8 @@ int sezm_model_input_carried(const sezm_model *model, const char *entry,
  * index input is on the host). Outputs are written to `outputs` (one per
  * result): host arrays owned by the model until the next run or close, or
  * device arrays when `outputs_on_device` is 1 (freed by
- * sezm_model_release_outputs). */
+ * sezm_model_release_outputs). A model on the CPU takes host arrays only
+ * and gives host arrays. */
 int sezm_model_run(sezm_model *model, const char *entry,
                    const sezm_tensor *inputs, int input_count,
                    sezm_tensor *outputs, int output_count,
@@ -115,12 +135,24 @@ int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
  * between fp64 edge vectors and fp64 energy, forces and virial) or in
  * float64. */
 int sezm_model_compute_edges_gpu_f64(sezm_model *model, const char *entry,
-                                     int64_t natoms, int64_t nedges,
-                                     int ntypes, const double *coord,
-                                     const int32_t *atype,
+                                     int64_t natoms, int64_t nedges, int ntypes,
+                                     const double *coord, const int32_t *atype,
                                      const int64_t *edge_index,
                                      const double *edge_vec, double *energy,
                                      double *force, double *virial);
+
+/* The same with host arrays, on the device the model runs on (the CPU, or
+ * the GPU with the arrays copied there and back): coord double[natoms][3],
+ * edge_vec double[nedges][3], energy double[1], force double[natoms][3],
+ * virial double[3][3]. An entry in float32 gets its positions and shifts
+ * rounded to float32 and its outputs widened to double. Edges shorter than
+ * 0.2 A, non-finite vectors and node indices out of range are refused,
+ * naming the edge. */
+int sezm_model_compute_edges(sezm_model *model, const char *entry,
+                             int64_t natoms, int64_t nedges, int ntypes,
+                             const double *coord, const int32_t *atype,
+                             const int64_t *edge_index, const double *edge_vec,
+                             double *energy, double *force, double *virial);
 
 /* A structure's neighbour graph, built on the GPU: every ordered pair and
  * periodic image of the atoms within `cutoff` (an atom and itself

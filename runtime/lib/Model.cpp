@@ -11,7 +11,10 @@
 #include "SeZM/Support/Signature.h"
 #include "SeZM/Support/Tooling.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <map>
 #include <sys/mman.h>
@@ -23,7 +26,10 @@ using namespace sezmrt::cuda;
 using PackedEntry = void (*)(void **);
 
 struct sezm_model {
+  /// The code that runs the entries: the GPU program's host library, or
+  /// the CPU program's.
   void *library = nullptr;
+  bool onCpu = false;
   /// The in-memory file the host library was loaded from, open while it is
   /// loaded: its /proc/self/fd path names this library alone (see
   /// loadHostLibrary).
@@ -176,17 +182,139 @@ void *loadHostLibrary(const std::string &host, int &file, std::string &error) {
   file = fd;
   return library;
 }
+
+/// Whether this CPU runs code compiled for the x86-64 `level` of an
+/// artifact's CPU library.
+bool cpuRuns(const std::string &level) {
+  if (level != "x86-64-v3")
+    return level == "x86-64";
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("bmi2");
+}
+
+/// Chooses the device an artifact runs on, from the code it has and the
+/// device asked for; false with `error` set when none can run it.
+bool chooseDevice(const Artifact &artifact, sezm_device asked, bool &onCpu,
+                  std::string &error) {
+  bool hasGpu = artifact.sections.count(kHostSection) != 0;
+  bool hasCpu = artifact.sections.count(kCpuSection) != 0;
+  if (asked == SEZM_DEVICE_GPU && !hasGpu) {
+    error = "it has no GPU code (it was compiled with --target cpu)";
+    return false;
+  }
+  if (asked == SEZM_DEVICE_CPU && !hasCpu) {
+    error = "it has no CPU code (compile it with --target cpu or all)";
+    return false;
+  }
+  std::string gpuWhy;
+  if (asked != SEZM_DEVICE_CPU && hasGpu) {
+    CudaDriver &d = driver();
+    if (d.ensure()) {
+      onCpu = false;
+      return true;
+    }
+    gpuWhy = d.error();
+    if (asked == SEZM_DEVICE_GPU || !hasCpu) {
+      error = gpuWhy + (hasCpu ? ""
+                               : "; and it has no CPU code (compile it "
+                                 "with --target cpu or all)");
+      return false;
+    }
+  }
+  auto level = artifact.sections.find(kCpuLevelSection);
+  std::string wanted =
+      level == artifact.sections.end() ? "x86-64" : level->second;
+  if (!cpuRuns(wanted)) {
+    error = "its CPU code needs " + wanted +
+            " (AVX2, FMA), which this processor lacks; compile it on this "
+            "machine" +
+            (gpuWhy.empty() ? "" : " (no GPU either: " + gpuWhy + ")");
+    return false;
+  }
+  onCpu = true;
+  return true;
+}
+} // namespace
+
+namespace {
+/// Runs an entry of a model opened on the CPU, its inputs checked: the
+/// inputs are read where they stand, and each output is copied into host
+/// memory the model owns until the next run.
+int runOnCpu(sezm_model *model, const EntrySignature &signature,
+             const sezm_tensor *inputs, int inputCount, sezm_tensor *outputs,
+             int outputsOnDevice) {
+  if (outputsOnDevice)
+    return failWith("@" + signature.function +
+                        " runs on the CPU: its outputs cannot be left on a "
+                        "GPU",
+                    1);
+  std::vector<MemRefDescriptor> arguments;
+  for (int i = 0; i < inputCount; ++i) {
+    if (inputs[i].on_device)
+      return failWith("input '" + signature.arguments[i].name +
+                          "' is in GPU memory, but the model runs on the CPU",
+                      1);
+    arguments.push_back(MemRefDescriptor::contiguous(
+        inputs[i].data,
+        std::vector<int64_t>(inputs[i].shape,
+                             inputs[i].shape + inputs[i].rank)));
+  }
+  std::vector<size_t> ranks;
+  for (const TensorPort &port : signature.results)
+    ranks.push_back(port.shape.size());
+  PackedCall call(std::move(arguments), ranks);
+  auto start = std::chrono::steady_clock::now();
+  model->packed[signature.function](call.pointers());
+  model->lastRunMs = std::chrono::duration<double, std::milli>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+
+  std::vector<void *> inputBuffers, freed;
+  for (const MemRefDescriptor &a : call.arguments())
+    inputBuffers.push_back(a.allocated);
+  std::vector<MemRefDescriptor> results = call.results();
+  for (size_t i = 0; i < results.size(); ++i) {
+    const MemRefDescriptor &r = results[i];
+    HostTensor host(signature.results[i].type, r.sizes);
+    copyStrided(r, elementSize(host.type), host.bytes.data());
+    model->hostOutputs.push_back(std::move(host));
+    sezm_tensor &out = outputs[i];
+    out = describeHost(model->hostOutputs.back());
+    // Results are fresh allocations, unless one is an input handed back or
+    // two results share one buffer.
+    auto has = [](const std::vector<void *> &list, void *p) {
+      return std::find(list.begin(), list.end(), p) != list.end();
+    };
+    if (r.allocated && !has(inputBuffers, r.allocated) &&
+        !has(freed, r.allocated)) {
+      freed.push_back(r.allocated);
+      std::free(r.allocated);
+    }
+  }
+  return 0;
+}
 } // namespace
 
 sezm_model *sezm_model_open(const char *path) {
+  return sezm_model_open_on(path, SEZM_DEVICE_AUTO);
+}
+
+sezm_model *sezm_model_open_on(const char *path, sezm_device device) {
   if (!path)
     return failWith("sezm_model_open: no path", nullptr);
+  if (device != SEZM_DEVICE_AUTO && device != SEZM_DEVICE_CPU &&
+      device != SEZM_DEVICE_GPU)
+    return failWith("sezm_model_open_on: device " + std::to_string(device) +
+                        " is none of SEZM_DEVICE_AUTO, _CPU and _GPU",
+                    nullptr);
   exportRuntimeSymbols();
   std::string bytes, error;
   if (!readFileBytes(path, bytes, error))
     return failWith(error, nullptr);
   void *library = nullptr;
   int hostFile = -1;
+  bool onCpu = false;
   std::string manifestText;
   std::map<std::string, HostTensor> carried;
   if (looksLikeArtifact(bytes)) {
@@ -199,16 +327,23 @@ sezm_model *sezm_model_open(const char *path) {
     if (weights != artifact.sections.end() &&
         !parseSafetensors(weights->second, carried, error))
       return failWith(std::string(path) + ": its weights: " + error, nullptr);
-    registerCubins(artifact);
-    library = loadHostLibrary(artifact.sections[kHostSection], hostFile, error);
+    if (!chooseDevice(artifact, device, onCpu, error))
+      return failWith(std::string(path) + ": " + error, nullptr);
+    if (!onCpu)
+      registerCubins(artifact);
+    library = loadHostLibrary(
+        artifact.sections[onCpu ? kCpuSection : kHostSection], hostFile, error);
     if (!library)
       return failWith(std::string(path) + ": " + error, nullptr);
     manifestText = artifact.sections[kManifestSection];
   } else if (bytes.compare(0, 4,
                            "\x7f"
                            "ELF") == 0) {
-    // A host library alone (sezm-compile --emit=lib). A bare file name is a
-    // file here, not a library to search for.
+    // A library alone (sezm-compile --emit=lib), which does not say its
+    // device: the one asked for, else the GPU where one is found. A bare
+    // file name is a file here, not a library to search for.
+    onCpu = device == SEZM_DEVICE_CPU ||
+            (device == SEZM_DEVICE_AUTO && !driver().ensure());
     std::string file = path;
     if (file.find('/') == std::string::npos)
       file = "./" + file;
@@ -236,6 +371,7 @@ sezm_model *sezm_model_open(const char *path) {
   }
   auto *model = new sezm_model();
   model->library = library;
+  model->onCpu = onCpu;
   model->hostFile = hostFile;
   model->carried = std::move(carried);
   error = parseManifest(manifest, model->entries);
@@ -272,6 +408,12 @@ void sezm_model_close(sezm_model *model) {
   if (model->hostFile >= 0)
     close(model->hostFile);
   delete model;
+}
+
+sezm_device sezm_model_device(const sezm_model *model) {
+  if (!model)
+    return SEZM_DEVICE_AUTO;
+  return model->onCpu ? SEZM_DEVICE_CPU : SEZM_DEVICE_GPU;
 }
 
 int sezm_model_entry_count(const sezm_model *model) {
@@ -364,11 +506,12 @@ int sezm_model_run(sezm_model *model, const char *entry,
                         std::to_string(signature->results.size()) + " outputs",
                     1);
   CudaDriver &d = driver();
-  if (!d.ensure())
+  if (!model->onCpu && !d.ensure())
     return failWith(d.error(), 1);
   sezm_model_release_outputs(model);
 
-  // The carried inputs the caller left out: the artifact's, on the device.
+  // The carried inputs the caller left out: the artifact's, on the device
+  // that runs the model.
   std::vector<sezm_tensor> complete;
   if (inputCount != all) {
     const sezm_tensor *given = inputs;
@@ -376,6 +519,10 @@ int sezm_model_run(sezm_model *model, const char *entry,
       auto weight = model->carried.find(port.name);
       if (weight == model->carried.end()) {
         complete.push_back(*given++);
+        continue;
+      }
+      if (model->onCpu) {
+        complete.push_back(describeHost(weight->second));
         continue;
       }
       auto [cached, fresh] =
@@ -429,6 +576,9 @@ int sezm_model_run(sezm_model *model, const char *entry,
                          views[i].type, inputs[i].data, views[i].numElements());
   if (!error.empty())
     return failWith(error, 1);
+  if (model->onCpu)
+    return runOnCpu(model, *signature, inputs, inputCount, outputs,
+                    outputsOnDevice);
 
   RuntimeState &s = state();
   std::vector<CUdeviceptr> staged;
@@ -686,6 +836,98 @@ int sezm_model_compute_edges_gpu_f64(sezm_model *model, const char *entry,
   return computeEdgesGpu("sezm_model_compute_edges_gpu_f64: ", model, entry,
                          natoms, nedges, ntypes, coord, atype, edgeIndex,
                          edgeVec, energy, force, virial, true);
+}
+
+int sezm_model_compute_edges(sezm_model *model, const char *entry,
+                             int64_t natoms, int64_t nedges, int ntypes,
+                             const double *coord, const int32_t *atype,
+                             const int64_t *edgeIndex, const double *edgeVec,
+                             double *energy, double *force, double *virial) {
+  const std::string api = "sezm_model_compute_edges: ";
+  const EntrySignature *signature = findEntry(model, entry);
+  if (!signature)
+    return failWith(api + "no entry '" + (entry ? entry : "") + "'", 1);
+  if (natoms < 1 || nedges < 0 || ntypes < 1 || !coord || !atype ||
+      (nedges > 0 && (!edgeIndex || !edgeVec)) || !energy || !force || !virial)
+    return failWith(api + "needs natoms >= 1, nedges >= 0, ntypes >= 1 and "
+                          "every array",
+                    1);
+  const std::vector<std::pair<std::string, double *>> wanted = {
+      {"energy", energy}, {"forces", force}, {"virial", virial}};
+  std::vector<int> outputOf;
+  for (const auto &[name, pointer] : wanted) {
+    int found = -1;
+    for (size_t i = 0; i < signature->results.size(); ++i)
+      if (signature->results[i].name == name)
+        found = static_cast<int>(i);
+    if (found < 0)
+      return failWith(api + "@" + signature->function + " has no result '" +
+                          name + "' (compile an energy with --forces-of)",
+                      1);
+    outputOf.push_back(found);
+  }
+  for (int64_t i = 0; i < natoms; ++i)
+    if (atype[i] < 0 || atype[i] >= ntypes)
+      return failWith(api + "atom " + std::to_string(i) + " has type " +
+                          std::to_string(atype[i]) + ", outside [0, " +
+                          std::to_string(ntypes) + ")",
+                      1);
+  std::string error;
+  for (int64_t i = 0; i < 3 * natoms && error.empty(); ++i)
+    if (!std::isfinite(coord[i]))
+      error = api + "atom " + std::to_string(i / 3) +
+              " has a coordinate that is not a finite number";
+  if (!error.empty())
+    return failWith(error, 1);
+  NeighbourGraph graph;
+  if (!graphFromEdges(natoms, nedges, coord, edgeIndex, edgeVec, graph, error))
+    return failWith(api + error, 1);
+  Structure structure;
+  structure.positions.resize(natoms);
+  for (int64_t i = 0; i < natoms; ++i)
+    structure.positions[i] = {coord[3 * i], coord[3 * i + 1], coord[3 * i + 2]};
+  std::vector<GraphInput> available = graphInputs(structure, graph);
+  available.push_back(
+      GraphInput{port::kTypes, false, {natoms}, {}, {atype, atype + natoms}});
+  std::vector<HostTensor> bound;
+  for (const TensorPort &port : signature->arguments) {
+    if (model->carried.count(port.name))
+      continue;
+    auto input = std::find_if(
+        available.begin(), available.end(),
+        [&](const GraphInput &in) { return in.name == port.name; });
+    if (input == available.end())
+      return failWith(api + "input '" + port.name + "' of @" +
+                          signature->function +
+                          " is neither a graph input nor carried by the "
+                          "artifact",
+                      1);
+    bound.push_back(input->as(port.type));
+  }
+  std::vector<sezm_tensor> inputs, outputs(signature->results.size());
+  for (const HostTensor &tensor : bound)
+    inputs.push_back(describeHost(tensor));
+  if (sezm_model_run(model, entry, inputs.data(),
+                     static_cast<int>(inputs.size()), outputs.data(),
+                     static_cast<int>(outputs.size()), 0))
+    return failWith(api + lastError, 1);
+  const int64_t counts[] = {1, 3 * natoms, 9};
+  for (size_t k = 0; k < wanted.size(); ++k) {
+    const sezm_tensor &out = outputs[outputOf[k]];
+    int64_t count = 1;
+    for (int axis = 0; axis < out.rank; ++axis)
+      count *= out.shape[axis];
+    if (count != counts[k] || (out.dtype != SEZM_F32 && out.dtype != SEZM_F64))
+      return failWith(api + "@" + signature->function + "'s '" +
+                          wanted[k].first + "' is not " +
+                          std::to_string(counts[k]) + " real numbers",
+                      1);
+    for (int64_t i = 0; i < count; ++i)
+      wanted[k].second[i] = out.dtype == SEZM_F64
+                                ? static_cast<const double *>(out.data)[i]
+                                : static_cast<const float *>(out.data)[i];
+  }
+  return 0;
 }
 
 sezm_tensor sezm_tensor_describe(sezm_dtype dtype, int rank,

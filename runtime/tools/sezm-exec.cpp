@@ -1,7 +1,8 @@
-//===- sezm-exec.cpp - run a compiled sezm artifact on the GPU ------------===//
+//===- sezm-exec.cpp - run a compiled sezm artifact -----------------------===//
 //
-// sezm-exec model.so [--entry F] --input name=file.npy ... [--output-dir DIR]
+// sezm-exec model.sezm [--entry F] --input name=file.npy ... [--output-dir DIR]
 //           [--expect DIR [--rtol R] [--atol A]] [--bench N] [--profile]
+//           [--device cpu|gpu]
 //
 // Runs an entry of a library written by sezm-compile through the C API of
 // libsezm_runtime: no MLIR or LLVM is loaded. --expect compares each output
@@ -33,10 +34,12 @@ int fail(const std::string &message) {
 }
 
 const char *usage =
-    "usage: sezm-exec MODEL.so [--entry F] --input NAME=FILE.npy ...\n"
+    "usage: sezm-exec MODEL.sezm [--entry F] --input NAME=FILE.npy ...\n"
     "                 [--output-dir DIR] [--expect DIR] [--rtol R] [--atol A]\n"
-    "                 [--bench N] [--profile]\n\n"
-    "Runs an entry of a library written by sezm-compile on the GPU.\n"
+    "                 [--bench N] [--profile] [--device cpu|gpu]\n\n"
+    "Runs an entry of an artifact (or a library) written by sezm-compile,\n"
+    "on the GPU where it has GPU code and a GPU is found, else on the CPU.\n"
+    "  --device D       run on the cpu or the gpu, or fail\n"
     "  --entry F        the entry to run (default: the only one)\n"
     "  --input N=FILE   bind input N to a .npy file (repeat for each input)\n"
     "  --output-dir D   write each output to D/<name>.npy\n"
@@ -63,6 +66,7 @@ int main(int argc, char **argv) {
   Tolerance tolerance;
   int bench = 0;
   bool profile = false;
+  sezm_device device = SEZM_DEVICE_AUTO;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char *flag) -> const char * {
@@ -94,6 +98,11 @@ int main(int argc, char **argv) {
       bench = std::atoi(value("--bench"));
     } else if (arg == "--profile") {
       profile = true;
+    } else if (arg == "--device") {
+      std::string name = value("--device");
+      if (name != "cpu" && name != "gpu")
+        return fail("--device " + name + ": expected cpu or gpu");
+      device = name == "cpu" ? SEZM_DEVICE_CPU : SEZM_DEVICE_GPU;
     } else if (!arg.empty() && arg[0] != '-' && modelPath.empty()) {
       modelPath = arg;
     } else {
@@ -103,7 +112,7 @@ int main(int argc, char **argv) {
   if (modelPath.empty())
     return fail(std::string("no model given\n") + usage);
 
-  sezm_model *model = sezm_model_open(modelPath.c_str());
+  sezm_model *model = sezm_model_open_on(modelPath.c_str(), device);
   if (!model)
     return fail(sezm_last_error());
   if (entry.empty()) {
@@ -159,9 +168,14 @@ int main(int argc, char **argv) {
   if (sezm_model_run(model, entry.c_str(), inputs.data(), given, outputs.data(),
                      outputCount, 0))
     return fail(sezm_last_error());
-  std::printf(
-      "@%s ran on the GPU in %.3f ms, peak %zu bytes of device memory\n",
-      entry.c_str(), sezm_model_last_run_ms(model), sezm_device_bytes_peak());
+  bool onGpu = sezm_model_device(model) == SEZM_DEVICE_GPU;
+  if (onGpu)
+    std::printf(
+        "@%s ran on the GPU in %.3f ms, peak %zu bytes of device memory\n",
+        entry.c_str(), sezm_model_last_run_ms(model), sezm_device_bytes_peak());
+  else
+    std::printf("@%s ran on the CPU in %.3f ms\n", entry.c_str(),
+                sezm_model_last_run_ms(model));
 
   int failures = 0;
   for (int i = 0; i < outputCount; ++i) {
@@ -220,7 +234,17 @@ int main(int argc, char **argv) {
     for (auto &[name, ms] : kernelTimes())
       std::printf("  kernel %s: %.3f ms%s\n", name.c_str(), ms,
                   resources(name).c_str());
-  if (bench > 0) {
+  if (bench > 0 && !onGpu) {
+    std::vector<double> times;
+    for (int r = 0; r < bench; ++r) {
+      if (sezm_model_run(model, entry.c_str(), inputs.data(), given,
+                         outputs.data(), outputCount, 0))
+        return fail(sezm_last_error());
+      times.push_back(sezm_model_last_run_ms(model));
+    }
+    std::printf("  %d runs on the CPU: median %.3f ms, min %.3f ms\n", bench,
+                median(times), *std::min_element(times.begin(), times.end()));
+  } else if (bench > 0) {
     // Timed runs take their inputs from device memory and leave their
     // outputs there: the times are the GPU's, not the host link's.
     std::vector<sezm_tensor> deviceInputs(given);

@@ -1,17 +1,19 @@
-//===- sezm-compile.cpp - compile a sezm module for the GPU ---------------===//
+//===- sezm-compile.cpp - compile a sezm module ahead of time -------------===//
 //
-// sezm-compile MODULE.mlir -o model.sezm [--chip sm_90] [--weights W]
+// sezm-compile MODULE.mlir -o model.sezm [--target cpu|gpu|all]
+//              [--chip sm_90] [--weights W]
 // sezm-compile model.ckpt.pt -o model.sezm   (a DeePMD-kit DPA4 checkpoint)
 //
 // The ahead-of-time step: every public function becomes an entry of one
 // versioned artifact that libsezm_runtime (and sezm-exec) loads and runs
-// without MLIR or LLVM: kernels as PTX for the chip, JIT-compiled once per
-// process by the driver, host code, a manifest of each entry's named inputs
-// and outputs, the memory plan and the weights.
+// without MLIR or LLVM: GPU kernels as PTX for the chip, JIT-compiled once
+// per process by the driver, and their host code; the CPU code; a manifest
+// of each entry's named inputs and outputs, the memory plan and the
+// weights.
 //
 //===----------------------------------------------------------------------===//
 
-#include "SeZM/Execution/GpuCompiler.h"
+#include "SeZM/Execution/ArtifactCompiler.h"
 #include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Safetensors.h"
 
@@ -26,7 +28,8 @@
 
 using namespace mlir;
 namespace cl = llvm::cl;
-using Emit = mlir::sezm::GpuCompileOptions::Emit;
+using mlir::sezm::CompileOptions;
+using Emit = CompileOptions::Emit;
 
 static cl::OptionCategory category("sezm-compile options");
 static cl::opt<std::string>
@@ -36,6 +39,12 @@ static cl::opt<std::string> outputPath("o", cl::Required,
                                        cl::desc("Output file (or folder)"),
                                        cl::value_desc("path"),
                                        cl::cat(category));
+static cl::opt<std::string> targetName(
+    "target",
+    cl::desc("The devices the artifact carries code for: cpu, gpu or all "
+             "(the default: all where the CUDA toolkit is found, else cpu; "
+             "gpu for --emit=lib, obj, llvm and ptx)"),
+    cl::value_desc("cpu|gpu|all"), cl::cat(category));
 static cl::opt<std::string>
     chip("chip",
          cl::desc("NVIDIA GPU to compile for (sm_80, sm_86, sm_89, "
@@ -51,9 +60,10 @@ static cl::opt<Output>
                                "manifest, host library, PTX, memory plan, "
                                "weights (default)"),
                     clEnumValN(Output::Library, "lib",
-                               "the host shared library alone"),
-                    clEnumValN(Output::Object, "obj", "the host object file"),
-                    clEnumValN(Output::LLVMIR, "llvm", "the host LLVM IR"),
+                               "--target's shared library alone"),
+                    clEnumValN(Output::Object, "obj", "--target's object file"),
+                    clEnumValN(Output::LLVMIR, "llvm",
+                               "--target's LLVM IR (the GPU's host code)"),
                     clEnumValN(Output::PTX, "ptx",
                                "each kernel module's PTX, as <name>.ptx in the "
                                "folder given by -o"),
@@ -122,18 +132,38 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "sezm-compile: compile a sezm module ahead of time for NVIDIA GPUs\n\n"
+      "sezm-compile: compile a sezm module ahead of time for NVIDIA GPUs\n"
+      "and CPUs\n\n"
       "Every public function becomes an entry of one versioned artifact\n"
       "(docs/artifact.md) that libsezm_runtime (and sezm-exec) loads and\n"
-      "runs without MLIR or LLVM: kernels as PTX for --chip, JIT-compiled\n"
-      "once per process by the driver, host code, a manifest of each\n"
-      "entry's named inputs and outputs, the memory plan and --weights.\n"
+      "runs without MLIR or LLVM: for the GPU, kernels as PTX for --chip,\n"
+      "JIT-compiled once per process by the driver, and their host code;\n"
+      "for the CPU, multi-threaded (OpenMP) vectorized code; a manifest of\n"
+      "each entry's named inputs and outputs, the memory plan and\n"
+      "--weights. The runtime runs the GPU code where a GPU is found and\n"
+      "the CPU code otherwise (or when asked).\n"
       "A DeePMD-kit DPA4 checkpoint (model.ckpt.pt, from dp --pt train) is\n"
       "imported with no PyTorch: @energy and @energy_forces, its weights\n"
       "carried, its type_map and rcut in the manifest (docs/import.md).\n"
       "Linking uses the C++ compiler on PATH (or $CXX).\n");
-  if (llvm::Error error = mlir::sezm::checkChip(chip))
-    return fail(llvm::toString(std::move(error)));
+  CompileOptions options;
+  bool artifactOut = emit == Output::Artifact || emit == Output::Import;
+  if (targetName.empty()) {
+    std::string why;
+    if (!artifactOut)
+      options.target = CompileOptions::Target::Gpu;
+    else if (!mlir::sezm::gpuToolchainAvailable(why))
+      options.target = CompileOptions::Target::Cpu;
+  } else if (targetName == "cpu") {
+    options.target = CompileOptions::Target::Cpu;
+  } else if (targetName == "gpu") {
+    options.target = CompileOptions::Target::Gpu;
+  } else if (targetName != "all") {
+    return fail("--target=" + targetName + ": expected cpu, gpu or all");
+  }
+  if (options.target != CompileOptions::Target::Cpu)
+    if (llvm::Error error = mlir::sezm::checkChip(chip))
+      return fail(llvm::toString(std::move(error)));
 
   DialectRegistry registry;
   mlir::sezm::registerToolDialects(registry);
@@ -164,7 +194,6 @@ int main(int argc, char **argv) {
   if (!forcesOf.empty() && failed(mlir::sezm::addForces(*module, forcesOf)))
     return 1;
 
-  mlir::sezm::GpuCompileOptions options;
   options.chip = chip;
   options.emit = static_cast<Emit>(emit.getValue());
   options.fuse = !noFusion;
@@ -176,7 +205,7 @@ int main(int argc, char **argv) {
   if (imported && emit == Output::Artifact)
     options.weights = sezmrt::writeSafetensors(imported->weights);
   if (llvm::Error compileError =
-          mlir::sezm::compileForGpu(*module, options, outputPath))
+          mlir::sezm::compileArtifact(*module, options, outputPath))
     return fail(modulePath + ": " + llvm::toString(std::move(compileError)));
   return 0;
 }

@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "SeZM/Conversion/Passes.h"
+#include "SeZM/Execution/ArtifactCompiler.h"
 #include "SeZM/Execution/CpuRunner.h"
-#include "SeZM/Execution/GpuCompiler.h"
 #include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Artifact.h"
 #include "SeZM/Support/Npy.h"
@@ -83,9 +83,11 @@ static cl::opt<std::string>
               cl::value_desc("dir"), cl::cat(category));
 static cl::opt<std::string>
     device("device",
-           cl::desc("Where to run: cpu (the default) or gpu (compiles the "
-                    "module with the GPU pipeline and runs it through "
-                    "libsezm_runtime)"),
+           cl::desc("Where to run: cpu (the default for a module) or gpu "
+                    "(compiles the module with the GPU pipeline and runs it "
+                    "through libsezm_runtime); an artifact runs on the GPU "
+                    "where it has GPU code and a GPU is found, else on the "
+                    "CPU, unless this says which"),
            cl::value_desc("cpu|gpu"), cl::init("cpu"), cl::cat(category));
 static cl::opt<bool>
     noFusion("no-fusion",
@@ -295,11 +297,16 @@ hostViews(const std::vector<sezmrt::HostTensor> &inputs) {
 static llvm::Expected<std::vector<sezmrt::HostTensor>>
 runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
             const std::vector<sezmrt::HostTensor> &inputs,
-            const GpuStructure *gpuStructure) {
-  sezm_model *model = sezm_model_open(artifact.str().c_str());
+            const GpuStructure *gpuStructure, sezm_device device,
+            std::string &ranOn) {
+  sezm_model *model = sezm_model_open_on(artifact.str().c_str(), device);
   if (!model)
     return llvm::createStringError(sezm_last_error());
   llvm::scope_exit close([&] { sezm_model_close(model); });
+  bool onGpu = sezm_model_device(model) == SEZM_DEVICE_GPU;
+  ranOn = onGpu ? "GPU" : "CPU";
+  if (!onGpu)
+    gpuStructure = nullptr;
 
   std::vector<sezm_tensor> in = hostViews(inputs);
   // The structure's positions and types go to the device; the graph is
@@ -391,6 +398,11 @@ runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
       std::sort(v.begin(), v.end());
       return v[v.size() / 2];
     };
+    if (!onGpu) {
+      llvm::outs() << llvm::format("%d CPU runs: median %.3f ms\n",
+                                   static_cast<int>(bench), median(total));
+      return outputs;
+    }
     llvm::outs() << llvm::format("%d GPU runs: median %.3f ms, peak %zu "
                                  "bytes of device memory\n",
                                  static_cast<int>(bench), median(total),
@@ -425,12 +437,15 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
                                    ec.message());
   llvm::FileRemover remover(artifact);
   OwningOpRef<ModuleOp> copy(module.clone());
-  mlir::sezm::GpuCompileOptions options;
+  mlir::sezm::CompileOptions options;
+  options.target = mlir::sezm::CompileOptions::Target::Gpu;
   options.chip = chip;
   options.fuse = !noFusion;
-  if (llvm::Error error = mlir::sezm::compileForGpu(*copy, options, artifact))
+  if (llvm::Error error = mlir::sezm::compileArtifact(*copy, options, artifact))
     return std::move(error);
-  return runArtifact(artifact, signature, inputs, gpuStructure);
+  std::string ranOn;
+  return runArtifact(artifact, signature, inputs, gpuStructure, SEZM_DEVICE_GPU,
+                     ranOn);
 }
 #endif
 
@@ -512,8 +527,8 @@ int main(int argc, char **argv) {
       "sezm-run: compile and run a function of a sezm module\n\n"
       "  sezm-run model.mlir --entry energy --input positions=pos.npy ...\n"
       "      --output-dir out/\n"
-      "  sezm-run model.sezm ...   (an artifact of sezm-compile: on the GPU,\n"
-      "      its carried weights bound to their arguments)\n"
+      "  sezm-run model.sezm ...   (an artifact of sezm-compile: on the GPU\n"
+      "      or the CPU, its carried weights bound to their arguments)\n"
       "  sezm-run model.ckpt.pt --structure s.xyz   (a DeePMD-kit DPA4\n"
       "      checkpoint, imported with no PyTorch: energy, forces and virial\n"
       "      with its type_map and rcut; docs/import.md)\n\n"
@@ -531,29 +546,30 @@ int main(int argc, char **argv) {
     if (llvm::Error error = useBundledDemo())
       return fail(std::move(error));
   }
-  // A compiled artifact runs on the GPU alone: it has no CPU code.
+  // A compiled artifact runs through libsezm_runtime, on the device it
+  // has code for (the GPU where one is found, unless --device says).
   auto artifactFile = readArtifactFile(modulePath);
   if (!artifactFile)
     return fail(artifactFile.takeError());
   bool isArtifact = artifactFile->has_value();
+  if (device != "cpu" && device != "gpu")
+    return fail("--device " + device + ": expected cpu or gpu");
   if (isArtifact) {
-    if (verifyOnBoth || device.getNumOccurrences())
-      return fail(modulePath + " is a compiled artifact: it runs on the GPU "
-                               "only (no --device or --verify; give the "
-                               "module to compare with the CPU)");
+    if (verifyOnBoth)
+      return fail(modulePath + " is a compiled artifact: --verify compares "
+                               "a module's CPU and GPU code (give the "
+                               "module)");
     if (!forcesOf.empty())
       return fail(modulePath + " is a compiled artifact: its functions are "
                                "fixed (name one with --entry)");
-    device = "gpu";
   }
-  if (device != "cpu" && device != "gpu")
-    return fail("--device " + device + ": expected cpu or gpu");
-  bool useGpu = device == "gpu" || verifyOnBoth;
-  bool useCpu = device == "cpu" || verifyOnBoth;
+  bool useGpu = !isArtifact && (device == "gpu" || verifyOnBoth);
+  bool useCpu = !isArtifact && (device == "cpu" || verifyOnBoth);
 #ifndef SEZM_HAVE_GPU_RUNTIME
-  if (useGpu)
-    return fail("this build of sezm-run has no GPU runtime (cuda.h was not "
-                "found when it was built); use --device cpu");
+  if (useGpu || isArtifact)
+    return fail(std::string("this build of sezm-run has no runtime (cuda.h "
+                            "was not found when it was built); ") +
+                (isArtifact ? "it cannot run artifacts" : "use --device cpu"));
 #endif
   if (useGpu)
     if (llvm::Error error = mlir::sezm::checkChip(chip))
@@ -706,7 +722,9 @@ int main(int argc, char **argv) {
   if (!inputError.empty())
     return fail(inputError);
 
+  // What ran last: the JIT on the CPU, or libsezm_runtime.
   std::vector<sezmrt::HostTensor> cpuOutputs, gpuOutputs;
+  std::string ranOn = useGpu ? "GPU" : "CPU";
   if (useCpu) {
     auto program = mlir::sezm::CpuProgram::compile(
         OwningOpRef<ModuleOp>(file->module()->clone()), {signature->function},
@@ -734,7 +752,7 @@ int main(int argc, char **argv) {
     }
   }
 #ifdef SEZM_HAVE_GPU_RUNTIME
-  if (useGpu) {
+  if (useGpu || isArtifact) {
     // The GPU path builds the structure's graph on the GPU.
     GpuStructure gpuStructure{&structure, {}};
     for (const auto &entry : fromStructure)
@@ -747,9 +765,13 @@ int main(int argc, char **argv) {
     });
     const GpuStructure *onGpu =
         structurePath.empty() || !floatPositions ? nullptr : &gpuStructure;
-    auto gpu = isArtifact
-                   ? runArtifact(modulePath, *signature, tensors, onGpu)
-                   : runOnGpu(*file->module(), *signature, tensors, onGpu);
+    sezm_device asked = !device.getNumOccurrences() ? SEZM_DEVICE_AUTO
+                        : device == "cpu"           ? SEZM_DEVICE_CPU
+                                                    : SEZM_DEVICE_GPU;
+    auto gpu =
+        isArtifact
+            ? runArtifact(modulePath, *signature, tensors, onGpu, asked, ranOn)
+            : runOnGpu(*file->module(), *signature, tensors, onGpu);
     if (!gpu)
       return fail(gpu.takeError());
     gpuOutputs = std::move(*gpu);
@@ -770,7 +792,8 @@ int main(int argc, char **argv) {
           comparison.relative(), ok ? "ok" : "FAIL");
     }
   }
-  std::vector<sezmrt::HostTensor> *outputs = useGpu ? &gpuOutputs : &cpuOutputs;
+  std::vector<sezmrt::HostTensor> *outputs =
+      useGpu || isArtifact ? &gpuOutputs : &cpuOutputs;
   if (!outputDir.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
       return fail(outputDir + ": " + ec.message());
@@ -781,6 +804,6 @@ int main(int argc, char **argv) {
         return fail(error);
     }
   }
-  printSummary(*signature, *outputs, useGpu ? "GPU" : "CPU");
+  printSummary(*signature, *outputs, ranOn);
   return mismatches ? 1 : 0;
 }

@@ -182,6 +182,41 @@ def FlattenParallelLoops
   }];
 }
 
+def SequentialInnerLoops
+    : Pass<"sezm-sequential-inner-loops", "::mlir::func::FuncOp"> {
+  let summary = "Keep only the outermost loop of each parallel nest parallel, "
+                "for CPU threads";
+  let description = [{
+    On the CPU, convert-scf-to-openmp then shares each kernel's outermost
+    scf.parallel (over edges, nodes or a tensor's rows) among threads: its
+    iterations write disjoint outputs, so any thread may run any of them
+    and the result is the same bits for every thread count. The parallel
+    loops inside it become sequential scf.for nests here, so that no thread
+    forks again per iteration, and the innermost runs over the last,
+    contiguous index, which LLVM vectorizes. A loop with reductions becomes
+    sequential too: an OpenMP reduction would combine partial sums in an
+    order that depends on the threads.
+
+    Before:
+    ```mlir
+    scf.parallel (%e) = (%c0) to (%edges) step (%c1) {
+      scf.parallel (%c) = (%c0) to (%c64) step (%c1) {
+        ...
+      }
+    }
+    ```
+    After:
+    ```mlir
+    scf.parallel (%e) = (%c0) to (%edges) step (%c1) {
+      scf.for %c = %c0 to %c64 step %c1 {
+        ...
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
   let summary = "Place the host code's buffers in GPU memory";
   let description = [{

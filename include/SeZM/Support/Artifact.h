@@ -31,9 +31,14 @@ constexpr uint32_t kArtifactVersion = 2;
 constexpr uint32_t kMaxSections = 4096;
 constexpr uint32_t kMaxSectionName = 256;
 
-/// The sections every artifact has.
+/// The manifest every artifact has, and the code for at least one device:
+/// the GPU program's host library (its launch sequences, which load the
+/// kernels' PTX) or the CPU program's library.
 constexpr char kManifestSection[] = "manifest";
 constexpr char kHostSection[] = "host.so";
+constexpr char kCpuSection[] = "cpu.so";
+/// The x86-64 level the CPU code needs ("x86-64" or "x86-64-v3").
+constexpr char kCpuLevelSection[] = "cpu.level";
 
 /// An artifact's sections by name.
 struct Artifact {
@@ -52,8 +57,9 @@ uint32_t crc32(const std::string &bytes);
 
 /// Parses and checks an artifact: magic, version, the section table, every
 /// section inside the file and equal to its checksum, unique names, a manifest
-/// that parses and a host section that is an ELF file. On failure returns false
-/// and sets `error` to a plain-English reason that names the byte offset.
+/// that parses and code for a device (each code section an ELF file). On
+/// failure returns false and sets `error` to a plain-English reason that names
+/// the byte offset.
 bool parseArtifact(const std::string &bytes, Artifact &artifact,
                    std::string &error);
 

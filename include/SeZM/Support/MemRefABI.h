@@ -57,4 +57,11 @@ void copyStrided(const MemRefDescriptor &source, std::size_t elementSize,
 
 } // namespace sezmrt
 
+/// What memref.copy between buffers of different layouts lowers to in CPU
+/// code: an element-by-element copy over the sizes, in row-major order.
+/// Each buffer is an unranked memref as compiled code passes it (the rank,
+/// then a pointer to its ranked descriptor). sezm provides it, so that
+/// neither the JIT nor an artifact's CPU code needs MLIR's runner library.
+extern "C" void memrefCopy(int64_t elementSize, void *source, void *target);
+
 #endif // SEZM_SUPPORT_MEMREFABI_H

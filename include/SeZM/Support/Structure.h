@@ -77,6 +77,17 @@ constexpr double kMinAtomSeparation = 0.2;
 bool buildNeighbourGraph(const Structure &structure, double cutoff,
                          NeighbourGraph &out, std::string &error);
 
+/// The graph of a caller's edge list (an MD engine's neighbour list, as
+/// DeePMD-kit's compute_edges takes it): edgeIndex (2, edges), row 0 the
+/// sources and row 1 the destinations, and edgeVec (edges, 3), each
+/// coord[src] - coord[dst] + a lattice shift, which is recovered; the CSRs
+/// are built here. Fails (with a reason naming the edge) for an index
+/// outside [0, atoms), a non-finite vector, or an edge shorter than
+/// kMinAtomSeparation.
+bool graphFromEdges(int64_t atoms, int64_t edges, const double *coord,
+                    const int64_t *edgeIndex, const double *edgeVec,
+                    NeighbourGraph &out, std::string &error);
+
 } // namespace sezmrt
 
 #endif // SEZM_SUPPORT_STRUCTURE_H

@@ -9,6 +9,7 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
+#include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -73,8 +74,15 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
 
 void sezm::buildCpuPipeline(OpPassManager &pm, ArrayRef<std::string> memoryAt) {
   buildKernelsOnBuffers(pm, /*forGpu=*/false, memoryAt);
-
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Each nest's outermost parallel loop is shared among threads (OpenMP's
+  // static schedule; no reduction crosses threads, so any thread count gives
+  // the same bits); the loops inside it run in order.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(sezm::createSequentialInnerLoops());
+  pm.addPass(createConvertSCFToOpenMPPass());
+  // Inlines the alloca scopes around loop bodies that allocate nothing on
+  // the stack, which the lowering of their loops to blocks needs.
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

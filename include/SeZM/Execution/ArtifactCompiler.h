@@ -1,0 +1,61 @@
+//===- ArtifactCompiler.h - compile a module into an artifact ---*- C++ -*-===//
+//
+// The ahead-of-time path behind sezm-compile and `sezm-run --device gpu`:
+// for the GPU, the GPU pipeline (PTX kernels, host code calling the mgpu*
+// ABI); for the CPU, the CPU pipeline (loop kernels whose outer loops run on
+// OpenMP threads). Each becomes a shared library with a packed entry point
+// `_sezm_packed_<name>(void **)` per public function and the text manifest
+// of their signatures (`sezm_manifest`), which libsezm_runtime loads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SEZM_EXECUTION_ARTIFACTCOMPILER_H
+#define SEZM_EXECUTION_ARTIFACTCOMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace mlir::sezm {
+
+struct CompileOptions {
+  /// The devices the artifact carries code for.
+  enum class Target { Cpu, Gpu, All };
+  Target target = Target::All;
+  /// The NVIDIA GPU: sm_80, sm_86, sm_89 or sm_90.
+  std::string chip = "sm_90";
+  enum class Emit { Artifact, Library, Object, LLVMIR, PTX };
+  /// What to write: the versioned artifact (SeZM/Support/Artifact.h), or for
+  /// one target its shared library, object file or LLVM IR, or (into a
+  /// folder) each GPU kernel module's PTX.
+  Emit emit = Emit::Artifact;
+  /// With Emit::Artifact: a safetensors file of weights to carry along (each
+  /// tensor must name an input of an entry, with its type and shape).
+  std::string weightsPath;
+  /// With Emit::Artifact and no weightsPath: safetensors bytes of weights
+  /// to carry (those imported from a checkpoint), checked the same way.
+  std::string weights;
+  /// Whether the graph fusions run (false: to compare against them).
+  bool fuse = true;
+};
+
+/// The chips sezm compiles for, and the PTX ISA each gets.
+llvm::Error checkChip(llvm::StringRef chip);
+
+/// Whether the GPU toolchain is here: CUDA's libdevice, which the kernels'
+/// math functions link against. Without it only CPU code can be compiled;
+/// `why` says what is missing.
+bool gpuToolchainAvailable(std::string &why);
+
+/// Compiles every public function of `module` (which it lowers in place, or
+/// a copy of it per target).
+llvm::Error compileArtifact(ModuleOp module, const CompileOptions &options,
+                            llvm::StringRef outputPath);
+
+/// Registers what compileArtifact needs in a context's registry: the LLVM IR
+/// translations (OpenMP's among them) and the NVVM target.
+void registerArtifactCompilerInterfaces(DialectRegistry &registry);
+
+} // namespace mlir::sezm
+
+#endif // SEZM_EXECUTION_ARTIFACTCOMPILER_H

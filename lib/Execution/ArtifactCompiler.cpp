@@ -1,0 +1,519 @@
+//===- ArtifactCompiler.cpp - compile a module into an artifact -----------===//
+
+#include "SeZM/Execution/ArtifactCompiler.h"
+
+#include "SeZM/Conversion/Passes.h"
+#include "SeZM/Execution/EntrySignature.h"
+#include "SeZM/Support/Artifact.h"
+#include "SeZM/Support/Safetensors.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::sezm;
+
+/// void _sezm_packed_<name>(void **args): args[i] points at the i-th
+/// parameter of `name`, args[n] at storage for its result.
+static void addPackedEntry(llvm::Module &module, llvm::Function &function) {
+  llvm::LLVMContext &context = module.getContext();
+  auto *pointer = llvm::PointerType::getUnqual(context);
+  auto *type =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), {pointer}, false);
+  auto *wrapper =
+      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                             "_sezm_packed_" + function.getName(), module);
+  llvm::IRBuilder<> builder(
+      llvm::BasicBlock::Create(context, "entry", wrapper));
+  llvm::Value *slots = wrapper->getArg(0);
+  llvm::SmallVector<llvm::Value *> args;
+  for (llvm::Argument &param : function.args()) {
+    llvm::Value *slot =
+        builder.CreateGEP(pointer, slots, builder.getInt64(param.getArgNo()));
+    llvm::Value *address = builder.CreateLoad(pointer, slot);
+    args.push_back(builder.CreateLoad(param.getType(), address));
+  }
+  llvm::CallInst *call = builder.CreateCall(&function, args);
+  if (!function.getReturnType()->isVoidTy()) {
+    llvm::Value *slot =
+        builder.CreateGEP(pointer, slots, builder.getInt64(args.size()));
+    builder.CreateStore(call, builder.CreateLoad(pointer, slot));
+  }
+  builder.CreateRetVoid();
+}
+
+static void addManifest(llvm::Module &module, const std::string &text) {
+  llvm::LLVMContext &context = module.getContext();
+  auto *data = llvm::ConstantDataArray::getString(context, text, true);
+  new llvm::GlobalVariable(module, data->getType(), /*isConstant=*/true,
+                           llvm::GlobalValue::ExternalLinkage, data,
+                           "sezm_manifest");
+}
+
+/// The first C++ compiler on PATH, to link the shared library.
+static std::string findLinker() {
+  if (const char *cxx = std::getenv("CXX"))
+    if (auto path = llvm::sys::findProgramByName(cxx))
+      return *path;
+  for (const char *name : {"clang++-22", "c++", "g++", "clang++"})
+    if (auto path = llvm::sys::findProgramByName(name))
+      return *path;
+  return std::string();
+}
+
+namespace {
+/// The chips sezm compiles for and the PTX ISA version each needs.
+const std::pair<const char *, const char *> kChips[] = {{"sm_80", "+ptx70"},
+                                                        {"sm_86", "+ptx71"},
+                                                        {"sm_89", "+ptx78"},
+                                                        {"sm_90", "+ptx80"}};
+
+const char *ptxFeatures(llvm::StringRef chip) {
+  for (auto [name, features] : kChips)
+    if (chip == name)
+      return features;
+  return nullptr;
+}
+} // namespace
+
+llvm::Error sezm::checkChip(llvm::StringRef chip) {
+  if (ptxFeatures(chip))
+    return llvm::Error::success();
+  std::string known;
+  for (auto [name, features] : kChips)
+    known += (known.empty() ? "" : ", ") + std::string(name);
+  return llvm::createStringError("unsupported chip '" + chip.str() +
+                                 "' (supported: " + known + ")");
+}
+
+void sezm::registerArtifactCompilerInterfaces(DialectRegistry &registry) {
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+}
+
+/// ptxas from $CUDA_HOME/bin, /usr/local/cuda/bin or PATH; empty if none.
+static std::string findPtxas() {
+  llvm::SmallVector<llvm::StringRef> folders;
+  std::string cudaHome;
+  if (const char *home = std::getenv("CUDA_HOME"))
+    cudaHome = std::string(home) + "/bin";
+  if (!cudaHome.empty())
+    folders.push_back(cudaHome);
+  folders.push_back("/usr/local/cuda/bin");
+  if (auto path = llvm::sys::findProgramByName("ptxas", folders))
+    return *path;
+  if (auto path = llvm::sys::findProgramByName("ptxas"))
+    return *path;
+  return std::string();
+}
+
+/// Adds `cubin/<module>` beside each `ptx/<module>` section, assembled by
+/// ptxas for `chip`, so that the runtime loads machine code instead of
+/// JIT-compiling the PTX on a GPU of that chip. Without ptxas the artifact
+/// carries PTX alone.
+static llvm::Error addCubins(sezmrt::Artifact &contents, llvm::StringRef chip) {
+  std::string ptxas = findPtxas();
+  if (ptxas.empty())
+    return llvm::Error::success();
+  llvm::SmallString<128> ptxPath, cubinPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("sezm", "ptx", ptxPath))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  llvm::FileRemover removePtx(ptxPath);
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("sezm", "cubin", cubinPath))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  llvm::FileRemover removeCubin(cubinPath);
+  std::string arch = ("-arch=" + chip).str();
+  std::map<std::string, std::string> cubins;
+  for (const auto &[name, text] : contents.sections) {
+    if (!llvm::StringRef(name).starts_with("ptx/"))
+      continue;
+    {
+      std::error_code ec;
+      llvm::raw_fd_ostream os(ptxPath, ec, llvm::sys::fs::OF_None);
+      if (ec)
+        return llvm::createStringError(ptxPath.str() + ": " + ec.message());
+      os << text;
+    }
+    llvm::SmallVector<llvm::StringRef> args = {ptxas,   arch, "-O3",
+                                               ptxPath, "-o", cubinPath};
+    std::string message;
+    if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0,
+                                  &message) != 0)
+      return llvm::createStringError(
+          "ptxas rejected the PTX of kernel module '" + name.substr(4) + "'" +
+          (message.empty() ? "" : ": " + message));
+    std::string cubin, error;
+    if (!sezmrt::readFileBytes(std::string(cubinPath), cubin, error))
+      return llvm::createStringError(error);
+    cubins["cubin/" + name.substr(4)] = std::move(cubin);
+  }
+  contents.sections.insert(cubins.begin(), cubins.end());
+  return llvm::Error::success();
+}
+
+/// Checks that every weight names an input of some entry, with its type
+/// and shape (dynamic extents match any).
+static llvm::Error
+checkWeights(const std::string &bytes,
+             const std::vector<sezmrt::EntrySignature> &entries) {
+  std::map<std::string, sezmrt::HostTensor> weights;
+  std::string error;
+  if (!sezmrt::parseSafetensors(bytes, weights, error))
+    return llvm::createStringError(error);
+  for (const auto &[name, tensor] : weights) {
+    bool named = false;
+    for (const sezmrt::EntrySignature &entry : entries)
+      for (const sezmrt::TensorPort &port : entry.arguments) {
+        if (port.name != name)
+          continue;
+        named = true;
+        if (!port.accepts(tensor))
+          return llvm::createStringError(
+              "weight '" + name + "' is " + tensor.describe() + ", but @" +
+              entry.function + " takes " + port.describe());
+      }
+    if (!named)
+      return llvm::createStringError("weight '" + name +
+                                     "' is no input of any entry");
+  }
+  return llvm::Error::success();
+}
+
+/// CUDA's root folder: $CUDA_HOME, or /usr/local/cuda where it exists.
+static std::string cudaHome() {
+  if (const char *home = std::getenv("CUDA_HOME"))
+    return home;
+  return llvm::sys::fs::exists("/usr/local/cuda") ? "/usr/local/cuda" : "";
+}
+
+bool sezm::gpuToolchainAvailable(std::string &why) {
+  std::string home = cudaHome();
+  if (home.empty()) {
+    why = "no CUDA toolkit (set CUDA_HOME, or install it in /usr/local/cuda)";
+    return false;
+  }
+  llvm::SmallString<256> libdevice(home);
+  llvm::sys::path::append(libdevice, "nvvm", "libdevice", "libdevice.10.bc");
+  if (!llvm::sys::fs::exists(libdevice)) {
+    why = "no " + std::string(libdevice) + " in the CUDA toolkit";
+    return false;
+  }
+  return true;
+}
+
+/// The x86-64 level the CPU code is compiled for: x86-64-v3 (AVX2, FMA)
+/// where the compiling machine has it, which the runtime checks before it
+/// loads the code; the portable baseline otherwise.
+static std::string cpuLevel() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  for (const char *feature : {"avx2", "fma", "bmi2", "f16c", "movbe"})
+    if (!features.lookup(feature))
+      return "x86-64";
+  return "x86-64-v3";
+}
+
+namespace {
+/// One device's program, lowered to the LLVM dialect.
+struct LoweredProgram {
+  bool forGpu;
+  OwningOpRef<ModuleOp> module;
+  /// The memory plan's remarks, one line per function.
+  std::string plan;
+};
+} // namespace
+
+/// Runs the pipeline of one device on `module`.
+static llvm::Error lower(ModuleOp module, bool forGpu,
+                         const CompileOptions &options, std::string &plan) {
+  std::string diagnostics;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << diag.getLocation() << ": " << diag << "\n";
+    return success();
+  });
+  PassManager pm(module.getContext());
+  SeZMPipelineOptions pipeline;
+  pipeline.target = forGpu ? "gpu" : "cpu";
+  pipeline.chip = options.chip;
+  if (forGpu)
+    pipeline.features = ptxFeatures(options.chip);
+  pipeline.fuse = options.fuse;
+  buildSeZMPipeline(pm, pipeline);
+  if (failed(pm.run(module)))
+    return llvm::createStringError(std::string("lowering for the ") +
+                                   (forGpu ? "GPU" : "CPU") + " failed:\n" +
+                                   diagnostics);
+  for (llvm::StringRef line : llvm::split(diagnostics, '\n'))
+    if (line.contains("planned peak"))
+      plan += line.str() + "\n";
+  return llvm::Error::success();
+}
+
+/// A file in the temporary folder, for what an output is made of.
+static llvm::Error temporaryFile(llvm::StringRef suffix, std::string &path) {
+  llvm::SmallString<128> temporary;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("sezm", suffix, temporary))
+    return llvm::createStringError("cannot create a temporary file: " +
+                                   ec.message());
+  path = std::string(temporary);
+  return llvm::Error::success();
+}
+
+/// Writes a lowered program's host code as `emit` (LLVM IR, an object or a
+/// shared library) to `outputPath`. The GPU's host code is a launch sequence
+/// and is compiled for the portable x86-64 baseline as it stands; the CPU's
+/// is the whole computation, optimized (O3, vectorized) for `cpuLevel()`
+/// and linked against the OpenMP runtime.
+static llvm::Error
+writeHostCode(ModuleOp lowered, bool forGpu,
+              const std::vector<sezmrt::EntrySignature> &entries,
+              CompileOptions::Emit emit, const std::string &outputPath) {
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(lowered, llvmContext);
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+  for (const sezmrt::EntrySignature &entry : entries)
+    addPackedEntry(*llvmModule, *llvmModule->getFunction(entry.function));
+  addManifest(*llvmModule, sezmrt::writeManifest(entries));
+
+  std::string error;
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Triple triple(llvm::sys::getDefaultTargetTriple());
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return llvm::createStringError(error);
+  std::string level = forGpu ? "x86-64" : cpuLevel();
+  llvm::TargetOptions targetOptions;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, level, "", targetOptions, llvm::Reloc::PIC_, std::nullopt,
+      forGpu ? llvm::CodeGenOptLevel::Default
+             : llvm::CodeGenOptLevel::Aggressive));
+  llvmModule->setDataLayout(machine->createDataLayout());
+  llvmModule->setTargetTriple(triple);
+  if (!forGpu)
+    if (llvm::Error error = makeOptimizingTransformer(
+            /*optLevel=*/3, /*sizeLevel=*/0, machine.get())(llvmModule.get()))
+      return error;
+
+  if (emit == CompileOptions::Emit::LLVMIR) {
+    auto out = openOutputFile(outputPath, &error);
+    if (!out)
+      return llvm::createStringError(error);
+    llvmModule->print(out->os(), nullptr);
+    out->keep();
+    return llvm::Error::success();
+  }
+
+  std::string objectPath = outputPath;
+  bool library = emit != CompileOptions::Emit::Object;
+  if (library)
+    if (llvm::Error error = temporaryFile("o", objectPath))
+      return error;
+  llvm::FileRemover removeObject(library ? objectPath : "");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
+    if (ec)
+      return llvm::createStringError(objectPath + ": " + ec.message());
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return llvm::createStringError("the host target cannot emit objects");
+    codegen.run(*llvmModule);
+  }
+  if (!library)
+    return llvm::Error::success();
+
+  std::string linker = findLinker();
+  if (linker.empty())
+    return llvm::createStringError(
+        "no C++ compiler on PATH to link the library (set CXX, or emit an "
+        "object and link it yourself)");
+  llvm::SmallVector<llvm::StringRef> linkArgs = {linker, "-shared", "-o",
+                                                 outputPath, objectPath};
+  // The CPU code's threads: the OpenMP runtime sezm was built with.
+  if (!forGpu)
+    linkArgs.push_back(SEZM_OPENMP_LIBRARY);
+  std::string linkError;
+  int status = llvm::sys::ExecuteAndWait(linker, linkArgs, std::nullopt, {}, 0,
+                                         0, &linkError);
+  if (status != 0)
+    return llvm::createStringError("linking " + outputPath + " with " + linker +
+                                   " failed" +
+                                   (linkError.empty() ? "" : ": " + linkError));
+  return llvm::Error::success();
+}
+
+/// A lowered program's shared library, as bytes for an artifact section.
+static llvm::Expected<std::string>
+hostLibrary(ModuleOp lowered, bool forGpu,
+            const std::vector<sezmrt::EntrySignature> &entries) {
+  std::string path, bytes, error;
+  if (llvm::Error error = temporaryFile("so", path))
+    return std::move(error);
+  llvm::FileRemover remove(path);
+  if (llvm::Error error = writeHostCode(lowered, forGpu, entries,
+                                        CompileOptions::Emit::Library, path))
+    return std::move(error);
+  if (!sezmrt::readFileBytes(path, bytes, error))
+    return llvm::createStringError(error);
+  return bytes;
+}
+
+llvm::Error sezm::compileArtifact(ModuleOp module,
+                                  const CompileOptions &options,
+                                  llvm::StringRef outputPath) {
+  using Target = CompileOptions::Target;
+  using Emit = CompileOptions::Emit;
+  bool gpu = options.target != Target::Cpu;
+  bool cpu = options.target != Target::Gpu;
+  bool artifact = options.emit == Emit::Artifact;
+  if (!artifact && gpu && cpu)
+    return llvm::createStringError(
+        "--emit of a library, an object or LLVM IR is for one target: give "
+        "--target cpu or --target gpu");
+  if (options.emit == Emit::PTX && !gpu)
+    return llvm::createStringError("--emit=ptx is the GPU's: give "
+                                   "--target gpu");
+  if (gpu) {
+    if (llvm::Error error = checkChip(options.chip))
+      return error;
+    std::string why;
+    if (!gpuToolchainAvailable(why))
+      return llvm::createStringError(
+          "cannot compile for the GPU: " + why +
+          (cpu ? " (--target cpu compiles the CPU code alone)" : ""));
+    // libdevice (math functions in kernels) comes from the CUDA toolkit.
+    setenv("CUDA_HOME", cudaHome().c_str(), 0);
+  }
+
+  std::vector<sezmrt::EntrySignature> entries;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!func.isPublic() || func.isExternal())
+      continue;
+    auto signature = getEntrySignature(module, func.getSymName());
+    if (!signature)
+      return signature.takeError();
+    entries.push_back(std::move(*signature));
+  }
+  if (entries.empty())
+    return llvm::createStringError("the module has no public function");
+
+  // Names are for the manifest; LLVM has no use for them.
+  for (auto func : module.getOps<func::FuncOp>()) {
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      func.removeArgAttr(i, kNameAttr);
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      func.removeResultAttr(i, StringAttr::get(func.getContext(), kNameAttr));
+  }
+
+  // Each target lowers a copy when both are built (the last the module).
+  sezmrt::Artifact contents;
+  std::string plan;
+  if (cpu) {
+    OwningOpRef<ModuleOp> copy;
+    ModuleOp target = module;
+    if (gpu) {
+      copy = module.clone();
+      target = *copy;
+    }
+    std::string cpuPlan;
+    if (llvm::Error error = lower(target, /*forGpu=*/false, options, cpuPlan))
+      return error;
+    if (!artifact)
+      return writeHostCode(target, /*forGpu=*/false, entries, options.emit,
+                           outputPath.str());
+    auto library = hostLibrary(target, /*forGpu=*/false, entries);
+    if (!library)
+      return library.takeError();
+    contents.sections[sezmrt::kCpuSection] = std::move(*library);
+    contents.sections[sezmrt::kCpuLevelSection] = cpuLevel();
+    plan = cpuPlan;
+  }
+  if (gpu) {
+    plan.clear();
+    if (llvm::Error error = lower(module, /*forGpu=*/true, options, plan))
+      return error;
+    if (options.emit == Emit::PTX) {
+      std::string error;
+      if (std::error_code ec = llvm::sys::fs::create_directories(outputPath))
+        return llvm::createStringError(outputPath.str() + ": " + ec.message());
+      for (auto binary : module.getOps<gpu::BinaryOp>()) {
+        for (Attribute object : binary.getObjects()) {
+          llvm::SmallString<256> path(outputPath);
+          llvm::sys::path::append(path, binary.getName() + ".ptx");
+          auto out = openOutputFile(path, &error);
+          if (!out)
+            return llvm::createStringError(error);
+          out->os() << cast<gpu::ObjectAttr>(object).getObject().getValue();
+          out->keep();
+        }
+      }
+      return llvm::Error::success();
+    }
+    if (!artifact)
+      return writeHostCode(module, /*forGpu=*/true, entries, options.emit,
+                           outputPath.str());
+    for (auto binary : module.getOps<gpu::BinaryOp>())
+      for (Attribute object : binary.getObjects())
+        contents.sections["ptx/" + binary.getName().str()] =
+            cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+    auto library = hostLibrary(module, /*forGpu=*/true, entries);
+    if (!library)
+      return library.takeError();
+    contents.sections[sezmrt::kHostSection] = std::move(*library);
+    if (llvm::Error cubinError = addCubins(contents, options.chip))
+      return cubinError;
+  }
+
+  contents.sections[sezmrt::kManifestSection] = sezmrt::writeManifest(entries);
+  contents.sections["memory-plan"] = plan;
+  if (!options.weightsPath.empty() || !options.weights.empty()) {
+    std::string weights = options.weights, error;
+    if (!options.weightsPath.empty() &&
+        !sezmrt::readFileBytes(options.weightsPath, weights, error))
+      return llvm::createStringError(error);
+    if (llvm::Error weightsError = checkWeights(weights, entries))
+      return llvm::createStringError(
+          (options.weightsPath.empty() ? "the imported weights"
+                                       : options.weightsPath) +
+          ": " + llvm::toString(std::move(weightsError)));
+    contents.sections["weights"] = std::move(weights);
+  }
+  std::string error;
+  auto out = openOutputFile(outputPath, &error);
+  if (!out)
+    return llvm::createStringError(error);
+  out->os() << sezmrt::writeArtifact(contents);
+  out->keep();
+  return llvm::Error::success();
+}
