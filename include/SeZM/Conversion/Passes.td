@@ -18,6 +18,12 @@ def ConvertSeZMToLoops : Pass<"convert-sezm-to-loops", "ModuleOp"> {
     run sequentially in CSR order, so results are the same bit for bit on
     every run, and a fused backward sums exactly as its unfused form does.
 
+    `target` shapes the loops: `gpu` gives a kernel one parallel iteration
+    per output (a thread each); `cpu` lets an iteration compute whole rows
+    of the dense ops (the SO(2) linear and its gradient), with the
+    innermost loop over contiguous channels, which LLVM vectorizes. Each
+    output sums its terms in the same order either way.
+
     Before:
     ```mlir
     %xl = sezm.rotate %x[%src] by %wd lmax = 1
@@ -39,6 +45,10 @@ def ConvertSeZMToLoops : Pass<"convert-sezm-to-loops", "ModuleOp"> {
     %xl = bufferization.to_tensor %out restrict writable : ...
     ```
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "What the loops are shaped for: cpu or gpu">,
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
     "::mlir::bufferization::BufferizationDialect",
@@ -180,6 +190,38 @@ def FlattenParallelLoops
     }
     ```
   }];
+}
+
+def CpuMatmulOrder : Pass<"sezm-cpu-matmul-order", "::mlir::func::FuncOp"> {
+  let summary = "Order each matmul's loops (i, k, j) for the CPU";
+  let description = [{
+    A `linalg.matmul` lowers to loops (i, j, k): each output's sum over k
+    runs innermost, along a column of B, which neither vectorizes (the sum
+    is carried) nor reads memory in order. Generalized and interchanged to
+    (i, k, j), the innermost loop adds A[i, k] * B[k, j] to a row of C,
+    along contiguous rows of B and C, which LLVM vectorizes; each C[i, j]
+    still sums its terms in the order of k, so the result is the same bits.
+    The rows i stay the parallel loop that CPU threads share.
+
+    Before:
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<?x128xf32>, memref<128x256xf32>)
+                  outs(%c : memref<?x256xf32>)
+    ```
+    After:
+    ```mlir
+    linalg.generic {indexing_maps = [(i, k, j) -> (i, k), (i, k, j) -> (k, j),
+                                     (i, k, j) -> (i, j)],
+                    iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%a, %b : ...) outs(%c : ...) {
+    ^bb0(%x: f32, %y: f32, %z: f32):
+      %p = arith.mulf %x, %y : f32
+      %s = arith.addf %z, %p : f32
+      linalg.yield %s : f32
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
 def SequentialInnerLoops

@@ -9,8 +9,8 @@ using namespace mlir;
 using namespace mlir::sezm;
 using kernel::Idx;
 
-KernelIO::KernelIO(Operation *op, OpBuilder &builder)
-    : op(op), builder(builder) {
+KernelIO::KernelIO(Operation *op, OpBuilder &builder, LoopTarget target)
+    : op(op), builder(builder), loopTarget(target) {
   results.resize(op->getNumResults());
   for (Value operand : op->getOperands()) {
     if (operandBuffers.count(operand))
@@ -75,9 +75,10 @@ FloatType sezm::computeType(Operation *op) {
 }
 
 LogicalResult sezm::lowerWithKernel(Operation *op, PatternRewriter &rewriter,
+                                    LoopTarget target,
                                     llvm::function_ref<void(KernelIO &)> emit) {
   kernel::EmitScope scope(rewriter, op->getLoc(), computeType(op));
-  KernelIO io(op, rewriter);
+  KernelIO io(op, rewriter, target);
   emit(io);
   SmallVector<Value> replacements = io.finish();
   for (Operation *buffer : io.unreadOperandBuffers())

@@ -17,11 +17,21 @@
 
 namespace mlir::sezm {
 
+/// What a loop kernel's loops are shaped for. On the GPU each iteration of
+/// a parallel loop is a thread, so a kernel has one iteration per output;
+/// on the CPU each iteration runs on a thread of a few and can compute
+/// whole rows, its innermost loop over contiguous channels for SIMD. Both
+/// shapes sum every output's terms in the same order.
+enum class LoopTarget { Cpu, Gpu };
+
 /// The buffers a kernel reads and writes.
 class KernelIO {
 public:
   /// Creates the read-only buffers of every operand, ahead of the kernel.
-  KernelIO(Operation *op, OpBuilder &builder);
+  KernelIO(Operation *op, OpBuilder &builder, LoopTarget target);
+
+  /// What the kernel's loops are shaped for.
+  LoopTarget target() const { return loopTarget; }
 
   /// The read-only buffer of an operand tensor.
   Value in(Value operand);
@@ -51,6 +61,7 @@ public:
 private:
   Operation *op;
   OpBuilder &builder;
+  LoopTarget loopTarget;
   llvm::DenseMap<Value, Value> operandBuffers;
   SmallVector<Value> results;
 };
@@ -58,8 +69,9 @@ private:
 /// The float type a sezm op computes in: that of its first float operand.
 FloatType computeType(Operation *op);
 
-/// Replaces `op` by what `emit` writes into a KernelIO.
+/// Replaces `op` by what `emit` writes into a KernelIO for `target`.
 LogicalResult lowerWithKernel(Operation *op, PatternRewriter &rewriter,
+                              LoopTarget target,
                               llvm::function_ref<void(KernelIO &)> emit);
 
 } // namespace mlir::sezm

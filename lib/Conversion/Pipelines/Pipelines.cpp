@@ -42,7 +42,9 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
     pm.addPass(createSelectLoweringStrategy());
     pm.addPass(createConvertSeZMToGPUKernels());
   }
-  pm.addPass(createConvertSeZMToLoops());
+  ConvertSeZMToLoopsOptions loops;
+  loops.target = forGpu ? "gpu" : "cpu";
+  pm.addPass(createConvertSeZMToLoops(loops));
   // No canonicalization until bufferization has run: it would fold a
   // kernel's to_buffer of another kernel's to_tensor result into the raw
   // buffer, whose reads One-Shot Bufferize then no longer sees, and an op
@@ -77,6 +79,7 @@ void sezm::buildCpuPipeline(OpPassManager &pm, ArrayRef<std::string> memoryAt) {
   // Each nest's outermost parallel loop is shared among threads (OpenMP's
   // static schedule; no reduction crosses threads, so any thread count gives
   // the same bits); the loops inside it run in order.
+  pm.addNestedPass<func::FuncOp>(sezm::createCpuMatmulOrder());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(sezm::createSequentialInnerLoops());
   pm.addPass(createConvertSCFToOpenMPPass());

@@ -131,7 +131,7 @@ struct LowerToMicrokernel : RewritePattern {
              << kernel->name
              << "' needs workgroup_tile = [rows, columns, depth step] and "
                 "thread_tile = [rows, columns]";
-    return lowerWithKernel(op, rewriter,
+    return lowerWithKernel(op, rewriter, LoopTarget::Gpu,
                            [&](KernelIO &io) { kernel->emit(op, io, config); });
   }
 };

@@ -38,17 +38,29 @@ public:
   Num startOf(Value acc, Idx e, Block block, Idx i) const {
     return acc ? load(acc, e, block, i) : Num(0.0);
   }
-  int64_t size(Block block) const {
-    return (block == MZero ? lmax + 1 : lmax) * width;
+  int64_t size(Block block) const { return rows(block) * width; }
+  /// The block's rows: degrees 0..lmax for m = 0, 1..lmax for m = +-1.
+  int64_t rows(Block block) const { return block == MZero ? lmax + 1 : lmax; }
+  /// Element (r, c) of a block, r < rows(block), c < width: the flat
+  /// index r * width + c, addressed without division so that a loop over c
+  /// walks contiguous memory.
+  Num load(Value buffer, Idx e, Block block, Idx r, Idx c) const {
+    return kernel::load(buffer, {e, Idx(rowBase(block)) + r, channelOf(c)});
   }
+  void store(Num value, Value buffer, Idx e, Block block, Idx r, Idx c) const {
+    kernel::store(value, buffer, {e, Idx(rowBase(block)) + r, channelOf(c)});
+  }
+  /// The stream's index.
+  Idx focusIndex() const { return focus; }
   /// The hidden channel of stream-local channel cf.
   Idx channelOf(Idx cf) const { return focus * Idx(width) + cf; }
 
 private:
+  int64_t rowBase(Block block) const {
+    return block == MZero ? 0 : (block == MNeg ? lmax + 1 : 2 * lmax + 1);
+  }
   Idx row(Block block, Idx i) const {
-    int64_t base =
-        block == MZero ? 0 : (block == MNeg ? lmax + 1 : 2 * lmax + 1);
-    return Idx(base) + i / Idx(width);
+    return Idx(rowBase(block)) + i / Idx(width);
   }
   Idx channel(Idx i) const { return channelOf(i % Idx(width)); }
 
@@ -92,6 +104,47 @@ Value transposedWeights(KernelIO &io, Value w) {
 int64_t streamWidth(Value tensor, int64_t focus) {
   return staticDim(tensor, 2) / focus;
 }
+
+/// Outputs one CPU sum carries at once: enough for SIMD registers, few
+/// enough that they stay in them.
+constexpr int64_t kRowChunk = 16;
+
+/// A stream-blocked matrix-vector product on the CPU, per (edge, stream):
+/// for each output row, chunks of contiguous channels are summed in
+/// registers over all inputs (SIMD across the chunk, no store in the
+/// loop), starting from the addend (or zero). `terms(e, s, i, o)` gives
+/// input i's terms for flat output o, one per block written; each output
+/// sums them in input order, as the one-output-per-iteration form does.
+void accumulateRows(
+    Idx edges, int64_t focus, SO2Layout layout, int64_t width, Value out,
+    Value acc, ArrayRef<Stream::Block> blocks, int64_t inputs,
+    llvm::function_ref<SmallVector<Num>(Idx, const Stream &, Idx, Idx)> terms) {
+  parallelRange(0, edges * Idx(focus), [&](Idx flat) {
+    Idx e = flat / Idx(focus), f = flat % Idx(focus);
+    Stream s(layout, width, f);
+    forRange(0, s.rows(blocks.front()), [&](Idx r) {
+      for (int64_t c0 = 0; c0 < width; c0 += kRowChunk) {
+        int64_t count = std::min(kRowChunk, width - c0);
+        SmallVector<Num> start;
+        for (int64_t j = 0; j < count; ++j)
+          for (Stream::Block block : blocks)
+            start.push_back(acc ? s.load(acc, e, block, r, Idx(c0 + j))
+                                : Num(0.0));
+        SmallVector<Num> sums = sumRange(0, inputs, start, [&](Idx i) {
+          SmallVector<Num> all;
+          for (int64_t j = 0; j < count; ++j)
+            llvm::append_range(all,
+                               terms(e, s, i, r * Idx(width) + Idx(c0 + j)));
+          return all;
+        });
+        for (int64_t j = 0; j < count; ++j)
+          for (auto [index, block] : llvm::enumerate(blocks))
+            s.store(sums[j * blocks.size() + index], out, e, block, r,
+                    Idx(c0 + j));
+      }
+    });
+  });
+}
 } // namespace
 
 void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
@@ -104,6 +157,23 @@ void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
   int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
   Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
+  if (io.target() == LoopTarget::Cpu) {
+    accumulateRows(edges, focus, layout, width, out, acc, {Stream::MZero}, m0,
+                   [&](Idx e, const Stream &s, Idx i, Idx o) {
+                     return SmallVector<Num>{s.load(u, e, Stream::MZero, i) *
+                                             load(w0, {s.focusIndex(), i, o})};
+                   });
+    accumulateRows(
+        edges, focus, layout, width, out, acc, {Stream::MNeg, Stream::MPos}, m1,
+        [&](Idx e, const Stream &s, Idx i, Idx o) {
+          Num neg = s.load(u, e, Stream::MNeg, i);
+          Num pos = s.load(u, e, Stream::MPos, i);
+          Num a = load(wu, {s.focusIndex(), i, o});
+          Num b = load(wv, {s.focusIndex(), i, o});
+          return SmallVector<Num>{neg * a - pos * b, neg * b + pos * a};
+        });
+    return;
+  }
   parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
     EdgeStreamIndex at = splitEdgeStream(flat, focus, m0);
     Idx e = at.e, f = at.f, o = at.k;
@@ -143,32 +213,51 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
   Value w0t = transposedWeights(io, w0), wut = transposedWeights(io, wu);
   Value wvt = transposedWeights(io, wv);
   Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
-  parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
-    EdgeStreamIndex at = splitEdgeStream(flat, focus, m0);
-    Idx e = at.e, f = at.f, i = at.k;
-    Stream s(layout, width, f);
-    Num sum =
-        sumRange(0, m0, {s.startOf(acc, e, Stream::MZero, i)}, [&](Idx o) {
-          return SmallVector<Num>{s.load(g, e, Stream::MZero, o) *
-                                  load(w0t, {f, o, i})};
-        })[0];
-    s.store(sum, uGrad, e, Stream::MZero, i);
-  });
-  parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
-    EdgeStreamIndex at = splitEdgeStream(flat, focus, m1);
-    Idx e = at.e, f = at.f, i = at.k;
-    Stream s(layout, width, f);
-    SmallVector<Num> start = {s.startOf(acc, e, Stream::MNeg, i),
-                              s.startOf(acc, e, Stream::MPos, i)};
-    SmallVector<Num> sums = sumRange(0, m1, start, [&](Idx o) {
-      Num gNeg = s.load(g, e, Stream::MNeg, o);
-      Num gPos = s.load(g, e, Stream::MPos, o);
-      Num a = load(wut, {f, o, i}), b = load(wvt, {f, o, i});
-      return SmallVector<Num>{a * gNeg + b * gPos, a * gPos - b * gNeg};
+  if (io.target() == LoopTarget::Cpu) {
+    // The gradient sums over outputs o: here the outer loop, its terms
+    // added to every input's gradient along the transposed weights' rows.
+    accumulateRows(edges, focus, layout, width, uGrad, acc, {Stream::MZero}, m0,
+                   [&](Idx e, const Stream &s, Idx o, Idx i) {
+                     return SmallVector<Num>{s.load(g, e, Stream::MZero, o) *
+                                             load(w0t, {s.focusIndex(), o, i})};
+                   });
+    accumulateRows(
+        edges, focus, layout, width, uGrad, acc, {Stream::MNeg, Stream::MPos},
+        m1, [&](Idx e, const Stream &s, Idx o, Idx i) {
+          Num gNeg = s.load(g, e, Stream::MNeg, o);
+          Num gPos = s.load(g, e, Stream::MPos, o);
+          Num a = load(wut, {s.focusIndex(), o, i});
+          Num b = load(wvt, {s.focusIndex(), o, i});
+          return SmallVector<Num>{a * gNeg + b * gPos, a * gPos - b * gNeg};
+        });
+  } else {
+    parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
+      EdgeStreamIndex at = splitEdgeStream(flat, focus, m0);
+      Idx e = at.e, f = at.f, i = at.k;
+      Stream s(layout, width, f);
+      Num sum =
+          sumRange(0, m0, {s.startOf(acc, e, Stream::MZero, i)}, [&](Idx o) {
+            return SmallVector<Num>{s.load(g, e, Stream::MZero, o) *
+                                    load(w0t, {f, o, i})};
+          })[0];
+      s.store(sum, uGrad, e, Stream::MZero, i);
     });
-    s.store(sums[0], uGrad, e, Stream::MNeg, i);
-    s.store(sums[1], uGrad, e, Stream::MPos, i);
-  });
+    parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
+      EdgeStreamIndex at = splitEdgeStream(flat, focus, m1);
+      Idx e = at.e, f = at.f, i = at.k;
+      Stream s(layout, width, f);
+      SmallVector<Num> start = {s.startOf(acc, e, Stream::MNeg, i),
+                                s.startOf(acc, e, Stream::MPos, i)};
+      SmallVector<Num> sums = sumRange(0, m1, start, [&](Idx o) {
+        Num gNeg = s.load(g, e, Stream::MNeg, o);
+        Num gPos = s.load(g, e, Stream::MPos, o);
+        Num a = load(wut, {f, o, i}), b = load(wvt, {f, o, i});
+        return SmallVector<Num>{a * gNeg + b * gPos, a * gPos - b * gNeg};
+      });
+      s.store(sums[0], uGrad, e, Stream::MNeg, i);
+      s.store(sums[1], uGrad, e, Stream::MPos, i);
+    });
+  }
   // The weight gradients (sums over all edges) only when training uses
   // them; the three come from the same sums, so all or none.
   if (!io.needed(1) && !io.needed(2) && !io.needed(3))
@@ -215,6 +304,35 @@ Num gateOf(Value z, Value gw, Stream s, Idx f, int64_t width, Idx e, int64_t l,
   });
   return sigmoid(logit);
 }
+
+/// The CPU form of gateOf for `count` consecutive stream channels from c0:
+/// the logits summed side by side in registers over the l = 0 row, each in
+/// the order gateOf sums it.
+SmallVector<Num> gatesOf(Value z, Value gw, const Stream &s, int64_t width,
+                         Idx e, int64_t l, int64_t c0, int64_t count) {
+  Idx f = s.focusIndex();
+  SmallVector<Num> logits =
+      sumRange(0, width, SmallVector<Num>(count, Num(0.0)), [&](Idx i) {
+        Num zs = load(z, {e, 0, s.channelOf(i)});
+        SmallVector<Num> terms;
+        for (int64_t j = 0; j < count; ++j)
+          terms.push_back(zs * load(gw, {f, i, Idx((l - 1) * width + c0 + j)}));
+        return terms;
+      });
+  for (Num &logit : logits)
+    logit = sigmoid(logit);
+  return logits;
+}
+
+/// body(e, s) for every (edge, stream) of a CPU kernel.
+void forEachEdgeStream(Idx edges, int64_t focus, SO2Layout layout,
+                       int64_t width,
+                       llvm::function_ref<void(Idx, const Stream &)> body) {
+  parallelRange(0, edges * Idx(focus), [&](Idx flat) {
+    Stream s(layout, width, flat % Idx(focus));
+    body(flat / Idx(focus), s);
+  });
+}
 } // namespace
 
 void sezm::emitKernel(GateOp op, KernelIO &io) {
@@ -229,6 +347,26 @@ void sezm::emitKernel(GateOp op, KernelIO &io) {
   auto storeOut = [&](Num value, std::array<Idx, 3> at) {
     store(acc ? load(acc, at) + value : value, out, at);
   };
+  if (io.target() == LoopTarget::Cpu) {
+    forEachEdgeStream(edges, focus, layout, width, [&](Idx e, const Stream &s) {
+      forRange(0, width, [&](Idx cf) {
+        Idx c = s.channelOf(cf);
+        Num zs = load(z, {e, 0, c});
+        storeOut(zs * sigmoid(zs), {e, Idx(0), c});
+      });
+      for (int64_t l = 1; l <= layout.lmax; ++l)
+        for (int64_t c0 = 0; c0 < width; c0 += kRowChunk) {
+          int64_t count = std::min(kRowChunk, width - c0);
+          SmallVector<Num> gates = gatesOf(z, gw, s, width, e, l, c0, count);
+          for (int64_t j = 0; j < count; ++j) {
+            Idx c = s.channelOf(Idx(c0 + j));
+            for (int64_t row : rowsOfDegree(layout, l))
+              storeOut(load(z, {e, row, c}) * gates[j], {e, Idx(row), c});
+          }
+        }
+    });
+    return;
+  }
   parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
     EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
     Idx e = at.e, f = at.f, cf = at.k;
@@ -256,39 +394,78 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
   // d logit of every gate, needed by the l = 0 row and by gw_grad.
   Value logitGrad =
       io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
-  parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
-    EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
-    Idx e = at.e, f = at.f, cf = at.k;
-    Stream s(layout, width, f);
-    Idx c = s.channelOf(cf);
-    for (int64_t l = 1; l <= layout.lmax; ++l) {
-      Num gate = gateOf(z, gw, s, f, width, e, l, cf);
-      std::optional<Num> gateGrad;
-      for (int64_t row : rowsOfDegree(layout, l)) {
-        Num g = load(grad, {e, row, c});
-        store(g * gate, zGrad, {e, row, c});
-        Num term = g * load(z, {e, row, c});
-        gateGrad = gateGrad ? *gateGrad + term : term;
-      }
-      store(*gateGrad * gate * (Num(1.0) - gate), logitGrad,
-            {e, f, Idx((l - 1) * width) + cf});
+  // d logit of one gate from its value and its rows' gradients; writes the
+  // rows' gradients.
+  auto gateRows = [&](Idx e, Idx f, Idx cf, Idx c, int64_t l, Num gate) {
+    std::optional<Num> gateGrad;
+    for (int64_t row : rowsOfDegree(layout, l)) {
+      Num g = load(grad, {e, row, c});
+      store(g * gate, zGrad, {e, row, c});
+      Num term = g * load(z, {e, row, c});
+      gateGrad = gateGrad ? *gateGrad + term : term;
     }
-  });
-  // The l = 0 row needs every gate's d logit of its edge and stream.
-  Value gwt = transposedWeights(io, gw);
-  parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
-    EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
-    Idx e = at.e, f = at.f, i = at.k;
-    Stream s(layout, width, f);
-    Idx c = s.channelOf(i);
+    store(*gateGrad * gate * (Num(1.0) - gate), logitGrad,
+          {e, f, Idx((l - 1) * width) + cf});
+  };
+  // The l = 0 row of edge e, channel i: the SiLU's gradient plus the gate
+  // path, summed over every gate's d logit.
+  auto zeroRow = [&](Idx e, Idx c, Num gatePath) {
     Num zs = load(z, {e, 0, c});
     Num sig = sigmoid(zs);
     Num silu = load(grad, {e, 0, c}) * sig * (Num(1.0) + zs * (Num(1.0) - sig));
-    Num gatePath = sumRange(0, gates, [&](Idx k) {
-      return load(logitGrad, {e, f, k}) * load(gwt, {f, k, i});
-    });
     store(silu + gatePath, zGrad, {e, 0, c});
-  });
+  };
+  Value gwt;
+  if (io.target() == LoopTarget::Cpu) {
+    forEachEdgeStream(edges, focus, layout, width, [&](Idx e, const Stream &s) {
+      for (int64_t l = 1; l <= layout.lmax; ++l)
+        for (int64_t c0 = 0; c0 < width; c0 += kRowChunk) {
+          int64_t count = std::min(kRowChunk, width - c0);
+          SmallVector<Num> gateValues =
+              gatesOf(z, gw, s, width, e, l, c0, count);
+          for (int64_t j = 0; j < count; ++j)
+            gateRows(e, s.focusIndex(), Idx(c0 + j), s.channelOf(Idx(c0 + j)),
+                     l, gateValues[j]);
+        }
+    });
+    gwt = transposedWeights(io, gw);
+    forEachEdgeStream(edges, focus, layout, width, [&](Idx e, const Stream &s) {
+      Idx f = s.focusIndex();
+      for (int64_t c0 = 0; c0 < width; c0 += kRowChunk) {
+        int64_t count = std::min(kRowChunk, width - c0);
+        SmallVector<Num> paths =
+            sumRange(0, gates, SmallVector<Num>(count, Num(0.0)), [&](Idx k) {
+              Num d = load(logitGrad, {e, f, k});
+              SmallVector<Num> terms;
+              for (int64_t j = 0; j < count; ++j)
+                terms.push_back(d * load(gwt, {f, k, Idx(c0 + j)}));
+              return terms;
+            });
+        for (int64_t j = 0; j < count; ++j)
+          zeroRow(e, s.channelOf(Idx(c0 + j)), paths[j]);
+      }
+    });
+  } else {
+    parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
+      EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
+      Idx e = at.e, f = at.f, cf = at.k;
+      Stream s(layout, width, f);
+      Idx c = s.channelOf(cf);
+      for (int64_t l = 1; l <= layout.lmax; ++l)
+        gateRows(e, f, cf, c, l, gateOf(z, gw, s, f, width, e, l, cf));
+    });
+    // The l = 0 row needs every gate's d logit of its edge and stream.
+    gwt = transposedWeights(io, gw);
+    parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
+      EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
+      Idx e = at.e, f = at.f, i = at.k;
+      Stream s(layout, width, f);
+      Num gatePath = sumRange(0, gates, [&](Idx k) {
+        return load(logitGrad, {e, f, k}) * load(gwt, {f, k, i});
+      });
+      zeroRow(e, s.channelOf(i), gatePath);
+    });
+  }
   if (!io.needed(1))
     return;
   Value gwGrad = io.allocate(1, {focus, width, gates});

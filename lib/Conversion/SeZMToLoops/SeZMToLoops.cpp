@@ -38,25 +38,36 @@ template <typename... Ops> void attachLoopKernels(MLIRContext *context) {
 }
 
 struct LowerToLoopKernel : OpInterfaceRewritePattern<LoopKernelOpInterface> {
-  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  LowerToLoopKernel(MLIRContext *context, LoopTarget target)
+      : OpInterfaceRewritePattern(context), target(target) {}
 
   LogicalResult matchAndRewrite(LoopKernelOpInterface op,
                                 PatternRewriter &rewriter) const override {
-    return lowerWithKernel(op, rewriter,
+    return lowerWithKernel(op, rewriter, target,
                            [&](KernelIO &io) { op.emitLoopKernel(io); });
   }
+
+  LoopTarget target;
 };
 
 struct ConvertSeZMToLoopsPass
     : sezm::impl::ConvertSeZMToLoopsBase<ConvertSeZMToLoopsPass> {
+  using ConvertSeZMToLoopsBase::ConvertSeZMToLoopsBase;
+
   void getDependentDialects(DialectRegistry &registry) const override {
     ConvertSeZMToLoopsBase::getDependentDialects(registry);
     registerLoopKernels(registry);
   }
 
   void runOnOperation() override {
+    if (target != "cpu" && target != "gpu") {
+      getOperation()->emitError() << "convert-sezm-to-loops: target=" << target
+                                  << ": expected cpu or gpu";
+      return signalPassFailure();
+    }
     RewritePatternSet patterns(&getContext());
-    patterns.add<LowerToLoopKernel>(&getContext());
+    patterns.add<LowerToLoopKernel>(
+        &getContext(), target == "cpu" ? LoopTarget::Cpu : LoopTarget::Gpu);
     walkAndApplyPatterns(getOperation(), std::move(patterns));
 
     WalkResult left = getOperation()->walk([](Operation *op) {
