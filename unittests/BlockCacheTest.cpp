@@ -1,6 +1,7 @@
-//===- BlockCacheTest.cpp - which kept device block an allocation takes ---===//
+//===- BlockCacheTest.cpp - which kept block an allocation takes ---------===//
 
-#include "BlockCache.h"
+#include "SeZM/Support/BlockCache.h"
+#include "SeZM/Support/HostMemory.h"
 
 #include <gtest/gtest.h>
 
@@ -61,3 +62,29 @@ TEST(BlockCache, DrainGivesBackEveryBlockOnce) {
   EXPECT_TRUE(cache.drain().empty());
 }
 } // namespace
+
+// The CPU code's buffers (SeZM/Support/HostMemory.h): a large freed buffer
+// is taken back by the next request of about its size, a small one goes
+// straight back to malloc, and the cache empties on release.
+TEST(HostMemory, LargeBuffersAreKeptAndTakenBack) {
+  sezmrt::releaseHostCache();
+  void *large = _mlir_memref_to_llvm_alloc(1 << 20);
+  ASSERT_NE(large, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(large) % 64, 0u);
+  _mlir_memref_to_llvm_free(large);
+  EXPECT_EQ(sezmrt::hostBytesCached(), size_t(1) << 20);
+  // A little smaller: the same buffer; much smaller: a fresh one.
+  void *again = _mlir_memref_to_llvm_alloc((1 << 20) - 4096);
+  EXPECT_EQ(again, large);
+  EXPECT_EQ(sezmrt::hostBytesCached(), 0u);
+  void *small = _mlir_memref_to_llvm_alloc(256);
+  _mlir_memref_to_llvm_free(small);
+  EXPECT_EQ(sezmrt::hostBytesCached(), 0u);
+  void *aligned = _mlir_memref_to_llvm_aligned_alloc(256, 1 << 20);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned) % 256, 0u);
+  _mlir_memref_to_llvm_free(aligned);
+  _mlir_memref_to_llvm_free(again);
+  EXPECT_EQ(sezmrt::hostBytesCached(), size_t(1) << 20);
+  sezmrt::releaseHostCache();
+  EXPECT_EQ(sezmrt::hostBytesCached(), 0u);
+}

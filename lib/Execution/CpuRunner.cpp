@@ -11,6 +11,7 @@
 #include "SeZM/Execution/CpuRunner.h"
 
 #include "SeZM/Conversion/Passes.h"
+#include "SeZM/Support/HostMemory.h"
 #include "SeZM/Support/MemRefABI.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -100,9 +101,15 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries,
     return engine.takeError();
   (*engine)->registerSymbols([](llvm::orc::MangleAndInterner intern) {
     llvm::orc::SymbolMap symbols;
-    symbols[intern("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-        llvm::JITSymbolFlags::Exported};
+    auto add = [&](const char *name, auto *function) {
+      symbols[intern(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                               llvm::JITSymbolFlags::Exported};
+    };
+    add("memrefCopy", &memrefCopy);
+    add("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
+    add("_mlir_memref_to_llvm_aligned_alloc",
+        &_mlir_memref_to_llvm_aligned_alloc);
+    add("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
     return symbols;
   });
   program->engine = std::move(*engine);
@@ -154,7 +161,7 @@ CpuProgram::run(StringRef entry, const std::vector<HostTensor> &inputs) const {
     // handed back or two results share one buffer.
     if (d.allocated && !inputBuffers.count(d.allocated) &&
         freed.insert(d.allocated).second)
-      std::free(d.allocated);
+      sezmrt::freeHostBuffer(d.allocated);
   }
   return outputs;
 }

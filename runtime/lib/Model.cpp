@@ -5,6 +5,7 @@
 #include "DeviceGraph.h"
 #include "RuntimeState.h"
 #include "SeZM/Support/Artifact.h"
+#include "SeZM/Support/HostMemory.h"
 #include "SeZM/Support/MemRefABI.h"
 #include "SeZM/Support/RuntimeTensors.h"
 #include "SeZM/Support/Safetensors.h"
@@ -12,6 +13,7 @@
 #include "SeZM/Support/Tooling.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -47,6 +49,8 @@ struct sezm_model {
 
 namespace {
 thread_local std::string lastError;
+/// Models open on the CPU, whose calls reuse the host buffers kept.
+std::atomic<int> openCpuModels{0};
 
 template <typename T> T failWith(const std::string &message, T value) {
   lastError = message;
@@ -289,7 +293,7 @@ int runOnCpu(sezm_model *model, const EntrySignature &signature,
     if (r.allocated && !has(inputBuffers, r.allocated) &&
         !has(freed, r.allocated)) {
       freed.push_back(r.allocated);
-      std::free(r.allocated);
+      freeHostBuffer(r.allocated);
     }
   }
   return 0;
@@ -372,6 +376,8 @@ sezm_model *sezm_model_open_on(const char *path, sezm_device device) {
   auto *model = new sezm_model();
   model->library = library;
   model->onCpu = onCpu;
+  if (onCpu)
+    ++openCpuModels;
   model->hostFile = hostFile;
   model->carried = std::move(carried);
   error = parseManifest(manifest, model->entries);
@@ -407,6 +413,9 @@ void sezm_model_close(sezm_model *model) {
     dlclose(model->library);
   if (model->hostFile >= 0)
     close(model->hostFile);
+  // The CPU buffers kept for the next call go back with the last CPU model.
+  if (model->onCpu && --openCpuModels == 0)
+    releaseHostCache();
   delete model;
 }
 

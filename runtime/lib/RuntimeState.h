@@ -2,7 +2,7 @@
 #ifndef SEZM_RUNTIME_RUNTIMESTATE_H
 #define SEZM_RUNTIME_RUNTIMESTATE_H
 
-#include "BlockCache.h"
+#include "SeZM/Support/BlockCache.h"
 #include "CudaDriver.h"
 
 #include <cstdint>

@@ -1,12 +1,13 @@
-//===- BlockCache.h - freed device blocks kept for reuse --------*- C++ -*-===//
+//===- BlockCache.h - freed blocks kept for reuse ---------------*- C++ -*-===//
 //
-// The bookkeeping of the runtime's device block cache (Mgpu.cpp makes the
-// driver calls): a model called step after step with the same shapes takes
+// The bookkeeping of the runtime's block caches (Mgpu.cpp makes the
+// driver calls for device blocks, HostMemory.cpp the host's for the CPU
+// code's buffers): a model called step after step with the same shapes takes
 // back the blocks its last call freed instead of mapping fresh memory.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SEZM_RUNTIME_BLOCKCACHE_H
-#define SEZM_RUNTIME_BLOCKCACHE_H
+#ifndef SEZM_SUPPORT_BLOCKCACHE_H
+#define SEZM_SUPPORT_BLOCKCACHE_H
 
 #include <cstddef>
 #include <cstdint>
@@ -63,4 +64,4 @@ private:
 
 } // namespace sezmrt
 
-#endif // SEZM_RUNTIME_BLOCKCACHE_H
+#endif // SEZM_SUPPORT_BLOCKCACHE_H
