@@ -248,13 +248,22 @@ void runHostSteps(sezm_model *model, const std::string &entry,
   for (const auto &p : atoms.positions)
     coord.insert(coord.end(), p.begin(), p.end());
   std::vector<double> energy(1), forces(n * 3), virial(9);
+  // Each atom's energy and virial too where the entry returns them
+  // (sezm-compile --per-atom).
+  bool perAtom = false;
+  for (int i = 0; i < sezm_model_output_count(model, entry.c_str()); ++i)
+    perAtom |= std::string(sezm_model_output_name(model, entry.c_str(), i)) ==
+               "atom_energy";
+  std::vector<double> atomEnergy(perAtom ? n : 0),
+      atomVirial(perAtom ? 9 * n : 0);
   std::vector<double> times;
   for (int step = 0; step < steps; ++step) {
     auto start = std::chrono::steady_clock::now();
-    if (sezm_model_compute_edges(model, entry.c_str(), n, e, ntypes,
-                                 coord.data(), atoms.types.data(),
-                                 edgeIndex.data(), edgeVec.data(),
-                                 energy.data(), forces.data(), virial.data()))
+    if (sezm_model_compute_edges(
+            model, entry.c_str(), n, e, ntypes, coord.data(),
+            atoms.types.data(), edgeIndex.data(), edgeVec.data(), energy.data(),
+            forces.data(), virial.data(), perAtom ? atomEnergy.data() : nullptr,
+            perAtom ? atomVirial.data() : nullptr))
       fail(sezm_last_error());
     times.push_back(std::chrono::duration<double, std::milli>(
                         std::chrono::steady_clock::now() - start)
@@ -279,6 +288,12 @@ void runHostSteps(sezm_model *model, const std::string &entry,
     writeNpy(outputDir + "/forces.npy", forces,
              "(" + std::to_string(n) + ", 3)");
     writeNpy(outputDir + "/virial.npy", virial, "(3, 3)");
+    if (perAtom) {
+      writeNpy(outputDir + "/atom_energy.npy", atomEnergy,
+               "(" + std::to_string(n) + ",)");
+      writeNpy(outputDir + "/atom_virial.npy", atomVirial,
+               "(" + std::to_string(n) + ", 3, 3)");
+    }
   }
 }
 } // namespace

@@ -52,10 +52,12 @@ ModuleFile::ModuleFile(llvm::StringRef path, MLIRContext &context,
   parsed = parseSourceFile<ModuleOp>(sourceMgr, &context);
 }
 
-LogicalResult sezm::addForces(ModuleOp module, llvm::StringRef energy) {
+LogicalResult sezm::addForces(ModuleOp module, llvm::StringRef energy,
+                              bool perAtom) {
   PassManager pm(module.getContext());
   AutodiffOptions autodiff;
   autodiff.energy = energy.str();
+  autodiff.perAtom = perAtom;
   // Before the derivatives, which then take the Wigner-D's form.
   pm.addNestedPass<func::FuncOp>(createKeepWignerEntries());
   pm.addPass(createAutodiff(autodiff));

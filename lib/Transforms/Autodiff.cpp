@@ -117,9 +117,13 @@ public:
       it->second = arith::AddFOp::create(builder(), getLoc(), it->second, g);
   }
   bool isActive(Value value) const override { return active.contains(value); }
-  void recordEdgeVectors(Value vectors, Value gradient) override {
+  void recordEdgeVectors(Value vectors, Value gradient,
+                         std::pair<Value, Value> bySrc,
+                         std::pair<Value, Value> byDst) override {
     edgeVectors = vectors;
     edgeGrad = gradient;
+    srcCsr = bySrc;
+    dstCsr = byDst;
   }
 
   LogicalResult backpropagate(Operation *op);
@@ -133,10 +137,60 @@ public:
                                  matmul(transposed(edgeGrad), edgeVectors));
   }
 
+  /// Each atom's virial (N, 3, 3): every edge's term -g[e][k] v[e][j] half
+  /// to its source and half to its destination, each sum over a CSR in
+  /// order; null when no edge vectors were differentiated.
+  Value atomVirial() {
+    if (!edgeGrad)
+      return Value();
+    OpBuilder &b = builder();
+    Location loc = getLoc();
+    auto vectorType = cast<RankedTensorType>(edgeVectors.getType());
+    Type element = vectorType.getElementType();
+    Value edges = tensor::DimOp::create(b, loc, edgeVectors, 0);
+    auto termType =
+        RankedTensorType::get({ShapedType::kDynamic, 3, 3}, element);
+    Value empty = tensor::EmptyOp::create(b, loc, termType.getShape(), element,
+                                          ValueRange{edges});
+    MLIRContext *context = b.getContext();
+    AffineExpr e = getAffineDimExpr(0, context),
+               k = getAffineDimExpr(1, context),
+               j = getAffineDimExpr(2, context);
+    SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {e, k}, context),
+                                   AffineMap::get(3, 0, {e, j}, context),
+                                   AffineMap::get(3, 0, {e, k, j}, context)};
+    SmallVector<utils::IteratorType> iterators(3,
+                                               utils::IteratorType::parallel);
+    Value half =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.5));
+    Value terms =
+        linalg::GenericOp::create(
+            b, loc, termType, ValueRange{edgeGrad, edgeVectors},
+            ValueRange{empty}, maps, iterators,
+            [&](OpBuilder &nested, Location at, ValueRange args) {
+              Value product =
+                  arith::MulFOp::create(nested, at, args[0], args[1]);
+              Value scaled = arith::MulFOp::create(nested, at, product, half);
+              linalg::YieldOp::create(
+                  nested, at,
+                  ValueRange{arith::NegFOp::create(nested, at, scaled)});
+            })
+            .getResult(0);
+    auto nodeType =
+        RankedTensorType::get({ShapedType::kDynamic, 3, 3}, element);
+    Value fromSrc = SegmentReduceOp::create(b, loc, nodeType, terms,
+                                            srcCsr.first, srcCsr.second);
+    Value fromDst = SegmentReduceOp::create(b, loc, nodeType, terms,
+                                            dstCsr.first, dstCsr.second);
+    return arith::AddFOp::create(b, loc, fromSrc, fromDst);
+  }
+
 private:
   func::FuncOp func;
-  /// The edge-vector gradient and edge vectors, for the virial.
+  /// The edge-vector gradient and edge vectors, for the virial, and the
+  /// edges' CSRs, for the per-atom virial.
   Value edgeGrad, edgeVectors;
+  std::pair<Value, Value> srcCsr, dstCsr;
   llvm::DenseSet<Value> active;
   llvm::DenseMap<Value, Value> cotangents;
 };
@@ -156,6 +210,55 @@ LogicalResult ReverseSweep::backpropagate(Operation *op) {
                            << op->getName();
   builder().setInsertionPoint(func.getBody().front().getTerminator());
   return rule.backpropagate(*this, gs);
+}
+
+/// Each atom's energy (N) of an energy that is a sum over atoms: a
+/// linalg.reduce adding every element of an (N, ...) tensor from zero (an
+/// atom's energy is the sum of its elements); null for any other energy.
+static Value atomEnergyOf(OpBuilder &b, Value energy) {
+  auto reduce = energy.getDefiningOp<linalg::ReduceOp>();
+  if (!reduce || reduce.getInputs().size() != 1)
+    return Value();
+  Value atoms = reduce.getInputs().front();
+  auto type = cast<RankedTensorType>(atoms.getType());
+  if (type.getRank() < 1 ||
+      reduce.getDimensions().size() != static_cast<size_t>(type.getRank()))
+    return Value();
+  Block &body = reduce.getCombiner().front();
+  auto add = dyn_cast<arith::AddFOp>(&body.front());
+  if (!add || body.getOperations().size() != 2)
+    return Value();
+  auto fill = reduce.getInits().front().getDefiningOp<linalg::FillOp>();
+  auto zero = fill ? fill.getInputs().front().getDefiningOp<arith::ConstantOp>()
+                   : arith::ConstantOp();
+  auto zeroValue = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+  if (!zeroValue || !zeroValue.getValue().isZero())
+    return Value();
+  if (type.getRank() == 1)
+    return atoms;
+  Location loc = energy.getLoc();
+  // Trailing extents of one: (N, 1, ...) is (N).
+  if (llvm::all_of(type.getShape().drop_front(),
+                   [](int64_t extent) { return extent == 1; })) {
+    SmallVector<ReassociationIndices> all = {
+        llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()))};
+    return tensor::CollapseShapeOp::create(b, loc, atoms, all);
+  }
+  // Else each atom's elements summed, as the energy sums them.
+  Value atomCount = tensor::DimOp::create(b, loc, atoms, 0);
+  Type element = type.getElementType();
+  Value empty = tensor::EmptyOp::create(b, loc, {ShapedType::kDynamic}, element,
+                                        ValueRange{atomCount});
+  Value zeros =
+      linalg::FillOp::create(b, loc, zero.getResult(), empty).getResult(0);
+  return linalg::ReduceOp::create(
+             b, loc, ValueRange{atoms}, ValueRange{zeros},
+             llvm::to_vector(llvm::seq<int64_t>(1, type.getRank())),
+             [](OpBuilder &nested, Location at, ValueRange args) {
+               Value sum = arith::AddFOp::create(nested, at, args[0], args[1]);
+               linalg::YieldOp::create(nested, at, sum);
+             })
+      .getResult(0);
 }
 
 struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
@@ -251,6 +354,25 @@ struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
           DenseElementsAttr::get(virialType, b.getFloatAttr(element, 0.0)));
     SmallVector<Value> results = {energyValue, forces, virial};
     SmallVector<std::string> names = {"energy", "forces", "virial"};
+    if (perAtom) {
+      Value atomEnergy = atomEnergyOf(b, energyValue);
+      if (!atomEnergy) {
+        source.emitError()
+            << "sezm-autodiff: per-atom: the energy of @" << energy
+            << " is not a sum over atoms (a linalg.reduce adding every "
+               "element of an (N, ...) tensor from zero)";
+        return signalPassFailure();
+      }
+      Value atomVirial = sweep.atomVirial();
+      if (!atomVirial) {
+        source.emitError() << "sezm-autodiff: per-atom: @" << energy
+                           << " has no sezm.edge_vectors to split the "
+                              "virial over";
+        return signalPassFailure();
+      }
+      results.append({atomEnergy, atomVirial});
+      names.append({"atom_energy", "atom_virial"});
+    }
     for (auto [name, weight] :
          llvm::zip(weights, ArrayRef(seeds).drop_front())) {
       Value weightGrad = sweep.cotangentOf(weight);

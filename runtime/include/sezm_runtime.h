@@ -147,12 +147,16 @@ int sezm_model_compute_edges_gpu_f64(sezm_model *model, const char *entry,
  * virial double[3][3]. An entry in float32 gets its positions and shifts
  * rounded to float32 and its outputs widened to double. Edges shorter than
  * 0.2 A, non-finite vectors and node indices out of range are refused,
- * naming the edge. */
+ * naming the edge. atom_energy double[natoms] and atom_virial
+ * double[natoms][3][3] (each edge's virial term half to each end, as
+ * DeePMD-kit's atomic outputs) may be NULL; where given, `entry` must return
+ * them (sezm-compile --per-atom). */
 int sezm_model_compute_edges(sezm_model *model, const char *entry,
                              int64_t natoms, int64_t nedges, int ntypes,
                              const double *coord, const int32_t *atype,
                              const int64_t *edge_index, const double *edge_vec,
-                             double *energy, double *force, double *virial);
+                             double *energy, double *force, double *virial,
+                             double *atom_energy, double *atom_virial);
 
 /* A structure's neighbour graph, built on the GPU: every ordered pair and
  * periodic image of the atoms within `cutoff` (an atom and itself

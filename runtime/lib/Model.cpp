@@ -851,7 +851,8 @@ int sezm_model_compute_edges(sezm_model *model, const char *entry,
                              int64_t natoms, int64_t nedges, int ntypes,
                              const double *coord, const int32_t *atype,
                              const int64_t *edgeIndex, const double *edgeVec,
-                             double *energy, double *force, double *virial) {
+                             double *energy, double *force, double *virial,
+                             double *atomEnergy, double *atomVirial) {
   const std::string api = "sezm_model_compute_edges: ";
   const EntrySignature *signature = findEntry(model, entry);
   if (!signature)
@@ -861,8 +862,17 @@ int sezm_model_compute_edges(sezm_model *model, const char *entry,
     return failWith(api + "needs natoms >= 1, nedges >= 0, ntypes >= 1 and "
                           "every array",
                     1);
-  const std::vector<std::pair<std::string, double *>> wanted = {
+  std::vector<std::pair<std::string, double *>> wanted = {
       {"energy", energy}, {"forces", force}, {"virial", virial}};
+  std::vector<int64_t> counts = {1, 3 * natoms, 9};
+  if (atomEnergy) {
+    wanted.push_back({"atom_energy", atomEnergy});
+    counts.push_back(natoms);
+  }
+  if (atomVirial) {
+    wanted.push_back({"atom_virial", atomVirial});
+    counts.push_back(9 * natoms);
+  }
   std::vector<int> outputOf;
   for (const auto &[name, pointer] : wanted) {
     int found = -1;
@@ -870,9 +880,13 @@ int sezm_model_compute_edges(sezm_model *model, const char *entry,
       if (signature->results[i].name == name)
         found = static_cast<int>(i);
     if (found < 0)
-      return failWith(api + "@" + signature->function + " has no result '" +
-                          name + "' (compile an energy with --forces-of)",
-                      1);
+      return failWith(
+          api + "@" + signature->function + " has no result '" + name +
+              "' (compile an energy with --forces-of" +
+              (pointer == energy || pointer == force || pointer == virial
+                   ? ")"
+                   : " and --per-atom)"),
+          1);
     outputOf.push_back(found);
   }
   for (int64_t i = 0; i < natoms; ++i)
@@ -920,7 +934,6 @@ int sezm_model_compute_edges(sezm_model *model, const char *entry,
                      static_cast<int>(inputs.size()), outputs.data(),
                      static_cast<int>(outputs.size()), 0))
     return failWith(api + lastError, 1);
-  const int64_t counts[] = {1, 3 * natoms, 9};
   for (size_t k = 0; k < wanted.size(); ++k) {
     const sezm_tensor &out = outputs[outputOf[k]];
     int64_t count = 1;

@@ -14,6 +14,14 @@ DeePMD-kit's float32 and float64 references on each (sezm_min_shape_fixture):
   param <model_params path> <value>   (every scalar of model_params)
 
   test/Import/make_fixtures.py [OUT_DIR]   (default: test/Import/fixtures)
+
+With --atomic it writes only DeePMD-kit's per-atom energies and virials
+(DeepPot.eval(..., atomic=True)) of the committed SeZM-min-shape checkpoint
+on the three committed structures, float32 and float64
+(water-<structure>.dp-<precision>.atom_energy.npy, (N,), and .atom_virial.npy,
+(N, 3, 3)), without retraining anything:
+
+  test/Import/make_fixtures.py --atomic [OUT_DIR]
 """
 import json
 import os
@@ -323,9 +331,65 @@ def sezm_min_shape_fixture(out, name="sezm-min-shape", model=SEZM_MIN_SHAPE,
     shutil.rmtree(work)
 
 
+def float64_copy(model_path, work):
+    """The checkpoint with its descriptor and fitting net in float64 (the
+    same weights), written into `work`."""
+    state = torch.load(model_path, weights_only=True)["model"]
+    double = dict(state)
+    extra = json.loads(json.dumps(state["_extra_state"]))
+    for part in ("descriptor", "fitting_net"):
+        extra["model_params"][part]["precision"] = "float64"
+    double["_extra_state"] = extra
+    path = os.path.join(work, "float64.ckpt.pt")
+    torch.save({"model": double}, path)
+    return path
+
+
+def read_xyz(path):
+    lines = open(path).read().split("\n")
+    count = int(lines[0])
+    lattice = re.search(r'Lattice="([^"]*)"', lines[1])
+    cell = (np.array([float(v) for v in lattice.group(1).split()])
+            if lattice else None)
+    species = [line.split()[0] for line in lines[2:2 + count]]
+    positions = np.array([[float(v) for v in line.split()[1:4]]
+                          for line in lines[2:2 + count]])
+    return species, positions, cell
+
+
+def atomic_fixtures(out):
+    """DeePMD-kit's atom_energy and atom_virial of the SeZM-min-shape
+    checkpoint on the committed water structures."""
+    from deepmd.infer import DeepPot
+    work = tempfile.mkdtemp()
+    model_path = os.path.join(out, "sezm-min-shape.model.ckpt.pt")
+    for precision, path in (("float32", model_path),
+                            ("float64", float64_copy(model_path, work))):
+        dp = DeepPot(path)
+        for structure in ("cubic", "triclinic", "cluster"):
+            species, positions, cell = read_xyz(
+                os.path.join(out, f"water-{structure}.xyz"))
+            types = [dp.get_type_map().index(s) for s in species]
+            _, _, _, atom_energy, atom_virial = dp.eval(
+                positions.reshape(1, -1),
+                None if cell is None else cell.reshape(1, 9), types,
+                atomic=True)
+            prefix = os.path.join(out, f"water-{structure}.dp-{precision}")
+            np.save(prefix + ".atom_energy.npy",
+                    np.asarray(atom_energy, np.float64).reshape(-1))
+            np.save(prefix + ".atom_virial.npy",
+                    np.asarray(atom_virial, np.float64).reshape(-1, 3, 3))
+            print(f"{structure} {precision}: atom energies sum to "
+                  f"{float(np.sum(atom_energy)):.10f}")
+    shutil.rmtree(work)
+
+
 def main():
-    out = os.path.abspath(sys.argv[1] if len(sys.argv) > 1
-                          else os.path.join(HERE, "fixtures"))
+    args = [a for a in sys.argv[1:] if a != "--atomic"]
+    out = os.path.abspath(args[0] if args else os.path.join(HERE, "fixtures"))
+    if "--atomic" in sys.argv[1:]:
+        atomic_fixtures(out)
+        return
     os.makedirs(out, exist_ok=True)
     radial_fixture(out)
     sezm_min_shape_fixture(out)

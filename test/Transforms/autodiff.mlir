@@ -1,5 +1,6 @@
 // RUN: sezm-opt %s --sezm-autodiff | FileCheck %s
 // RUN: not sezm-opt %s --sezm-autodiff="energy=missing" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: sezm-opt %s --sezm-autodiff="per-atom=true" | FileCheck %s --check-prefix=ATOMIC
 // The pipeline runs it first when asked, then lowers both functions.
 // RUN: sezm-opt %s --sezm-pipeline="forces-of=energy" 2>&1 | FileCheck %s --check-prefix=PIPELINE
 
@@ -32,6 +33,17 @@
 // CHECK: return %[[E]], %[[F]], %[[W]]
 
 // MISSING: error: sezm-autodiff: no function @missing
+
+// Per atom: the energy's (N, 16, 8) summed per atom, and each edge's virial
+// term, half to each end, summed over the source and destination CSRs.
+// ATOMIC-LABEL: func.func @energy_forces(
+// ATOMIC-SAME: tensor<3x3xf64> {sezm.name = "virial"}, tensor<?xf64> {sezm.name = "atom_energy"}, tensor<?x3x3xf64> {sezm.name = "atom_virial"})
+// ATOMIC: %[[AE:.*]] = linalg.reduce ins(%{{.*}} : tensor<?x16x8xf64>) outs(%{{.*}} : tensor<?xf64>) dimensions = [1, 2]
+// ATOMIC: %[[T:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x3x3xf64>)
+// ATOMIC: %[[BYSRC:.*]] = sezm.segment_reduce %[[T]] over(%arg3, %arg4)
+// ATOMIC: %[[BYDST:.*]] = sezm.segment_reduce %[[T]] over(%arg5, %arg6)
+// ATOMIC: %[[AV:.*]] = arith.addf %[[BYSRC]], %[[BYDST]]
+// ATOMIC: return %{{.*}}, %{{.*}}, %{{.*}}, %[[AE]], %[[AV]]
 
 // PIPELINE: remark: inference schedule: nothing differentiates @energy_forces again
 // PIPELINE-DAG: llvm.func @energy(

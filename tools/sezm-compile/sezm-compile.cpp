@@ -93,6 +93,13 @@ static cl::opt<std::string> forcesOf(
              "sezm-autodiff before compiling"),
     cl::value_desc("energy function"), cl::cat(category));
 
+static cl::opt<bool> perAtom(
+    "per-atom",
+    cl::desc("The forces' entry also returns each atom's energy and virial "
+             "(atom_energy, atom_virial: each edge's virial half to each "
+             "end, as DeePMD-kit's atomic outputs)"),
+    cl::cat(category));
+
 static cl::opt<bool>
     noFusion("no-fusion",
              cl::desc("Compile without the graph fusions (rotate+mix, the "
@@ -191,7 +198,10 @@ int main(int argc, char **argv) {
   if (imported && forcesOf.empty())
     forcesOf = "energy";
 
-  if (!forcesOf.empty() && failed(mlir::sezm::addForces(*module, forcesOf)))
+  if (perAtom && forcesOf.empty())
+    return fail("--per-atom goes with --forces-of (or a checkpoint)");
+  if (!forcesOf.empty() &&
+      failed(mlir::sezm::addForces(*module, forcesOf, perAtom)))
     return 1;
 
   options.chip = chip;

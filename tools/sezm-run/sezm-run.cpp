@@ -89,6 +89,11 @@ static cl::opt<std::string>
                     "where it has GPU code and a GPU is found, else on the "
                     "CPU, unless this says which"),
            cl::value_desc("cpu|gpu"), cl::init("cpu"), cl::cat(category));
+static cl::opt<bool> perAtom(
+    "per-atom",
+    cl::desc("With --forces-of (or a checkpoint): return each atom's energy "
+             "and virial too (atom_energy, atom_virial)"),
+    cl::cat(category));
 static cl::opt<bool>
     noFusion("no-fusion",
              cl::desc("Compile without the graph fusions (rotate+mix, the "
@@ -617,8 +622,10 @@ int main(int argc, char **argv) {
       return fail("--precision goes with a DeePMD-kit checkpoint (a module "
                   "states its own element types)");
     }
+    if (perAtom && forcesOf.empty())
+      return fail("--per-atom goes with --forces-of (or a checkpoint)");
     if (!forcesOf.empty()) {
-      if (failed(mlir::sezm::addForces(*file->module(), forcesOf)))
+      if (failed(mlir::sezm::addForces(*file->module(), forcesOf, perAtom)))
         return 1;
       if (entryName.empty())
         entryName = forcesOf + "_forces";

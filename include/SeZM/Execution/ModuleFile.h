@@ -21,7 +21,10 @@ void registerToolDialects(DialectRegistry &registry);
 /// Adds @<energy>_forces (energy, forces, virial) to `module` with
 /// sezm-autodiff, the tools' --forces-of; errors go to the context's
 /// diagnostic handler.
-LogicalResult addForces(ModuleOp module, llvm::StringRef energy);
+/// With `perAtom`, it returns each atom's energy and virial too
+/// (atom_energy, atom_virial).
+LogicalResult addForces(ModuleOp module, llvm::StringRef energy,
+                        bool perAtom = false);
 
 /// A module parsed from a file, or imported from a DeePMD-kit DPA4
 /// checkpoint (in `precision`). Diagnostics about it (parse errors, and

@@ -145,6 +145,14 @@ def Autodiff : Pass<"sezm-autodiff", "::mlir::ModuleOp"> {
         -> (tensor<f64>, tensor<?x3xf64>, tensor<3x3xf64>)
     ```
 
+    With `per-atom`, it also returns `atom_energy` (N) and `atom_virial`
+    (N, 3, 3), as DeePMD-kit's atomic outputs: the energy must be a sum over
+    atoms (a `linalg.reduce` adding every element of an (N, ...) tensor,
+    whose sum over each atom's elements is its energy), and each edge's
+    virial term -dE/dv[e] (x) v[e] goes half to each of its two atoms,
+    summed over both CSRs in order (no atomics). They sum to the energy
+    and the virial to rounding.
+
     With `weights=a,b`, the derived function also returns `a_grad` and
     `b_grad`, the gradients of the energy with respect to those arguments
     (for a loss, the gradient a training step needs).
@@ -177,6 +185,9 @@ def Autodiff : Pass<"sezm-autodiff", "::mlir::ModuleOp"> {
     ListOption<"weights", "weights", "std::string",
                "Arguments (by sezm.name) whose gradients dE/d<name> the "
                "derived function also returns, as <name>_grad (training)">,
+    Option<"perAtom", "per-atom", "bool", /*default=*/"false",
+           "Also return each atom's energy and virial (atom_energy, "
+           "atom_virial)">,
     Option<"createGraph", "create-graph", "bool", /*default=*/"false",
            "Build a backward that can be differentiated again (training "
            "with a force loss): every op of it must have a derivative rule, "

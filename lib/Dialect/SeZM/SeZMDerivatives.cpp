@@ -53,7 +53,7 @@ LogicalResult EdgeVectorsOp::backpropagate(ReverseMode &sweep,
             EdgeVectorsGradOp::create(b, loc, getPositions().getType(), g,
                                       bySrc->first, bySrc->second, byDst->first,
                                       byDst->second));
-  sweep.recordEdgeVectors(getResult(), g);
+  sweep.recordEdgeVectors(getResult(), g, *bySrc, *byDst);
   return success();
 }
 

@@ -36,9 +36,12 @@ public:
                                                    Value keys) = 0;
   /// The edge index argument whose CSR `order` is.
   virtual FailureOr<Value> keysOfCsr(Operation *op, Value order) = 0;
-  /// Records the edge vectors and their gradient, of which the virial is
-  /// made.
-  virtual void recordEdgeVectors(Value edgeVectors, Value gradient) = 0;
+  /// Records the edge vectors, their gradient and the edges' CSRs (order,
+  /// rowptr) by source and by destination, of which the virial and the
+  /// per-atom virial are made.
+  virtual void recordEdgeVectors(Value edgeVectors, Value gradient,
+                                 std::pair<Value, Value> bySrc,
+                                 std::pair<Value, Value> byDst) = 0;
 
   /// Adds to the features `x`, gathered per edge by `src`, their per-edge
   /// gradient `nodeGrad` summed over each source node's edges (the source
