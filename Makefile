@@ -9,9 +9,11 @@ LLVM_PREFIX ?= /usr/lib/llvm-22
 DEBIAN_PACKAGES := libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools \
                    clang-22 cmake ninja-build libgtest-dev libomp-dev
 
-.PHONY: check demo build configure deps clean format
+PYTHON_VENV := $(BUILD_DIR)/python-venv
 
-check: build
+.PHONY: check demo build configure deps clean format python-env
+
+check: build python-env
 	ninja -C $(BUILD_DIR) check-sezm
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
@@ -39,6 +41,15 @@ deps:
 	  $$sudo apt-get update -q && \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q $$missing; \
 	fi
+
+# The Python package (python/) and ASE in a venv under the build folder, for
+# the tests of the ASE calculator; the package is reinstalled each time.
+python-env: build
+	@test -x $(PYTHON_VENV)/bin/python || python3 -m venv $(PYTHON_VENV)
+	@$(PYTHON_VENV)/bin/python -c "import ase" 2>/dev/null || \
+	  $(PYTHON_VENV)/bin/pip install -q --disable-pip-version-check "ase>=3.22"
+	@$(PYTHON_VENV)/bin/pip install -q --disable-pip-version-check --no-deps \
+	  --force-reinstall ./python
 
 format:
 	find include lib tools -name '*.h' -o -name '*.cpp' | xargs clang-format -i

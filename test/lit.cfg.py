@@ -51,3 +51,12 @@ if has_gpu():
 # The GPU runtime is built where cuda.h is found.
 if os.path.exists(os.path.join(config.sezm_obj_root, "bin", "sezm-exec")):
     config.available_features.add("runtime")
+
+# The Python package and ASE, in the venv make check makes under the build
+# folder (Makefile: python-env).
+ase_python = os.path.join(config.sezm_obj_root, "python-venv", "bin", "python")
+if os.path.exists(ase_python) and subprocess.run(
+        [ase_python, "-c", "import ase, sezm.calculator"],
+        capture_output=True).returncode == 0:
+    config.available_features.add("python-ase")
+    config.substitutions.append(("%ase_python", ase_python))
