@@ -152,6 +152,21 @@ void writeNpy(const std::string &path, const std::vector<Real> &values,
   if (!out)
     fail("cannot write " + path);
 }
+/// energy.npy, forces.npy and virial.npy in `dir`, made if missing.
+template <typename Real>
+void writeOutputs(const std::string &dir, const std::vector<Real> &energy,
+                  const std::vector<Real> &forces,
+                  const std::vector<Real> &virial) {
+  std::error_code made;
+  std::filesystem::create_directories(dir, made);
+  if (made)
+    fail(dir + ": " + made.message());
+  writeNpy(dir + "/energy.npy", energy, "()");
+  writeNpy(dir + "/forces.npy", forces,
+           "(" + std::to_string(forces.size() / 3) + ", 3)");
+  writeNpy(dir + "/virial.npy", virial, "(3, 3)");
+}
+
 /// The engine's steps through the float or the double entry: coordinates,
 /// types and the edge list on the GPU; energy, forces and virial back.
 template <typename Real>
@@ -222,16 +237,8 @@ void runSteps(sezm_model *model, const std::string &entry, const Atoms &atoms,
   std::printf("%d steps through %s: median %.3f ms (graph arrays, run and "
               "copies; device memory peak %zu bytes)\n",
               steps, api, times[times.size() / 2], sezm_device_bytes_peak());
-  if (!outputDir.empty()) {
-    std::error_code made;
-    std::filesystem::create_directories(outputDir, made);
-    if (made)
-      fail(outputDir + ": " + made.message());
-    writeNpy(outputDir + "/energy.npy", energy, "()");
-    writeNpy(outputDir + "/forces.npy", forces,
-             "(" + std::to_string(n) + ", 3)");
-    writeNpy(outputDir + "/virial.npy", virial, "(3, 3)");
-  }
+  if (!outputDir.empty())
+    writeOutputs(outputDir, energy, forces, virial);
   for (sezm_tensor *t : {&coordDev, &atypeDev, &indexDev, &vecDev, &energyDev,
                          &forcesDev, &virialDev})
     sezm_tensor_free(t);
@@ -280,14 +287,7 @@ void runHostSteps(sezm_model *model, const std::string &entry,
               sezm_model_device(model) == SEZM_DEVICE_CPU ? "CPU" : "GPU",
               times[times.size() / 2]);
   if (!outputDir.empty()) {
-    std::error_code made;
-    std::filesystem::create_directories(outputDir, made);
-    if (made)
-      fail(outputDir + ": " + made.message());
-    writeNpy(outputDir + "/energy.npy", energy, "()");
-    writeNpy(outputDir + "/forces.npy", forces,
-             "(" + std::to_string(n) + ", 3)");
-    writeNpy(outputDir + "/virial.npy", virial, "(3, 3)");
+    writeOutputs(outputDir, energy, forces, virial);
     if (perAtom) {
       writeNpy(outputDir + "/atom_energy.npy", atomEnergy,
                "(" + std::to_string(n) + ",)");

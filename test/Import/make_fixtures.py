@@ -303,13 +303,7 @@ def sezm_min_shape_fixture(out, name="sezm-min-shape", model=SEZM_MIN_SHAPE,
     state = perturbed(trained["model"], seed=seed, strength=strength)
     model_path = os.path.join(out, f"{name}.model.ckpt.pt")
     torch.save({"model": state}, model_path)
-    double = dict(state)
-    extra = json.loads(json.dumps(state["_extra_state"]))
-    for part in ("descriptor", "fitting_net"):
-        extra["model_params"][part]["precision"] = "float64"
-    double["_extra_state"] = extra
-    double_path = os.path.join(work, "float64.ckpt.pt")
-    torch.save({"model": double}, double_path)
+    double_path = float64_copy(model_path, work)
     tag = "" if name == "sezm-min-shape" else f"{name}."
     for structure, species, positions, cell in water_structures():
         xyz = os.path.join(out, f"water-{structure}.xyz")
