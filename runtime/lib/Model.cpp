@@ -485,6 +485,14 @@ const char *sezm_model_output_name(const sezm_model *model, const char *entry,
   return e->results[index].name.c_str();
 }
 
+int sezm_model_output_dtype(const sezm_model *model, const char *entry,
+                            int index) {
+  const EntrySignature *e = findEntry(model, entry);
+  if (!e || index < 0 || index >= static_cast<int>(e->results.size()))
+    return -1;
+  return runtimeDtype(e->results[index].type);
+}
+
 void sezm_model_release_outputs(sezm_model *model) {
   if (!model)
     return;

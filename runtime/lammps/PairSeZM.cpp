@@ -1,0 +1,491 @@
+//===- PairSeZM.cpp - LAMMPS pair style for sezm artifacts ----------------===//
+
+#include "PairSeZM.h"
+
+#include "atom.h"
+#include "comm.h"
+#include "domain.h"
+#include "error.h"
+#include "force.h"
+#include "memory.h"
+#include "neigh_list.h"
+#include "neighbor.h"
+#include "update.h"
+#include "utils.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+using namespace LAMMPS_NS;
+
+namespace {
+const char *kUsage = "pair_style sezm model.sezm [device auto|cpu|gpu] "
+                     "[entry NAME] [cutoff R]";
+/// The shortest edge libsezm_runtime accepts (sezmrt::kMinAtomSeparation):
+/// checked here first so that the error names LAMMPS atom IDs.
+constexpr double kMinAtomSeparation = 0.2;
+
+std::string formatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", value);
+  return text;
+}
+
+int outputIndex(sezm_model *model, const std::string &entry, const char *name) {
+  int count = sezm_model_output_count(model, entry.c_str());
+  for (int i = 0; i < count; ++i)
+    if (std::strcmp(sezm_model_output_name(model, entry.c_str(), i), name) == 0)
+      return i;
+  return -1;
+}
+
+bool hasForceOutputs(sezm_model *model, const std::string &entry) {
+  return outputIndex(model, entry, "energy") >= 0 &&
+         outputIndex(model, entry, "forces") >= 0 &&
+         outputIndex(model, entry, "virial") >= 0;
+}
+} // namespace
+
+PairSeZM::PairSeZM(LAMMPS *lmp) : Pair(lmp) {
+  single_enable = 0;
+  restartinfo = 0;
+  one_coeff = 1;
+  manybody_flag = 1;
+  // Ghost atoms carry no force here, so f.r over local and ghost atoms
+  // would miss the lattice shifts: the virial comes from the edges.
+  no_virial_fdotr_compute = 1;
+  centroidstressflag = CENTROID_AVAIL;
+}
+
+PairSeZM::~PairSeZM() {
+  sezm_model_close(model);
+  if (allocated) {
+    memory->destroy(setflag);
+    memory->destroy(cutsq);
+  }
+}
+
+void PairSeZM::fail(const std::string &message) {
+  error->one(FLERR, "pair_style sezm: " + message);
+}
+
+void PairSeZM::requireMetalUnits() {
+  if (std::strcmp(update->unit_style, "metal") != 0)
+    error->all(FLERR, std::string("pair_style sezm: the model works in "
+                                  "A and eV, so it needs 'units metal' "
+                                  "(the input has 'units ") +
+                          update->unit_style + "')");
+}
+
+void PairSeZM::settings(int narg, char **arg) {
+  if (narg < 1)
+    error->all(FLERR,
+               std::string("pair_style sezm: no model; usage: ") + kUsage);
+  requireMetalUnits();
+  std::string path = arg[0], wantedEntry, deviceName = "auto";
+  double wantedCutoff = 0.0;
+  for (int i = 1; i < narg; i += 2) {
+    std::string key = arg[i];
+    if (i + 1 >= narg)
+      error->all(FLERR, "pair_style sezm: '" + key +
+                            "' needs a value; usage: " + kUsage);
+    std::string value = arg[i + 1];
+    if (key == "device") {
+      if (value != "auto" && value != "cpu" && value != "gpu")
+        error->all(FLERR, "pair_style sezm: device '" + value +
+                              "' is not auto, cpu or gpu");
+      deviceName = value;
+    } else if (key == "entry") {
+      wantedEntry = value;
+    } else if (key == "cutoff") {
+      char *end = nullptr;
+      wantedCutoff = std::strtod(value.c_str(), &end);
+      if (!end || *end || !(wantedCutoff > 0.0) || !std::isfinite(wantedCutoff))
+        error->all(FLERR, "pair_style sezm: cutoff '" + value +
+                              "' is not a positive number of A");
+    } else {
+      error->all(FLERR, "pair_style sezm: unknown keyword '" + key +
+                            "'; usage: " + kUsage);
+    }
+  }
+
+  sezm_model_close(model);
+  model = nullptr;
+  sezm_device device = deviceName == "cpu"   ? SEZM_DEVICE_CPU
+                       : deviceName == "gpu" ? SEZM_DEVICE_GPU
+                                             : SEZM_DEVICE_AUTO;
+  model = sezm_model_open_on(path.c_str(), device);
+  if (!model)
+    error->all(FLERR, "pair_style sezm: " + std::string(sezm_last_error()));
+  modelPath = path;
+
+  entry.clear();
+  int entries = sezm_model_entry_count(model);
+  if (!wantedEntry.empty()) {
+    if (sezm_model_output_count(model, wantedEntry.c_str()) < 0)
+      error->all(FLERR, "pair_style sezm: " + path + " has no entry '" +
+                            wantedEntry + "'");
+    if (!hasForceOutputs(model, wantedEntry))
+      error->all(FLERR, "pair_style sezm: entry '" + wantedEntry + "' of " +
+                            path +
+                            " does not return energy, forces and virial "
+                            "(compile the energy with sezm-compile "
+                            "--forces-of)");
+    entry = wantedEntry;
+  } else {
+    for (int i = 0; i < entries && entry.empty(); ++i)
+      if (hasForceOutputs(model, sezm_model_entry_name(model, i)))
+        entry = sezm_model_entry_name(model, i);
+    if (entry.empty())
+      error->all(FLERR, "pair_style sezm: no entry of " + path +
+                            " returns energy, forces and virial (compile "
+                            "the energy with sezm-compile --forces-of)");
+  }
+  hasPerAtom = outputIndex(model, entry, "atom_energy") >= 0 &&
+               outputIndex(model, entry, "atom_virial") >= 0;
+  doubleForces =
+      sezm_model_output_dtype(model, entry.c_str(),
+                              outputIndex(model, entry, "forces")) == SEZM_F64;
+
+  double rcut = sezm_model_rcut(model);
+  if (rcut > 0.0 && wantedCutoff > 0.0 &&
+      std::fabs(wantedCutoff - rcut) > 1e-9 * rcut)
+    error->all(FLERR, "pair_style sezm: cutoff " + formatNumber(wantedCutoff) +
+                          " A differs from the model's rcut " +
+                          formatNumber(rcut) +
+                          " A (leave it out to take the model's)");
+  if (rcut <= 0.0 && wantedCutoff <= 0.0)
+    error->all(FLERR, "pair_style sezm: " + path +
+                          " states no cutoff; give one with 'cutoff R'");
+  cutoff = rcut > 0.0 ? rcut : wantedCutoff;
+  if (sezm_model_type_count(model) < 1)
+    error->all(FLERR, "pair_style sezm: " + path +
+                          " states no type_map, so LAMMPS types cannot be "
+                          "mapped to it by element (compile a DeePMD-kit "
+                          "checkpoint, which carries its type_map)");
+
+  if (comm->me == 0) {
+    std::string types;
+    for (int t = 0; t < sezm_model_type_count(model); ++t)
+      types += std::string(t ? " " : "") + sezm_model_type_name(model, t);
+    utils::logmesg(
+        lmp, "pair_style sezm: " + path + " on the " +
+                 (sezm_model_device(model) == SEZM_DEVICE_GPU ? "GPU" : "CPU") +
+                 ", entry '" + entry + "' (" +
+                 (doubleForces ? "float64" : "float32") + " forces), rcut " +
+                 formatNumber(cutoff) + " A, type_map " + types +
+                 (hasPerAtom ? ", per-atom energies and virials\n" : "\n"));
+  }
+}
+
+void PairSeZM::coeff(int narg, char **arg) {
+  int ntypes = atom->ntypes;
+  if (!allocated) {
+    memory->create(setflag, ntypes + 1, ntypes + 1, "pair:setflag");
+    memory->create(cutsq, ntypes + 1, ntypes + 1, "pair:cutsq");
+    allocated = 1;
+  }
+  if (!model)
+    error->all(FLERR, "pair_style sezm: pair_coeff before pair_style");
+  if (narg < 2 || std::strcmp(arg[0], "*") != 0 ||
+      std::strcmp(arg[1], "*") != 0)
+    error->all(FLERR, "pair_style sezm: pair_coeff takes '* *' and an "
+                      "element per atom type, e.g. 'pair_coeff * * O H'");
+  int given = narg - 2;
+  if (given != ntypes)
+    error->all(FLERR, "pair_style sezm: pair_coeff * * gives " +
+                          std::to_string(given) + " element name(s) for " +
+                          std::to_string(ntypes) + " LAMMPS atom type(s)" +
+                          (given < ntypes
+                               ? "; LAMMPS type " + std::to_string(given + 1) +
+                                     " is not mapped to the model"
+                               : ""));
+  std::string typeMap;
+  for (int t = 0; t < sezm_model_type_count(model); ++t)
+    typeMap += std::string(t ? ", " : "") + sezm_model_type_name(model, t);
+  modelTypeOf.assign(ntypes + 1, -1);
+  for (int type = 1; type <= ntypes; ++type) {
+    std::string name = arg[type + 1];
+    for (int t = 0; t < sezm_model_type_count(model); ++t)
+      if (name == sezm_model_type_name(model, t))
+        modelTypeOf[type] = t;
+    if (modelTypeOf[type] < 0)
+      error->all(FLERR, "pair_style sezm: element '" + name +
+                            "' (LAMMPS type " + std::to_string(type) +
+                            ") is not in the type_map of " + modelPath + " (" +
+                            typeMap + ")");
+  }
+  for (int i = 1; i <= ntypes; ++i)
+    for (int j = 1; j <= ntypes; ++j)
+      setflag[i][j] = 1;
+}
+
+void PairSeZM::init_style() {
+  requireMetalUnits();
+  if (comm->nprocs > 1)
+    error->all(FLERR, "pair_style sezm runs on one MPI rank for now (this "
+                      "run has " +
+                          std::to_string(comm->nprocs) + ")");
+  if (!atom->tag_enable)
+    error->all(FLERR, "pair_style sezm needs atom IDs (atom_modify id yes)");
+  neighbor->add_request(this, NeighConst::REQ_FULL);
+}
+
+double PairSeZM::init_one(int, int) { return cutoff; }
+
+void PairSeZM::buildGraph() {
+  int nlocal = atom->nlocal;
+  double **x = atom->x;
+  tagint *tag = atom->tag;
+  int *type = atom->type;
+
+  coords.resize(3 * static_cast<size_t>(nlocal));
+  modelTypes.resize(nlocal);
+  tagint maxTag = 0;
+  for (int i = 0; i < nlocal; ++i) {
+    for (int k = 0; k < 3; ++k)
+      coords[3 * i + k] = x[i][k];
+    modelTypes[i] = modelTypeOf[type[i]];
+    maxTag = std::max(maxTag, tag[i]);
+  }
+  // On one rank every ghost atom is a periodic image of the local atom with
+  // its ID: the graph's node for it is that local atom.
+  localOfTag.assign(static_cast<size_t>(maxTag) + 1, -1);
+  for (int i = 0; i < nlocal; ++i)
+    localOfTag[tag[i]] = i;
+
+  // Each centre's edges are put in sezm's order (by source, then periodic
+  // image), as sezm-run's graph has them, so that the sums over a centre's
+  // edges do not depend on LAMMPS's binning: a key per edge, the source
+  // above the image's three cell counts (10 bits each).
+  const double *hInv = domain->h_inv;
+  auto imageKey = [&](int64_t src, const double shift[3]) {
+    double cells[3] = {
+        hInv[0] * shift[0] + hInv[5] * shift[1] + hInv[4] * shift[2],
+        hInv[1] * shift[1] + hInv[3] * shift[2], hInv[2] * shift[2]};
+    uint64_t key = static_cast<uint64_t>(src);
+    for (double c : cells) {
+      long image = std::lround(c);
+      if (image < -512 || image > 511)
+        fail("an edge reaches " + std::to_string(image) +
+             " cells away: the box is too thin for the cutoff");
+      key = key << 10 | static_cast<uint64_t>(image + 512);
+    }
+    return key;
+  };
+
+  edgeSrc.clear();
+  edgeDst.clear();
+  edgeVecs.clear();
+  std::vector<std::pair<uint64_t, int>> centreEdges;
+  std::vector<double> centreVecs;
+  double cutoffSq = cutoff * cutoff;
+  for (int ii = 0; ii < list->inum; ++ii) {
+    int i = list->ilist[ii];
+    const int *neighbours = list->firstneigh[i];
+    centreEdges.clear();
+    centreVecs.clear();
+    for (int jj = 0; jj < list->numneigh[i]; ++jj) {
+      int j = neighbours[jj] & NEIGHMASK;
+      double v[3] = {x[j][0] - x[i][0], x[j][1] - x[i][1], x[j][2] - x[i][2]};
+      double distanceSq = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+      if (!(distanceSq < cutoffSq)) {
+        if (!std::isfinite(distanceSq))
+          fail("atom " + std::to_string(tag[i]) + " or atom " +
+               std::to_string(tag[j]) +
+               " has a position that is not a finite number");
+        continue;
+      }
+      if (distanceSq < kMinAtomSeparation * kMinAtomSeparation)
+        fail("atoms " + std::to_string(tag[i]) + " and " +
+             std::to_string(tag[j]) + " are " +
+             formatNumber(std::sqrt(distanceSq)) +
+             " A apart: atoms closer than " + formatNumber(kMinAtomSeparation) +
+             " A are taken for an error in the structure (they would give "
+             "unbounded forces)");
+      int owner = j < nlocal                        ? j
+                  : tag[j] >= 0 && tag[j] <= maxTag ? localOfTag[tag[j]]
+                                                    : -1;
+      if (owner < 0)
+        fail("ghost atom with ID " + std::to_string(tag[j]) +
+             " has no local atom with that ID");
+      double shift[3];
+      for (int k = 0; k < 3; ++k)
+        shift[k] = x[j][k] - x[owner][k];
+      centreEdges.push_back(
+          {imageKey(owner, shift), static_cast<int>(centreEdges.size())});
+      centreVecs.insert(centreVecs.end(), v, v + 3);
+    }
+    std::sort(centreEdges.begin(), centreEdges.end());
+    for (const auto &[key, n] : centreEdges) {
+      edgeSrc.push_back(static_cast<int64_t>(key >> 30));
+      edgeDst.push_back(i);
+      edgeVecs.insert(edgeVecs.end(), &centreVecs[3 * n],
+                      &centreVecs[3 * n] + 3);
+    }
+  }
+  edgeIndex = edgeSrc;
+  edgeIndex.insert(edgeIndex.end(), edgeDst.begin(), edgeDst.end());
+}
+
+void PairSeZM::runHostEntry(bool perAtom) {
+  int64_t natoms = atom->nlocal, nedges = edgeSrc.size();
+  forces.assign(3 * natoms, 0.0);
+  atomEnergy.assign(perAtom ? natoms : 0, 0.0);
+  atomVirial.assign(perAtom ? 9 * natoms : 0, 0.0);
+  if (sezm_model_compute_edges(
+          model, entry.c_str(), natoms, nedges, sezm_model_type_count(model),
+          coords.data(), modelTypes.data(), edgeIndex.data(), edgeVecs.data(),
+          &energy, forces.data(), modelVirial,
+          perAtom ? atomEnergy.data() : nullptr,
+          perAtom ? atomVirial.data() : nullptr))
+    fail(sezm_last_error());
+}
+
+namespace {
+/// Device arrays of one call, freed on every path out.
+class DeviceArrays {
+public:
+  ~DeviceArrays() {
+    for (sezm_tensor &t : tensors)
+      sezm_tensor_free(&t);
+  }
+  /// A copy of `count` elements of `data` on the GPU; NULL on failure.
+  void *upload(sezm_dtype dtype, int64_t count, const void *data) {
+    sezm_tensor host = sezm_tensor_describe(dtype, 1, &count, data, 0);
+    sezm_tensor device{};
+    if (sezm_tensor_to_device(&host, &device))
+      return nullptr;
+    tensors.push_back(device);
+    return device.data;
+  }
+  /// Copies the device array at `data` back into `host`.
+  bool download(const void *data, void *host) {
+    for (const sezm_tensor &t : tensors)
+      if (t.data == data)
+        return sezm_tensor_to_host(&t, host) == 0;
+    return false;
+  }
+
+private:
+  std::vector<sezm_tensor> tensors;
+};
+
+/// The device-resident entry for one precision: the arrays go up, the
+/// entry runs on them, energy, forces and virial come back in double.
+template <typename Real>
+bool runOnDevice(sezm_model *model, const std::string &entry, int64_t natoms,
+                 int64_t nedges, int ntypes, const std::vector<double> &coords,
+                 const std::vector<int32_t> &types,
+                 const std::vector<int64_t> &edgeIndex,
+                 const std::vector<double> &edgeVecs, double &energy,
+                 std::vector<double> &forces, double *virial) {
+  constexpr sezm_dtype kReal = sizeof(Real) == 8 ? SEZM_F64 : SEZM_F32;
+  std::vector<Real> coordsReal(coords.begin(), coords.end());
+  std::vector<Real> vecsReal(edgeVecs.begin(), edgeVecs.end());
+  std::vector<Real> energyOut(1), forcesOut(3 * natoms), virialOut(9);
+  DeviceArrays arrays;
+  auto *coordDev =
+      static_cast<Real *>(arrays.upload(kReal, 3 * natoms, coordsReal.data()));
+  auto *typeDev =
+      static_cast<int32_t *>(arrays.upload(SEZM_I32, natoms, types.data()));
+  // An empty graph still needs valid (one-element) edge arrays.
+  int64_t edgeSlots = std::max<int64_t>(nedges, 1);
+  std::vector<int64_t> indexPadded = edgeIndex;
+  indexPadded.resize(std::max<size_t>(indexPadded.size(), 2));
+  vecsReal.resize(std::max<size_t>(vecsReal.size(), 3));
+  auto *indexDev = static_cast<int64_t *>(
+      arrays.upload(SEZM_I64, 2 * edgeSlots, indexPadded.data()));
+  auto *vecDev =
+      static_cast<Real *>(arrays.upload(kReal, 3 * edgeSlots, vecsReal.data()));
+  auto *energyDev =
+      static_cast<Real *>(arrays.upload(kReal, 1, energyOut.data()));
+  auto *forceDev =
+      static_cast<Real *>(arrays.upload(kReal, 3 * natoms, forcesOut.data()));
+  auto *virialDev =
+      static_cast<Real *>(arrays.upload(kReal, 9, virialOut.data()));
+  if (!coordDev || !typeDev || !indexDev || !vecDev || !energyDev ||
+      !forceDev || !virialDev)
+    return false;
+  int failed;
+  if constexpr (sizeof(Real) == 8)
+    failed = sezm_model_compute_edges_gpu_f64(
+        model, entry.c_str(), natoms, nedges, ntypes, coordDev, typeDev,
+        indexDev, vecDev, energyDev, forceDev, virialDev);
+  else
+    failed = sezm_model_compute_edges_gpu(
+        model, entry.c_str(), natoms, nedges, ntypes, coordDev, typeDev,
+        indexDev, vecDev, energyDev, forceDev, virialDev);
+  if (failed || !arrays.download(energyDev, energyOut.data()) ||
+      !arrays.download(forceDev, forcesOut.data()) ||
+      !arrays.download(virialDev, virialOut.data()))
+    return false;
+  energy = energyOut[0];
+  forces.assign(forcesOut.begin(), forcesOut.end());
+  std::copy(virialOut.begin(), virialOut.end(), virial);
+  return true;
+}
+} // namespace
+
+void PairSeZM::runDeviceEntry() {
+  int64_t natoms = atom->nlocal, nedges = edgeSrc.size();
+  int ntypes = sezm_model_type_count(model);
+  bool ok = doubleForces
+                ? runOnDevice<double>(model, entry, natoms, nedges, ntypes,
+                                      coords, modelTypes, edgeIndex, edgeVecs,
+                                      energy, forces, modelVirial)
+                : runOnDevice<float>(model, entry, natoms, nedges, ntypes,
+                                     coords, modelTypes, edgeIndex, edgeVecs,
+                                     energy, forces, modelVirial);
+  if (!ok)
+    fail(sezm_last_error());
+}
+
+void PairSeZM::compute(int eflag, int vflag) {
+  ev_init(eflag, vflag);
+  int nlocal = atom->nlocal;
+  if (nlocal == 0)
+    return;
+  buildGraph();
+  bool perAtom = eflag_atom || vflag_atom || cvflag_atom;
+  if (perAtom && !hasPerAtom)
+    fail("this run asks for per-atom energies or virials (compute pe/atom, "
+         "stress/atom, ...), and entry '" +
+         entry + "' of " + modelPath +
+         " does not return them: compile it with sezm-compile --per-atom");
+  if (sezm_model_device(model) == SEZM_DEVICE_GPU && !perAtom)
+    runDeviceEntry();
+  else
+    runHostEntry(perAtom);
+
+  double **f = atom->f;
+  for (int i = 0; i < nlocal; ++i)
+    for (int k = 0; k < 3; ++k)
+      f[i][k] += forces[3 * i + k];
+  if (eflag_global)
+    eng_vdwl += energy;
+  if (eflag_atom)
+    for (int i = 0; i < nlocal; ++i)
+      eatom[i] += atomEnergy[i];
+  // LAMMPS orders a virial xx, yy, zz, xy, xz, yz (and a centroid one then
+  // yx, zx, zy); sezm's 3x3 is DeePMD-kit's, whose per-atom [b][a] is
+  // LAMMPS's ab. The global one is symmetric.
+  const double *w = modelVirial;
+  if (vflag_global) {
+    const int order[6] = {0, 4, 8, 1, 2, 5};
+    for (int c = 0; c < 6; ++c)
+      virial[c] += w[order[c]];
+  }
+  const int atomOrder[9] = {0, 4, 8, 3, 6, 7, 1, 2, 5};
+  if (vflag_atom)
+    for (int i = 0; i < nlocal; ++i)
+      for (int c = 0; c < 6; ++c)
+        vatom[i][c] += atomVirial[9 * i + atomOrder[c]];
+  if (cvflag_atom)
+    for (int i = 0; i < nlocal; ++i)
+      for (int c = 0; c < 9; ++c)
+        cvatom[i][c] += atomVirial[9 * i + atomOrder[c]];
+}

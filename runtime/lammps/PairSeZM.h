@@ -1,0 +1,77 @@
+//===- PairSeZM.h - LAMMPS pair style for sezm artifacts --------*- C++ -*-===//
+//
+// pair_style sezm model.sezm [device auto|cpu|gpu] [entry NAME] [cutoff R]
+// pair_coeff * * O H
+//
+// Runs an artifact written by sezm-compile as a LAMMPS pair style, through
+// libsezm_runtime's C API alone (no MLIR, no Python). The message-passing
+// graph is built over the local atoms: a neighbour that is a ghost atom
+// stands for the local atom with its ID, and its edge keeps the ghost's
+// position, so an edge to a periodic image carries its lattice shift. This
+// is the graph DeePMD-kit's compute_edges path builds, and the one sezm-run
+// builds from the periodic structure, so every block of message passing
+// sees the same neighbours. Forces land on local atoms only and the virial
+// comes from the edge vectors (not from f.r, which would miss the shifts).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SEZM_RUNTIME_LAMMPS_PAIRSEZM_H
+#define SEZM_RUNTIME_LAMMPS_PAIRSEZM_H
+
+#include "pair.h"
+
+#include "sezm_runtime.h"
+
+#include <string>
+#include <vector>
+
+namespace LAMMPS_NS {
+
+class PairSeZM : public Pair {
+public:
+  explicit PairSeZM(LAMMPS *lmp);
+  ~PairSeZM() override;
+
+  void settings(int narg, char **arg) override;
+  void coeff(int narg, char **arg) override;
+  void init_style() override;
+  double init_one(int i, int j) override;
+  void compute(int eflag, int vflag) override;
+
+private:
+  /// Fills coords, modelTypes, edgeIndex and edgeVecs from LAMMPS's full
+  /// neighbour list; refuses pairs closer than the runtime accepts, naming
+  /// the atoms by ID.
+  void buildGraph();
+  /// Energy, forces and virial (and per-atom terms where asked) through the
+  /// host entry, on whichever device the model runs.
+  void runHostEntry(bool perAtom);
+  /// Energy, forces and virial through the device-resident entry: the
+  /// arrays go to the GPU, the results come back.
+  void runDeviceEntry();
+  void requireMetalUnits();
+  [[noreturn]] void fail(const std::string &message);
+
+  sezm_model *model = nullptr;
+  std::string modelPath;
+  std::string entry;
+  double cutoff = 0.0;
+  bool hasPerAtom = false;
+  bool doubleForces = false;
+  /// LAMMPS atom type (1-based) -> the model's type index.
+  std::vector<int> modelTypeOf;
+
+  std::vector<double> coords;
+  std::vector<int32_t> modelTypes;
+  std::vector<int64_t> edgeSrc, edgeDst, edgeIndex;
+  std::vector<double> edgeVecs;
+  std::vector<int> localOfTag;
+
+  double energy = 0.0;
+  std::vector<double> forces, atomEnergy, atomVirial;
+  double modelVirial[9] = {};
+};
+
+} // namespace LAMMPS_NS
+
+#endif // SEZM_RUNTIME_LAMMPS_PAIRSEZM_H
