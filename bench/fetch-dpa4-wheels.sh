@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetches what the GPU machine (no internet, PyTorch already there) needs to
 # run DeePMD-kit 3.2.0's own eval beside sezm in bench/h200-run.sh's dpa4
-# steps, into gpu-run/: the wheels of deepmd-kit and of what it imports that
+# steps and to train bench/water-model, into gpu-run/: the wheels of deepmd-kit and of what it imports that
 # the machine lacks (gpu-run/wheels), and mpich's libraries alone
 # (gpu-run/mpich-libs.zip, the wheel's data/lib less libmpi_abi: the whole
 # wheel does not fit the device tool's carry beside sezm-run).
@@ -14,7 +14,7 @@ platforms=(--platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64
            --platform manylinux_2_17_x86_64 --platform any)
 python3 -m pip download -q --no-deps --only-binary=:all: "${platforms[@]}" \
   --python-version 3.12 -d "$wheels" "deepmd-kit==3.2.0" dargs wcmatch \
-  bracex array-api-compat lmdb vesin vesin-torch
+  bracex array-api-compat lmdb vesin vesin-torch typeguard
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 python3 -m pip download -q --no-deps --only-binary=:all: "${platforms[@]}" \

@@ -249,6 +249,30 @@ for step in "$@"; do
       done
       rm -rf "$work"
       ;;
+    train-water:*)
+      # DeePMD-kit trains bench/water-model/input.json (SeZM-min's shape) on
+      # the SPC/Fw dataset (bench/water-model/make_dataset.py, carried in
+      # gpu-run/water-data) for at most SECONDS; the last checkpoint, its
+      # frozen form and the learning curve go to $out/water-model.
+      install_deepmd
+      work=/tmp/train-water
+      rm -rf "$work" && mkdir -p "$work" "$out/water-model"
+      cp -r "$root/gpu-run/water-data" "$work/data"
+      cp "$root/bench/water-model/input.json" "$work/"
+      (cd "$work" && timeout "${step#train-water:}" env \
+        LD_LIBRARY_PATH=$mpich_lib:${LD_LIBRARY_PATH:-} \
+        PYTHONPATH=/tmp/dp-wheels:$root/bench/deepmd-shims \
+        python3 -m deepmd --pt train input.json > "$out/water-model/train.log" 2>&1)
+      tail -3 "$out/water-model/train.log"
+      last=$(ls -t "$work"/model.ckpt-*.pt | head -1)
+      echo "last checkpoint: $last"
+      cp "$last" "$out/water-model/water.ckpt.pt" || status=1
+      cp "$work/lcurve.out" "$out/water-model/" 2>/dev/null
+      (cd "$work" && ln -sf "$last" model.ckpt.pt &&
+        deepmd_python -m deepmd --pt freeze -c model.ckpt.pt -o "$out/water-model/water.pth" \
+          > "$out/water-model/freeze.log" 2>&1) || tail -5 "$out/water-model/freeze.log"
+      tail -4 "$out/water-model/lcurve.out"
+      ;;
     *) echo "unknown step $step"; status=2 ;;
   esac
 done

