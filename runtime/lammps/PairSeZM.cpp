@@ -384,23 +384,32 @@ bool runOnDevice(sezm_model *model, const std::string &entry, int64_t natoms,
                  const std::vector<double> &edgeVecs, double &energy,
                  std::vector<double> &forces, double *virial) {
   constexpr sezm_dtype kReal = sizeof(Real) == 8 ? SEZM_F64 : SEZM_F32;
-  std::vector<Real> coordsReal(coords.begin(), coords.end());
-  std::vector<Real> vecsReal(edgeVecs.begin(), edgeVecs.end());
+  // Double arrays go up as they are; the float entry gets rounded copies.
+  std::vector<Real> coordsRounded, vecsRounded;
+  const Real *coordHost, *vecHost;
+  if constexpr (sizeof(Real) == 8) {
+    coordHost = coords.data();
+    vecHost = edgeVecs.data();
+  } else {
+    coordsRounded.assign(coords.begin(), coords.end());
+    vecsRounded.assign(edgeVecs.begin(), edgeVecs.end());
+    coordHost = coordsRounded.data();
+    vecHost = vecsRounded.data();
+  }
+  // An empty graph still needs valid (one-element) edge arrays.
+  const int64_t noIndex[2] = {0, 0};
+  const Real noVec[3] = {};
+  int64_t edgeSlots = std::max<int64_t>(nedges, 1);
   std::vector<Real> energyOut(1), forcesOut(3 * natoms), virialOut(9);
   DeviceArrays arrays;
   auto *coordDev =
-      static_cast<Real *>(arrays.upload(kReal, 3 * natoms, coordsReal.data()));
+      static_cast<Real *>(arrays.upload(kReal, 3 * natoms, coordHost));
   auto *typeDev =
       static_cast<int32_t *>(arrays.upload(SEZM_I32, natoms, types.data()));
-  // An empty graph still needs valid (one-element) edge arrays.
-  int64_t edgeSlots = std::max<int64_t>(nedges, 1);
-  std::vector<int64_t> indexPadded = edgeIndex;
-  indexPadded.resize(std::max<size_t>(indexPadded.size(), 2));
-  vecsReal.resize(std::max<size_t>(vecsReal.size(), 3));
-  auto *indexDev = static_cast<int64_t *>(
-      arrays.upload(SEZM_I64, 2 * edgeSlots, indexPadded.data()));
-  auto *vecDev =
-      static_cast<Real *>(arrays.upload(kReal, 3 * edgeSlots, vecsReal.data()));
+  auto *indexDev = static_cast<int64_t *>(arrays.upload(
+      SEZM_I64, 2 * edgeSlots, nedges ? edgeIndex.data() : noIndex));
+  auto *vecDev = static_cast<Real *>(
+      arrays.upload(kReal, 3 * edgeSlots, nedges ? vecHost : noVec));
   auto *energyDev =
       static_cast<Real *>(arrays.upload(kReal, 1, energyOut.data()));
   auto *forceDev =
