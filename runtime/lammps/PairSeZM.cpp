@@ -14,6 +14,7 @@
 #include "utils.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -23,7 +24,7 @@ using namespace LAMMPS_NS;
 
 namespace {
 const char *kUsage = "pair_style sezm model.sezm [device auto|cpu|gpu] "
-                     "[entry NAME] [cutoff R]";
+                     "[entry NAME] [cutoff R] [timing yes|no]";
 /// The shortest edge libsezm_runtime accepts (sezmrt::kMinAtomSeparation):
 /// checked here first so that the error names LAMMPS atom IDs.
 constexpr double kMinAtomSeparation = 0.2;
@@ -100,6 +101,11 @@ void PairSeZM::settings(int narg, char **arg) {
       deviceName = value;
     } else if (key == "entry") {
       wantedEntry = value;
+    } else if (key == "timing") {
+      if (value != "yes" && value != "no")
+        error->all(FLERR,
+                   "pair_style sezm: timing '" + value + "' is not yes or no");
+      timing = value == "yes";
     } else if (key == "cutoff") {
       char *end = nullptr;
       wantedCutoff = std::strtod(value.c_str(), &end);
@@ -236,31 +242,37 @@ void PairSeZM::init_style() {
 
 double PairSeZM::init_one(int, int) { return cutoff; }
 
-void PairSeZM::buildGraph() {
+void PairSeZM::finish() {
+  if (!timing || timedCalls == 0)
+    return;
+  if (comm->me == 0)
+    utils::logmesg(
+        lmp,
+        "pair_style sezm timing: " + std::to_string(timedCalls) +
+            " calls, graph " + formatNumber(1e3 * graphSeconds / timedCalls) +
+            " ms and entry " + formatNumber(1e3 * entrySeconds / timedCalls) +
+            " ms per call (the entry with its copies)\n");
+  graphSeconds = entrySeconds = 0.0;
+  timedCalls = 0;
+}
+
+void PairSeZM::orderCandidates() {
   int nlocal = atom->nlocal;
   double **x = atom->x;
   tagint *tag = atom->tag;
-  int *type = atom->type;
-
-  coords.resize(3 * static_cast<size_t>(nlocal));
-  modelTypes.resize(nlocal);
   tagint maxTag = 0;
-  for (int i = 0; i < nlocal; ++i) {
-    for (int k = 0; k < 3; ++k)
-      coords[3 * i + k] = x[i][k];
-    modelTypes[i] = modelTypeOf[type[i]];
+  for (int i = 0; i < nlocal; ++i)
     maxTag = std::max(maxTag, tag[i]);
-  }
   // On one rank every ghost atom is a periodic image of the local atom with
   // its ID: the graph's node for it is that local atom.
   localOfTag.assign(static_cast<size_t>(maxTag) + 1, -1);
   for (int i = 0; i < nlocal; ++i)
     localOfTag[tag[i]] = i;
 
-  // Each centre's edges are put in sezm's order (by source, then periodic
-  // image), as sezm-run's graph has them, so that the sums over a centre's
-  // edges do not depend on LAMMPS's binning: a key per edge, the source
-  // above the image's three cell counts (10 bits each).
+  // sezm's order (by source, then periodic image), as sezm-run's graph has
+  // it, so that the sums over a centre's edges do not depend on LAMMPS's
+  // binning: a key per neighbour, the source above the image's three cell
+  // counts (10 bits each).
   const double *hInv = domain->h_inv;
   auto imageKey = [&](int64_t src, const double shift[3]) {
     double cells[3] = {
@@ -277,19 +289,60 @@ void PairSeZM::buildGraph() {
     return key;
   };
 
-  edgeSrc.clear();
-  edgeDst.clear();
-  edgeVecs.clear();
-  std::vector<std::pair<uint64_t, int>> centreEdges;
-  std::vector<double> centreVecs;
-  double cutoffSq = cutoff * cutoff;
+  candidates.clear();
+  candidateStart.assign(1, 0);
+  std::vector<std::pair<uint64_t, int>> keyed;
   for (int ii = 0; ii < list->inum; ++ii) {
     int i = list->ilist[ii];
     const int *neighbours = list->firstneigh[i];
-    centreEdges.clear();
-    centreVecs.clear();
+    keyed.clear();
     for (int jj = 0; jj < list->numneigh[i]; ++jj) {
       int j = neighbours[jj] & NEIGHMASK;
+      int owner = j < nlocal                        ? j
+                  : tag[j] >= 0 && tag[j] <= maxTag ? localOfTag[tag[j]]
+                                                    : -1;
+      if (owner < 0)
+        fail("ghost atom with ID " + std::to_string(tag[j]) +
+             " has no local atom with that ID");
+      double shift[3];
+      for (int k = 0; k < 3; ++k)
+        shift[k] = x[j][k] - x[owner][k];
+      keyed.push_back({imageKey(owner, shift), j});
+    }
+    std::sort(keyed.begin(), keyed.end());
+    for (const auto &[key, j] : keyed)
+      candidates.push_back({j, static_cast<int>(key >> 30)});
+    candidateStart.push_back(candidates.size());
+  }
+  candidatesBuild = neighbor->ncalls;
+}
+
+void PairSeZM::buildGraph() {
+  int nlocal = atom->nlocal;
+  double **x = atom->x;
+  tagint *tag = atom->tag;
+  int *type = atom->type;
+
+  coords.resize(3 * static_cast<size_t>(nlocal));
+  modelTypes.resize(nlocal);
+  for (int i = 0; i < nlocal; ++i) {
+    for (int k = 0; k < 3; ++k)
+      coords[3 * i + k] = x[i][k];
+    modelTypes[i] = modelTypeOf[type[i]];
+  }
+  // Atom indices and the neighbour list hold until LAMMPS builds the list
+  // again; only the cutoff test is redone each step.
+  if (candidatesBuild != neighbor->ncalls)
+    orderCandidates();
+
+  edgeSrc.clear();
+  edgeDst.clear();
+  edgeVecs.clear();
+  double cutoffSq = cutoff * cutoff;
+  for (int ii = 0; ii < list->inum; ++ii) {
+    int i = list->ilist[ii];
+    for (size_t c = candidateStart[ii]; c < candidateStart[ii + 1]; ++c) {
+      int j = candidates[c].neighbour;
       double v[3] = {x[j][0] - x[i][0], x[j][1] - x[i][1], x[j][2] - x[i][2]};
       double distanceSq = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
       if (!(distanceSq < cutoffSq)) {
@@ -306,28 +359,12 @@ void PairSeZM::buildGraph() {
              " A apart: atoms closer than " + formatNumber(kMinAtomSeparation) +
              " A are taken for an error in the structure (they would give "
              "unbounded forces)");
-      int owner = j < nlocal                        ? j
-                  : tag[j] >= 0 && tag[j] <= maxTag ? localOfTag[tag[j]]
-                                                    : -1;
-      if (owner < 0)
-        fail("ghost atom with ID " + std::to_string(tag[j]) +
-             " has no local atom with that ID");
-      double shift[3];
-      for (int k = 0; k < 3; ++k)
-        shift[k] = x[j][k] - x[owner][k];
-      centreEdges.push_back(
-          {imageKey(owner, shift), static_cast<int>(centreEdges.size())});
-      centreVecs.insert(centreVecs.end(), v, v + 3);
-    }
-    std::sort(centreEdges.begin(), centreEdges.end());
-    for (const auto &[key, n] : centreEdges) {
-      edgeSrc.push_back(static_cast<int64_t>(key >> 30));
+      edgeSrc.push_back(candidates[c].owner);
       edgeDst.push_back(i);
-      edgeVecs.insert(edgeVecs.end(), &centreVecs[3 * n],
-                      &centreVecs[3 * n] + 3);
+      edgeVecs.insert(edgeVecs.end(), v, v + 3);
     }
   }
-  edgeIndex = edgeSrc;
+  edgeIndex.assign(edgeSrc.begin(), edgeSrc.end());
   edgeIndex.insert(edgeIndex.end(), edgeDst.begin(), edgeDst.end());
 }
 
@@ -458,7 +495,9 @@ void PairSeZM::compute(int eflag, int vflag) {
   int nlocal = atom->nlocal;
   if (nlocal == 0)
     return;
+  auto started = std::chrono::steady_clock::now();
   buildGraph();
+  auto built = std::chrono::steady_clock::now();
   bool perAtom = eflag_atom || vflag_atom || cvflag_atom;
   if (perAtom && !hasPerAtom)
     fail("this run asks for per-atom energies or virials (compute pe/atom, "
@@ -469,6 +508,13 @@ void PairSeZM::compute(int eflag, int vflag) {
     runDeviceEntry();
   else
     runHostEntry(perAtom);
+  if (timing) {
+    graphSeconds += std::chrono::duration<double>(built - started).count();
+    entrySeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - built)
+            .count();
+    ++timedCalls;
+  }
 
   double **f = atom->f;
   for (int i = 0; i < nlocal; ++i)

@@ -1,6 +1,7 @@
 //===- PairSeZM.h - LAMMPS pair style for sezm artifacts --------*- C++ -*-===//
 //
 // pair_style sezm model.sezm [device auto|cpu|gpu] [entry NAME] [cutoff R]
+//                 [timing yes|no]
 // pair_coeff * * O H
 //
 // Runs an artifact written by sezm-compile as a LAMMPS pair style, through
@@ -37,11 +38,17 @@ public:
   void init_style() override;
   double init_one(int i, int j) override;
   void compute(int eflag, int vflag) override;
+  /// With `timing yes`: the run's time per call in building the graph and
+  /// in the entry.
+  void finish() override;
 
 private:
-  /// Fills coords, modelTypes, edgeIndex and edgeVecs from LAMMPS's full
-  /// neighbour list; refuses pairs closer than the runtime accepts, naming
-  /// the atoms by ID.
+  /// Each centre's neighbours in sezm's edge order, with the local atom
+  /// each stands for: redone when LAMMPS builds its neighbour list again.
+  void orderCandidates();
+  /// Fills coords, modelTypes, edgeIndex and edgeVecs: the candidates
+  /// within the cutoff; refuses pairs closer than the runtime accepts,
+  /// naming the atoms by ID.
   void buildGraph();
   /// Energy, forces and virial (and per-atom terms where asked) through the
   /// host entry, on whichever device the model runs.
@@ -58,11 +65,21 @@ private:
   double cutoff = 0.0;
   bool hasPerAtom = false;
   bool doubleForces = false;
+  bool timing = false;
+  double graphSeconds = 0.0, entrySeconds = 0.0;
+  long timedCalls = 0;
   /// LAMMPS atom type (1-based) -> the model's type index.
   std::vector<int> modelTypeOf;
 
   std::vector<double> coords;
   std::vector<int32_t> modelTypes;
+  struct Candidate {
+    int neighbour; ///< LAMMPS's index, local or ghost.
+    int owner;     ///< The local atom it is (an image of).
+  };
+  std::vector<Candidate> candidates;
+  std::vector<size_t> candidateStart;
+  bigint candidatesBuild = -1; ///< neighbor->ncalls they were ordered at.
   std::vector<int64_t> edgeSrc, edgeDst, edgeIndex;
   std::vector<double> edgeVecs;
   std::vector<int> localOfTag;
