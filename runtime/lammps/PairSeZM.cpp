@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 using namespace LAMMPS_NS;
 
@@ -335,41 +336,97 @@ void PairSeZM::buildGraph() {
   if (candidatesBuild != neighbor->ncalls)
     orderCandidates();
 
-  edgeSrc.clear();
-  edgeDst.clear();
-  edgeVecs.clear();
+  // The cutoff test in two passes over chunks of centres on threads (the
+  // CPU waits on the GPU otherwise): count each chunk's edges, then fill
+  // them in at the chunk's offset, so the edges keep their order.
+  int centres = list->inum;
+  unsigned threads =
+      centres < 1024
+          ? 1
+          : std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
   double cutoffSq = cutoff * cutoff;
-  for (int ii = 0; ii < list->inum; ++ii) {
-    int i = list->ilist[ii];
-    for (size_t c = candidateStart[ii]; c < candidateStart[ii + 1]; ++c) {
-      int j = candidates[c].neighbour;
-      double v[3] = {x[j][0] - x[i][0], x[j][1] - x[i][1], x[j][2] - x[i][2]};
-      double distanceSq = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-      if (!(distanceSq < cutoffSq)) {
-        if (!std::isfinite(distanceSq))
-          fail("atom " + std::to_string(tag[i]) + " or atom " +
-               std::to_string(tag[j]) +
-               " has a position that is not a finite number");
-        continue;
+  auto forEachChunk = [&](auto &&work) {
+    if (threads == 1)
+      return work(0u);
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t)
+      pool.emplace_back(work, t);
+    for (std::thread &thread : pool)
+      thread.join();
+  };
+  auto chunk = [&](unsigned t) {
+    return std::make_pair(
+        static_cast<int>(int64_t(centres) * t / threads),
+        static_cast<int>(int64_t(centres) * (t + 1) / threads));
+  };
+  auto distanceSq = [&](int i, int j, double v[3]) {
+    for (int k = 0; k < 3; ++k)
+      v[k] = x[j][k] - x[i][k];
+    return v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  };
+  std::vector<size_t> offsets(threads + 1, 0);
+  std::vector<std::string> errors(threads);
+  forEachChunk([&](unsigned t) {
+    auto [begin, end] = chunk(t);
+    size_t count = 0;
+    for (int ii = begin; ii < end; ++ii) {
+      int i = list->ilist[ii];
+      for (size_t c = candidateStart[ii]; c < candidateStart[ii + 1]; ++c) {
+        int j = candidates[c].neighbour;
+        double v[3];
+        double r2 = distanceSq(i, j, v);
+        if (!(r2 < cutoffSq)) {
+          if (!std::isfinite(r2)) {
+            errors[t] = "atom " + std::to_string(tag[i]) + " or atom " +
+                        std::to_string(tag[j]) +
+                        " has a position that is not a finite number";
+            return;
+          }
+          continue;
+        }
+        if (r2 < kMinAtomSeparation * kMinAtomSeparation) {
+          errors[t] =
+              "atoms " + std::to_string(tag[i]) + " and " +
+              std::to_string(tag[j]) + " are " + formatNumber(std::sqrt(r2)) +
+              " A apart: atoms closer than " +
+              formatNumber(kMinAtomSeparation) +
+              " A are taken for an error in the structure (they would give "
+              "unbounded forces)";
+          return;
+        }
+        ++count;
       }
-      if (distanceSq < kMinAtomSeparation * kMinAtomSeparation)
-        fail("atoms " + std::to_string(tag[i]) + " and " +
-             std::to_string(tag[j]) + " are " +
-             formatNumber(std::sqrt(distanceSq)) +
-             " A apart: atoms closer than " + formatNumber(kMinAtomSeparation) +
-             " A are taken for an error in the structure (they would give "
-             "unbounded forces)");
-      edgeSrc.push_back(candidates[c].owner);
-      edgeDst.push_back(i);
-      edgeVecs.insert(edgeVecs.end(), v, v + 3);
     }
-  }
-  edgeIndex.assign(edgeSrc.begin(), edgeSrc.end());
-  edgeIndex.insert(edgeIndex.end(), edgeDst.begin(), edgeDst.end());
+    offsets[t + 1] = count;
+  });
+  for (const std::string &message : errors)
+    if (!message.empty())
+      fail(message);
+  for (unsigned t = 0; t < threads; ++t)
+    offsets[t + 1] += offsets[t];
+  size_t nedges = offsets[threads];
+  edgeIndex.resize(2 * nedges);
+  edgeVecs.resize(3 * nedges);
+  forEachChunk([&](unsigned t) {
+    auto [begin, end] = chunk(t);
+    size_t e = offsets[t];
+    for (int ii = begin; ii < end; ++ii) {
+      int i = list->ilist[ii];
+      for (size_t c = candidateStart[ii]; c < candidateStart[ii + 1]; ++c) {
+        double v[3];
+        if (!(distanceSq(i, candidates[c].neighbour, v) < cutoffSq))
+          continue;
+        std::copy(v, v + 3, &edgeVecs[3 * e]);
+        edgeIndex[e] = candidates[c].owner;
+        edgeIndex[nedges + e] = i;
+        ++e;
+      }
+    }
+  });
 }
 
 void PairSeZM::runHostEntry(bool perAtom) {
-  int64_t natoms = atom->nlocal, nedges = edgeSrc.size();
+  int64_t natoms = atom->nlocal, nedges = edgeIndex.size() / 2;
   forces.assign(3 * natoms, 0.0);
   atomEnergy.assign(perAtom ? natoms : 0, 0.0);
   atomVirial.assign(perAtom ? 9 * natoms : 0, 0.0);
@@ -477,7 +534,7 @@ bool runOnDevice(sezm_model *model, const std::string &entry, int64_t natoms,
 } // namespace
 
 void PairSeZM::runDeviceEntry() {
-  int64_t natoms = atom->nlocal, nedges = edgeSrc.size();
+  int64_t natoms = atom->nlocal, nedges = edgeIndex.size() / 2;
   int ntypes = sezm_model_type_count(model);
   bool ok = doubleForces
                 ? runOnDevice<double>(model, entry, natoms, nedges, ntypes,

@@ -80,7 +80,8 @@ private:
   std::vector<Candidate> candidates;
   std::vector<size_t> candidateStart;
   bigint candidatesBuild = -1; ///< neighbor->ncalls they were ordered at.
-  std::vector<int64_t> edgeSrc, edgeDst, edgeIndex;
+  /// Rows src (the neighbour's local atom), then dst (the centre).
+  std::vector<int64_t> edgeIndex;
   std::vector<double> edgeVecs;
   std::vector<int> localOfTag;
 
