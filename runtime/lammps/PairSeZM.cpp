@@ -13,6 +13,10 @@
 #include "update.h"
 #include "utils.h"
 
+// sezmrt::kMinAtomSeparation, the shortest edge libsezm_runtime accepts:
+// checked here first so that the error names LAMMPS atom IDs.
+#include "SeZM/Support/Structure.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,13 +26,11 @@
 #include <thread>
 
 using namespace LAMMPS_NS;
+using sezmrt::kMinAtomSeparation;
 
 namespace {
 const char *kUsage = "pair_style sezm model.sezm [device auto|cpu|gpu] "
                      "[entry NAME] [cutoff R] [timing yes|no]";
-/// The shortest edge libsezm_runtime accepts (sezmrt::kMinAtomSeparation):
-/// checked here first so that the error names LAMMPS atom IDs.
-constexpr double kMinAtomSeparation = 0.2;
 
 std::string formatNumber(double value) {
   char text[32];
