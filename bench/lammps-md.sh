@@ -33,11 +33,26 @@ plugin=$tools/lib/sezmplugin.so
 run_lammps() { # input model data steps thermo log [warmup]
   (cd "$md" && "$lmp" -in "$1" -log "$6" -var plugin "$plugin" \
     -var model "$2" -var data "$3" -var steps "$4" -var thermo "$5" \
-    -var device gpu -var warmup "${7:-0}" > /dev/null 2>&1)
+    -var device gpu -var warmup "${7:-0}" -var timing yes > /dev/null 2>&1)
   grep -E "^pair_style sezm|Loop time|^Pair |ERROR" "$6"
 }
 example=$root/examples/lammps/in.lammps
 wall=$root/bench/water-model/in.nve-wall
+
+echo "=== 0. the GPU path (edges selected on the GPU) against the CPU path, step 0"
+for box in water-300K water-300K-x3; do
+  for build in cpu gpu; do
+    (cd "$md" && "$lmp" -in "$root/bench/water-model/in.step0" \
+      -log "$out/step0-$box-$build.log" -var plugin "$plugin" \
+      -var model "water-$build.sezm" -var data "$box.data" -var device "$build" \
+      -var out "$out/step0-$box-$build" > /dev/null 2>&1) ||
+      grep ERROR "$out/step0-$box-$build.log"
+  done
+  echo -n "$box: "
+  python3 "$root/bench/compare-lammps-step0.py" "$out/step0-$box-cpu.log" \
+    "$out/step0-$box-cpu.dump" "$out/step0-$box-gpu.log" \
+    "$out/step0-$box-gpu.dump" || echo "  (past 1e-5)"
+done
 
 echo "=== 1. ms per step at 2592 atoms"
 "$tools/bin/sezm-md-example" "$md/water-gpu.sezm" "$md/water-300K-x3.xyz" \

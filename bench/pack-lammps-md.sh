@@ -5,7 +5,8 @@
 #                   where the wheel is 86
 #   standalone/     libsezm_runtime.so, sezmplugin.so, sezm-md-example
 #   water-md/       the trained water model (bench/water-model) compiled for
-#                   the GPU in its own precision and in float64 (xz), the
+#                   the GPU in its own precision and in float64, and for
+#                   the CPU (xz), the
 #                   96-atom box at 300 K (water-300K.xyz, the dataset's last
 #                   300 K frame) and its 3x3x3 copy, as XYZ and data files
 # mpich-libs.zip comes from bench/fetch-dpa4-wheels.sh.
@@ -33,8 +34,10 @@ model=$root/bench/water-model/water-spcfw.ckpt.pt
 "$build/bin/sezm-compile" "$model" --target gpu -o "$scratch/water-gpu.sezm"
 "$build/bin/sezm-compile" "$model" --target gpu --precision float64 \
   -o "$scratch/water-f64.sezm"
-xz -T2 -c "$scratch/water-gpu.sezm" > "$md/water-gpu.sezm.xz"
-xz -T2 -c "$scratch/water-f64.sezm" > "$md/water-f64.sezm.xz"
+"$build/bin/sezm-compile" "$model" --target cpu -o "$scratch/water-cpu.sezm"
+for build in gpu f64 cpu; do
+  xz -T2 -c "$scratch/water-$build.sezm" > "$md/water-$build.sezm.xz"
+done
 box=$root/bench/water-model/water-300K.xyz
 python3 - "$box" "$md/water-300K-x3.xyz" <<'PY'
 import sys

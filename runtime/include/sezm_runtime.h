@@ -187,6 +187,43 @@ int sezm_graph_array(const sezm_graph *graph, const char *name,
                      sezm_tensor *array);
 void sezm_graph_free(sezm_graph *graph);
 
+/* An MD engine's neighbour list on the GPU, for the steps between two of
+ * its list builds: candidate pairs (the list's cutoff plus a skin) go up
+ * once per build; each step uploads only the positions and keeps, on the
+ * GPU, the candidates closer than the cutoff as edges for
+ * sezm_model_compute_edges_gpu(_f64).
+ *   nodes      the graph's atoms: rows [0, nodes) of the positions
+ *   centre     int32[centres], the node whose edges come next (dst)
+ *   start      int64[centres + 1], centre c's candidates [start[c],
+ *              start[c + 1])
+ *   neighbour  int32[start[centres]], each candidate's row of the positions
+ *              (a node or one of its periodic images)
+ *   source     int32[start[centres]], the node a candidate is an image of
+ *              (src)
+ * Edges come in candidate order: a centre's in the order given. NULL on
+ * failure (an index out of range names the candidate). */
+typedef struct sezm_pair_list sezm_pair_list;
+sezm_pair_list *sezm_pair_list_create(int64_t nodes, int64_t centres,
+                                      const int32_t *centre,
+                                      const int64_t *start,
+                                      const int32_t *neighbour,
+                                      const int32_t *source);
+/* One step: positions host double[points][3]; edge_vec = positions[
+ * neighbour] - positions[centre] in double, rounded to float unless
+ * `doubles`. Sets *nedges and returns 0; returns 2 when a candidate within
+ * the cutoff is closer than 0.2 A or not a finite distance away, with the
+ * first such in *bad_candidate (the runtime's refusal of such edges; the
+ * caller names its atoms); 1 on any other failure. */
+int sezm_pair_list_select(sezm_pair_list *list, int64_t points,
+                          const double *positions, double cutoff, int doubles,
+                          int64_t *nedges, int64_t *bad_candidate);
+/* The last selection's device arrays, owned by the list until its next
+ * selection: coord (float or double [nodes][3]), edge_index (int64
+ * [2][nedges]) and edge_vec (float or double [nedges][3]). */
+int sezm_pair_list_array(const sezm_pair_list *list, const char *name,
+                         sezm_tensor *array);
+void sezm_pair_list_free(sezm_pair_list *list);
+
 /* Copies a device array into host memory of its size (`host`). */
 int sezm_tensor_to_host(const sezm_tensor *device, void *host);
 

@@ -234,3 +234,96 @@ __global__ void sezm_csr_sort(int64_t atoms, const int64_t *rowptr,
 }
 
 } // extern "C"
+
+/// An MD engine's candidate pairs (its neighbour list with a skin), kept
+/// between two of its list builds: centre c's candidates are
+/// [start[c], start[c + 1]), each a row of `positions` (neighbour) and the
+/// node it is an image of (source). With `rowptr` null, counts the
+/// candidates closer than the cutoff into count[c + 1] and records in *bad
+/// the first candidate that is closer than the minimum separation or not a
+/// finite distance away; else writes the edges of centre c from rowptr[c]:
+/// src = source, dst = centre[c], edge_vec = positions[neighbour] -
+/// positions[centre[c]] in double, rounded to T.
+template <typename T>
+__device__ void
+selectPairs(int64_t c, const int32_t *centre, const int64_t *start,
+            const int32_t *neighbour, const int32_t *source,
+            const double *positions, double cutoff2, double minSeparation2,
+            int64_t *count, unsigned long long *bad, const int64_t *rowptr,
+            int64_t edges, int64_t *edgeIndex, T *edgeVec) {
+  int64_t i = centre[c], slot = rowptr ? rowptr[c] : 0, found = 0;
+  for (int64_t p = start[c]; p < start[c + 1]; ++p) {
+    int64_t j = neighbour[p];
+    double v[3];
+    for (int k = 0; k < 3; ++k)
+      v[k] = positions[3 * j + k] - positions[3 * i + k];
+    double r2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+    if (!(r2 < cutoff2)) {
+      if (!rowptr && !isfinite(r2))
+        atomicMin(bad, (unsigned long long)p);
+      continue;
+    }
+    if (!rowptr) {
+      if (r2 < minSeparation2)
+        atomicMin(bad, (unsigned long long)p);
+      ++found;
+      continue;
+    }
+    edgeIndex[slot] = source[p];
+    edgeIndex[edges + slot] = i;
+    for (int k = 0; k < 3; ++k)
+      edgeVec[3 * slot + k] = (T)v[k];
+    ++slot;
+  }
+  if (!rowptr)
+    count[c + 1] = found;
+}
+
+extern "C" {
+
+__global__ void sezm_pairs_count(int64_t centres, const int32_t *centre,
+                                 const int64_t *start, const int32_t *neighbour,
+                                 const double *positions, double cutoff2,
+                                 double minSeparation2, int64_t *rowptr,
+                                 unsigned long long *bad) {
+  int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (c < centres)
+    selectPairs<float>(c, centre, start, neighbour, nullptr, positions, cutoff2,
+                       minSeparation2, rowptr, bad, nullptr, 0, nullptr,
+                       nullptr);
+}
+
+__global__ void sezm_pairs_fill(int64_t centres, const int32_t *centre,
+                                const int64_t *start, const int32_t *neighbour,
+                                const int32_t *source, const double *positions,
+                                double cutoff2, const int64_t *rowptr,
+                                int64_t edges, int64_t *edgeIndex,
+                                float *edgeVec) {
+  int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (c < centres)
+    selectPairs(c, centre, start, neighbour, source, positions, cutoff2, 0.0,
+                nullptr, nullptr, rowptr, edges, edgeIndex, edgeVec);
+}
+
+__global__ void sezm_pairs_fill_f64(int64_t centres, const int32_t *centre,
+                                    const int64_t *start,
+                                    const int32_t *neighbour,
+                                    const int32_t *source,
+                                    const double *positions, double cutoff2,
+                                    const int64_t *rowptr, int64_t edges,
+                                    int64_t *edgeIndex, double *edgeVec) {
+  int64_t c = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (c < centres)
+    selectPairs(c, centre, start, neighbour, source, positions, cutoff2, 0.0,
+                nullptr, nullptr, rowptr, edges, edgeIndex, edgeVec);
+}
+
+/// The first `nodes` positions rounded to float (the float entry's coord).
+__global__ void sezm_positions_f32(int64_t nodes, const double *positions,
+                                   float *coord) {
+  int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (k < 3 * nodes)
+    coord[k] = (float)positions[k];
+}
+
+} // extern "C"

@@ -51,6 +51,55 @@ bool hasForceOutputs(sezm_model *model, const std::string &entry) {
          outputIndex(model, entry, "forces") >= 0 &&
          outputIndex(model, entry, "virial") >= 0;
 }
+
+/// Threads for work over `centres` atoms: one below 1,024 (starting them
+/// would cost more than it saves), else up to 8.
+unsigned threadsFor(int centres) {
+  if (centres < 1024)
+    return 1;
+  return std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+}
+
+/// Runs work(t, begin, end) on `threads` threads over contiguous chunks of
+/// [0, count), in order.
+template <typename Work>
+void forEachChunk(int count, unsigned threads, Work &&work) {
+  auto bound = [&](unsigned t) {
+    return static_cast<int>(int64_t(count) * t / threads);
+  };
+  if (threads == 1)
+    return work(0u, 0, count);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] { work(t, bound(t), bound(t + 1)); });
+  for (std::thread &thread : pool)
+    thread.join();
+}
+
+/// Makes `device` a GPU array of at least `count` elements of `dtype`
+/// (zeros when it is made), keeping it when it is one already.
+bool reserveOnGpu(sezm_tensor &device, sezm_dtype dtype, int64_t count) {
+  if (device.data && device.dtype == dtype && device.shape[0] >= count)
+    return true;
+  sezm_tensor_free(&device);
+  std::vector<double> zeros(std::max<int64_t>(count, 1));
+  int64_t size = std::max<int64_t>(count, 1);
+  sezm_tensor host = sezm_tensor_describe(dtype, 1, &size, zeros.data(), 0);
+  return sezm_tensor_to_device(&host, &device) == 0;
+}
+
+/// Copies `count` elements of the GPU array `device` into `host` as doubles.
+bool downloadAsDouble(const sezm_tensor &device, int64_t count, double *host) {
+  sezm_tensor view =
+      sezm_tensor_describe(device.dtype, 1, &count, device.data, 1);
+  if (device.dtype == SEZM_F64)
+    return sezm_tensor_to_host(&view, host) == 0;
+  std::vector<float> narrow(count);
+  if (sezm_tensor_to_host(&view, narrow.data()))
+    return false;
+  std::copy(narrow.begin(), narrow.end(), host);
+  return true;
+}
 } // namespace
 
 PairSeZM::PairSeZM(LAMMPS *lmp) : Pair(lmp) {
@@ -65,6 +114,9 @@ PairSeZM::PairSeZM(LAMMPS *lmp) : Pair(lmp) {
 }
 
 PairSeZM::~PairSeZM() {
+  sezm_pair_list_free(pairList);
+  for (sezm_tensor *t : {&typesOnGpu, &energyOnGpu, &forcesOnGpu, &virialOnGpu})
+    sezm_tensor_free(t);
   sezm_model_close(model);
   if (allocated) {
     memory->destroy(setflag);
@@ -254,9 +306,27 @@ void PairSeZM::finish() {
         "pair_style sezm timing: " + std::to_string(timedCalls) +
             " calls, graph " + formatNumber(1e3 * graphSeconds / timedCalls) +
             " ms and entry " + formatNumber(1e3 * entrySeconds / timedCalls) +
-            " ms per call (the entry with its copies)\n");
-  graphSeconds = entrySeconds = 0.0;
-  timedCalls = 0;
+            " ms per call (the entry with its copies); the graph's "
+            "ordering of neighbours " +
+            formatNumber(orderings ? 1e3 * orderSeconds / orderings : 0) +
+            " ms at each of " + std::to_string(orderings) +
+            " neighbour-list builds\n");
+  graphSeconds = entrySeconds = orderSeconds = 0.0;
+  timedCalls = orderings = 0;
+}
+
+void PairSeZM::failPair(int i, int j, double distanceSq) {
+  tagint *tag = atom->tag;
+  if (!std::isfinite(distanceSq))
+    fail("atom " + std::to_string(tag[i]) + " or atom " +
+         std::to_string(tag[j]) +
+         " has a position that is not a finite "
+         "number");
+  fail("atoms " + std::to_string(tag[i]) + " and " + std::to_string(tag[j]) +
+       " are " + formatNumber(std::sqrt(distanceSq)) +
+       " A apart: atoms closer than " + formatNumber(kMinAtomSeparation) +
+       " A are taken for an error in the structure (they would give "
+       "unbounded forces)");
 }
 
 void PairSeZM::orderCandidates() {
@@ -272,60 +342,76 @@ void PairSeZM::orderCandidates() {
   for (int i = 0; i < nlocal; ++i)
     localOfTag[tag[i]] = i;
 
+  int centres = list->inum;
+  centreNode.resize(centres);
+  candidateStart.assign(centres + 1, 0);
+  for (int c = 0; c < centres; ++c) {
+    centreNode[c] = list->ilist[c];
+    candidateStart[c + 1] = candidateStart[c] + list->numneigh[centreNode[c]];
+  }
+  candidateRow.resize(candidateStart[centres]);
+  candidateSource.resize(candidateStart[centres]);
+
   // sezm's order (by source, then periodic image), as sezm-run's graph has
   // it, so that the sums over a centre's edges do not depend on LAMMPS's
   // binning: a key per neighbour, the source above the image's three cell
   // counts (10 bits each).
   const double *hInv = domain->h_inv;
-  auto imageKey = [&](int64_t src, const double shift[3]) {
-    double cells[3] = {
-        hInv[0] * shift[0] + hInv[5] * shift[1] + hInv[4] * shift[2],
-        hInv[1] * shift[1] + hInv[3] * shift[2], hInv[2] * shift[2]};
-    uint64_t key = static_cast<uint64_t>(src);
-    for (double c : cells) {
-      long image = std::lround(c);
-      if (image < -512 || image > 511)
-        fail("an edge reaches " + std::to_string(image) +
-             " cells away: the box is too thin for the cutoff");
-      key = key << 10 | static_cast<uint64_t>(image + 512);
+  unsigned threads = threadsFor(centres);
+  std::vector<std::string> errors(threads);
+  forEachChunk(centres, threads, [&](unsigned t, int begin, int end) {
+    std::vector<std::pair<uint64_t, int>> keyed;
+    for (int c = begin; c < end; ++c) {
+      int i = centreNode[c];
+      const int *neighbours = list->firstneigh[i];
+      keyed.clear();
+      for (int jj = 0; jj < list->numneigh[i]; ++jj) {
+        int j = neighbours[jj] & NEIGHMASK;
+        int owner = j < nlocal                        ? j
+                    : tag[j] >= 0 && tag[j] <= maxTag ? localOfTag[tag[j]]
+                                                      : -1;
+        if (owner < 0) {
+          errors[t] = "ghost atom with ID " + std::to_string(tag[j]) +
+                      " has no local atom with that ID";
+          return;
+        }
+        double shift[3];
+        for (int k = 0; k < 3; ++k)
+          shift[k] = x[j][k] - x[owner][k];
+        double cells[3] = {
+            hInv[0] * shift[0] + hInv[5] * shift[1] + hInv[4] * shift[2],
+            hInv[1] * shift[1] + hInv[3] * shift[2], hInv[2] * shift[2]};
+        uint64_t key = static_cast<uint64_t>(owner);
+        for (double cell : cells) {
+          long image = std::lround(cell);
+          if (image < -512 || image > 511) {
+            errors[t] = "an edge reaches " + std::to_string(image) +
+                        " cells away: the box is too thin for the cutoff";
+            return;
+          }
+          key = key << 10 | static_cast<uint64_t>(image + 512);
+        }
+        keyed.push_back({key, j});
+      }
+      std::sort(keyed.begin(), keyed.end());
+      int64_t p = candidateStart[c];
+      for (const auto &[key, j] : keyed) {
+        candidateRow[p] = j;
+        candidateSource[p++] = static_cast<int32_t>(key >> 30);
+      }
     }
-    return key;
-  };
-
-  candidates.clear();
-  candidateStart.assign(1, 0);
-  std::vector<std::pair<uint64_t, int>> keyed;
-  for (int ii = 0; ii < list->inum; ++ii) {
-    int i = list->ilist[ii];
-    const int *neighbours = list->firstneigh[i];
-    keyed.clear();
-    for (int jj = 0; jj < list->numneigh[i]; ++jj) {
-      int j = neighbours[jj] & NEIGHMASK;
-      int owner = j < nlocal                        ? j
-                  : tag[j] >= 0 && tag[j] <= maxTag ? localOfTag[tag[j]]
-                                                    : -1;
-      if (owner < 0)
-        fail("ghost atom with ID " + std::to_string(tag[j]) +
-             " has no local atom with that ID");
-      double shift[3];
-      for (int k = 0; k < 3; ++k)
-        shift[k] = x[j][k] - x[owner][k];
-      keyed.push_back({imageKey(owner, shift), j});
-    }
-    std::sort(keyed.begin(), keyed.end());
-    for (const auto &[key, j] : keyed)
-      candidates.push_back({j, static_cast<int>(key >> 30)});
-    candidateStart.push_back(candidates.size());
-  }
+  });
+  for (const std::string &message : errors)
+    if (!message.empty())
+      fail(message);
   candidatesBuild = neighbor->ncalls;
+  pairListStale = true;
 }
 
-void PairSeZM::buildGraph() {
+void PairSeZM::prepareStep() {
   int nlocal = atom->nlocal;
   double **x = atom->x;
-  tagint *tag = atom->tag;
   int *type = atom->type;
-
   coords.resize(3 * static_cast<size_t>(nlocal));
   modelTypes.resize(nlocal);
   for (int i = 0; i < nlocal; ++i) {
@@ -335,96 +421,102 @@ void PairSeZM::buildGraph() {
   }
   // Atom indices and the neighbour list hold until LAMMPS builds the list
   // again; only the cutoff test is redone each step.
-  if (candidatesBuild != neighbor->ncalls)
+  if (candidatesBuild != neighbor->ncalls) {
+    auto started = std::chrono::steady_clock::now();
     orderCandidates();
+    orderSeconds += std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - started)
+                        .count();
+    ++orderings;
+  }
+}
 
-  // The cutoff test in two passes over chunks of centres on threads (the
-  // CPU waits on the GPU otherwise): count each chunk's edges, then fill
-  // them in at the chunk's offset, so the edges keep their order.
-  int centres = list->inum;
-  unsigned threads =
-      centres < 1024
-          ? 1
-          : std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+void PairSeZM::buildGraph() {
+  double **x = atom->x;
+  // The cutoff test in two passes over chunks of centres on threads: count
+  // each chunk's edges, then fill them in at the chunk's offset, so the
+  // edges keep their order.
+  int centres = static_cast<int>(centreNode.size());
+  unsigned threads = threadsFor(centres);
   double cutoffSq = cutoff * cutoff;
-  auto forEachChunk = [&](auto &&work) {
-    if (threads == 1)
-      return work(0u);
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < threads; ++t)
-      pool.emplace_back(work, t);
-    for (std::thread &thread : pool)
-      thread.join();
-  };
-  auto chunk = [&](unsigned t) {
-    return std::make_pair(
-        static_cast<int>(int64_t(centres) * t / threads),
-        static_cast<int>(int64_t(centres) * (t + 1) / threads));
-  };
   auto distanceSq = [&](int i, int j, double v[3]) {
     for (int k = 0; k < 3; ++k)
       v[k] = x[j][k] - x[i][k];
     return v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
   };
   std::vector<size_t> offsets(threads + 1, 0);
-  std::vector<std::string> errors(threads);
-  forEachChunk([&](unsigned t) {
-    auto [begin, end] = chunk(t);
+  std::vector<std::pair<int, int>> badPair(threads, {-1, -1});
+  forEachChunk(centres, threads, [&](unsigned t, int begin, int end) {
     size_t count = 0;
-    for (int ii = begin; ii < end; ++ii) {
-      int i = list->ilist[ii];
-      for (size_t c = candidateStart[ii]; c < candidateStart[ii + 1]; ++c) {
-        int j = candidates[c].neighbour;
+    for (int c = begin; c < end; ++c) {
+      int i = centreNode[c];
+      for (int64_t p = candidateStart[c]; p < candidateStart[c + 1]; ++p) {
         double v[3];
-        double r2 = distanceSq(i, j, v);
-        if (!(r2 < cutoffSq)) {
-          if (!std::isfinite(r2)) {
-            errors[t] = "atom " + std::to_string(tag[i]) + " or atom " +
-                        std::to_string(tag[j]) +
-                        " has a position that is not a finite number";
-            return;
-          }
-          continue;
-        }
-        if (r2 < kMinAtomSeparation * kMinAtomSeparation) {
-          errors[t] =
-              "atoms " + std::to_string(tag[i]) + " and " +
-              std::to_string(tag[j]) + " are " + formatNumber(std::sqrt(r2)) +
-              " A apart: atoms closer than " +
-              formatNumber(kMinAtomSeparation) +
-              " A are taken for an error in the structure (they would give "
-              "unbounded forces)";
+        double r2 = distanceSq(i, candidateRow[p], v);
+        if (!std::isfinite(r2) ||
+            (r2 < cutoffSq && r2 < kMinAtomSeparation * kMinAtomSeparation)) {
+          badPair[t] = {i, candidateRow[p]};
           return;
         }
-        ++count;
+        count += r2 < cutoffSq;
       }
     }
     offsets[t + 1] = count;
   });
-  for (const std::string &message : errors)
-    if (!message.empty())
-      fail(message);
+  for (const auto &[i, j] : badPair)
+    if (i >= 0) {
+      double v[3];
+      failPair(i, j, distanceSq(i, j, v));
+    }
   for (unsigned t = 0; t < threads; ++t)
     offsets[t + 1] += offsets[t];
   size_t nedges = offsets[threads];
   edgeIndex.resize(2 * nedges);
   edgeVecs.resize(3 * nedges);
-  forEachChunk([&](unsigned t) {
-    auto [begin, end] = chunk(t);
+  forEachChunk(centres, threads, [&](unsigned t, int begin, int end) {
     size_t e = offsets[t];
-    for (int ii = begin; ii < end; ++ii) {
-      int i = list->ilist[ii];
-      for (size_t c = candidateStart[ii]; c < candidateStart[ii + 1]; ++c) {
+    for (int c = begin; c < end; ++c) {
+      int i = centreNode[c];
+      for (int64_t p = candidateStart[c]; p < candidateStart[c + 1]; ++p) {
         double v[3];
-        if (!(distanceSq(i, candidates[c].neighbour, v) < cutoffSq))
+        if (!(distanceSq(i, candidateRow[p], v) < cutoffSq))
           continue;
         std::copy(v, v + 3, &edgeVecs[3 * e]);
-        edgeIndex[e] = candidates[c].owner;
+        edgeIndex[e] = candidateSource[p];
         edgeIndex[nedges + e] = i;
         ++e;
       }
     }
   });
+}
+
+void PairSeZM::selectEdgesOnGpu() {
+  if (pairListStale) {
+    sezm_pair_list_free(pairList);
+    pairList = sezm_pair_list_create(
+        atom->nlocal, static_cast<int64_t>(centreNode.size()),
+        centreNode.data(), candidateStart.data(), candidateRow.data(),
+        candidateSource.data());
+    if (!pairList)
+      fail(sezm_last_error());
+    pairListStale = false;
+  }
+  int64_t bad = -1;
+  int status = sezm_pair_list_select(pairList, atom->nlocal + atom->nghost,
+                                     &atom->x[0][0], cutoff,
+                                     doubleForces ? 1 : 0, &gpuEdges, &bad);
+  if (status == 2) {
+    size_t c =
+        std::upper_bound(candidateStart.begin(), candidateStart.end(), bad) -
+        candidateStart.begin() - 1;
+    int i = centreNode[c], j = candidateRow[bad];
+    double r2 = 0.0;
+    for (int k = 0; k < 3; ++k)
+      r2 += (atom->x[j][k] - atom->x[i][k]) * (atom->x[j][k] - atom->x[i][k]);
+    failPair(i, j, r2);
+  }
+  if (status)
+    fail(sezm_last_error());
 }
 
 void PairSeZM::runHostEntry(bool perAtom) {
@@ -441,111 +533,49 @@ void PairSeZM::runHostEntry(bool perAtom) {
     fail(sezm_last_error());
 }
 
-namespace {
-/// Device arrays of one call, freed on every path out.
-class DeviceArrays {
-public:
-  ~DeviceArrays() {
-    for (sezm_tensor &t : tensors)
-      sezm_tensor_free(&t);
-  }
-  /// A copy of `count` elements of `data` on the GPU; NULL on failure.
-  void *upload(sezm_dtype dtype, int64_t count, const void *data) {
-    sezm_tensor host = sezm_tensor_describe(dtype, 1, &count, data, 0);
-    sezm_tensor device{};
-    if (sezm_tensor_to_device(&host, &device))
-      return nullptr;
-    tensors.push_back(device);
-    return device.data;
-  }
-  /// Copies the device array at `data` back into `host`.
-  bool download(const void *data, void *host) {
-    for (const sezm_tensor &t : tensors)
-      if (t.data == data)
-        return sezm_tensor_to_host(&t, host) == 0;
-    return false;
-  }
-
-private:
-  std::vector<sezm_tensor> tensors;
-};
-
-/// The device-resident entry for one precision: the arrays go up, the
-/// entry runs on them, energy, forces and virial come back in double.
-template <typename Real>
-bool runOnDevice(sezm_model *model, const std::string &entry, int64_t natoms,
-                 int64_t nedges, int ntypes, const std::vector<double> &coords,
-                 const std::vector<int32_t> &types,
-                 const std::vector<int64_t> &edgeIndex,
-                 const std::vector<double> &edgeVecs, double &energy,
-                 std::vector<double> &forces, double *virial) {
-  constexpr sezm_dtype kReal = sizeof(Real) == 8 ? SEZM_F64 : SEZM_F32;
-  // Double arrays go up as they are; the float entry gets rounded copies.
-  std::vector<Real> coordsRounded, vecsRounded;
-  const Real *coordHost, *vecHost;
-  if constexpr (sizeof(Real) == 8) {
-    coordHost = coords.data();
-    vecHost = edgeVecs.data();
-  } else {
-    coordsRounded.assign(coords.begin(), coords.end());
-    vecsRounded.assign(edgeVecs.begin(), edgeVecs.end());
-    coordHost = coordsRounded.data();
-    vecHost = vecsRounded.data();
-  }
-  // An empty graph still needs valid (one-element) edge arrays.
-  const int64_t noIndex[2] = {0, 0};
-  const Real noVec[3] = {};
-  int64_t edgeSlots = std::max<int64_t>(nedges, 1);
-  std::vector<Real> energyOut(1), forcesOut(3 * natoms), virialOut(9);
-  DeviceArrays arrays;
-  auto *coordDev =
-      static_cast<Real *>(arrays.upload(kReal, 3 * natoms, coordHost));
-  auto *typeDev =
-      static_cast<int32_t *>(arrays.upload(SEZM_I32, natoms, types.data()));
-  auto *indexDev = static_cast<int64_t *>(arrays.upload(
-      SEZM_I64, 2 * edgeSlots, nedges ? edgeIndex.data() : noIndex));
-  auto *vecDev = static_cast<Real *>(
-      arrays.upload(kReal, 3 * edgeSlots, nedges ? vecHost : noVec));
-  auto *energyDev =
-      static_cast<Real *>(arrays.upload(kReal, 1, energyOut.data()));
-  auto *forceDev =
-      static_cast<Real *>(arrays.upload(kReal, 3 * natoms, forcesOut.data()));
-  auto *virialDev =
-      static_cast<Real *>(arrays.upload(kReal, 9, virialOut.data()));
-  if (!coordDev || !typeDev || !indexDev || !vecDev || !energyDev ||
-      !forceDev || !virialDev)
-    return false;
-  int failed;
-  if constexpr (sizeof(Real) == 8)
-    failed = sezm_model_compute_edges_gpu_f64(
-        model, entry.c_str(), natoms, nedges, ntypes, coordDev, typeDev,
-        indexDev, vecDev, energyDev, forceDev, virialDev);
-  else
-    failed = sezm_model_compute_edges_gpu(
-        model, entry.c_str(), natoms, nedges, ntypes, coordDev, typeDev,
-        indexDev, vecDev, energyDev, forceDev, virialDev);
-  if (failed || !arrays.download(energyDev, energyOut.data()) ||
-      !arrays.download(forceDev, forcesOut.data()) ||
-      !arrays.download(virialDev, virialOut.data()))
-    return false;
-  energy = energyOut[0];
-  forces.assign(forcesOut.begin(), forcesOut.end());
-  std::copy(virialOut.begin(), virialOut.end(), virial);
-  return true;
-}
-} // namespace
-
 void PairSeZM::runDeviceEntry() {
-  int64_t natoms = atom->nlocal, nedges = edgeIndex.size() / 2;
+  int64_t natoms = atom->nlocal;
+  sezm_dtype real = doubleForces ? SEZM_F64 : SEZM_F32;
+  if (modelTypes != uploadedTypes) {
+    sezm_tensor_free(&typesOnGpu);
+    int64_t count = natoms;
+    sezm_tensor host =
+        sezm_tensor_describe(SEZM_I32, 1, &count, modelTypes.data(), 0);
+    if (sezm_tensor_to_device(&host, &typesOnGpu))
+      fail(sezm_last_error());
+    uploadedTypes = modelTypes;
+  }
+  sezm_tensor coord{}, index{}, vectors{};
+  if (!reserveOnGpu(energyOnGpu, real, 1) ||
+      !reserveOnGpu(forcesOnGpu, real, 3 * natoms) ||
+      !reserveOnGpu(virialOnGpu, real, 9) ||
+      sezm_pair_list_array(pairList, "coord", &coord) ||
+      sezm_pair_list_array(pairList, "edge_index", &index) ||
+      sezm_pair_list_array(pairList, "edge_vec", &vectors))
+    fail(sezm_last_error());
   int ntypes = sezm_model_type_count(model);
-  bool ok = doubleForces
-                ? runOnDevice<double>(model, entry, natoms, nedges, ntypes,
-                                      coords, modelTypes, edgeIndex, edgeVecs,
-                                      energy, forces, modelVirial)
-                : runOnDevice<float>(model, entry, natoms, nedges, ntypes,
-                                     coords, modelTypes, edgeIndex, edgeVecs,
-                                     energy, forces, modelVirial);
-  if (!ok)
+  const auto *types = static_cast<const int32_t *>(typesOnGpu.data);
+  const auto *edgeIndexOnGpu = static_cast<const int64_t *>(index.data);
+  int failed =
+      doubleForces
+          ? sezm_model_compute_edges_gpu_f64(
+                model, entry.c_str(), natoms, gpuEdges, ntypes,
+                static_cast<const double *>(coord.data), types, edgeIndexOnGpu,
+                static_cast<const double *>(vectors.data),
+                static_cast<double *>(energyOnGpu.data),
+                static_cast<double *>(forcesOnGpu.data),
+                static_cast<double *>(virialOnGpu.data))
+          : sezm_model_compute_edges_gpu(
+                model, entry.c_str(), natoms, gpuEdges, ntypes,
+                static_cast<const float *>(coord.data), types, edgeIndexOnGpu,
+                static_cast<const float *>(vectors.data),
+                static_cast<float *>(energyOnGpu.data),
+                static_cast<float *>(forcesOnGpu.data),
+                static_cast<float *>(virialOnGpu.data));
+  forces.resize(3 * natoms);
+  if (failed || !downloadAsDouble(energyOnGpu, 1, &energy) ||
+      !downloadAsDouble(forcesOnGpu, 3 * natoms, forces.data()) ||
+      !downloadAsDouble(virialOnGpu, 9, modelVirial))
     fail(sezm_last_error());
 }
 
@@ -555,15 +585,21 @@ void PairSeZM::compute(int eflag, int vflag) {
   if (nlocal == 0)
     return;
   auto started = std::chrono::steady_clock::now();
-  buildGraph();
-  auto built = std::chrono::steady_clock::now();
+  prepareStep();
   bool perAtom = eflag_atom || vflag_atom || cvflag_atom;
   if (perAtom && !hasPerAtom)
     fail("this run asks for per-atom energies or virials (compute pe/atom, "
          "stress/atom, ...), and entry '" +
          entry + "' of " + modelPath +
          " does not return them: compile it with sezm-compile --per-atom");
-  if (sezm_model_device(model) == SEZM_DEVICE_GPU && !perAtom)
+  // Per-atom terms come from the host entry, which copies on a GPU model.
+  bool onGpu = sezm_model_device(model) == SEZM_DEVICE_GPU && !perAtom;
+  if (onGpu)
+    selectEdgesOnGpu();
+  else
+    buildGraph();
+  auto built = std::chrono::steady_clock::now();
+  if (onGpu)
     runDeviceEntry();
   else
     runHostEntry(perAtom);
@@ -574,7 +610,6 @@ void PairSeZM::compute(int eflag, int vflag) {
             .count();
     ++timedCalls;
   }
-
   double **f = atom->f;
   for (int i = 0; i < nlocal; ++i)
     for (int k = 0; k < 3; ++k)

@@ -46,15 +46,22 @@ private:
   /// Each centre's neighbours in sezm's edge order, with the local atom
   /// each stands for: redone when LAMMPS builds its neighbour list again.
   void orderCandidates();
-  /// Fills coords, modelTypes, edgeIndex and edgeVecs: the candidates
-  /// within the cutoff; refuses pairs closer than the runtime accepts,
-  /// naming the atoms by ID.
+  /// Fills coords and modelTypes, and orders the candidates when LAMMPS
+  /// has built its list since.
+  void prepareStep();
+  /// Fills edgeIndex and edgeVecs on the host: the candidates within the
+  /// cutoff.
   void buildGraph();
+  /// The same on the GPU (the candidates there once per list build).
+  void selectEdgesOnGpu();
+  /// Refuses the pair of LAMMPS indices i, j: closer than the runtime
+  /// accepts, or not a finite distance apart; names the atoms by ID.
+  [[noreturn]] void failPair(int i, int j, double distanceSq);
   /// Energy, forces and virial (and per-atom terms where asked) through the
   /// host entry, on whichever device the model runs.
   void runHostEntry(bool perAtom);
-  /// Energy, forces and virial through the device-resident entry: the
-  /// arrays go to the GPU, the results come back.
+  /// Energy, forces and virial through the device-resident entry on the
+  /// edges that selectEdgesOnGpu left there.
   void runDeviceEntry();
   void requireMetalUnits();
   [[noreturn]] void fail(const std::string &message);
@@ -66,24 +73,34 @@ private:
   bool hasPerAtom = false;
   bool doubleForces = false;
   bool timing = false;
-  double graphSeconds = 0.0, entrySeconds = 0.0;
-  long timedCalls = 0;
+  double graphSeconds = 0.0, entrySeconds = 0.0, orderSeconds = 0.0;
+  long timedCalls = 0, orderings = 0;
   /// LAMMPS atom type (1-based) -> the model's type index.
   std::vector<int> modelTypeOf;
 
   std::vector<double> coords;
   std::vector<int32_t> modelTypes;
-  struct Candidate {
-    int neighbour; ///< LAMMPS's index, local or ghost.
-    int owner;     ///< The local atom it is (an image of).
-  };
-  std::vector<Candidate> candidates;
-  std::vector<size_t> candidateStart;
+  /// The candidates in sezm's edge order: centre c is LAMMPS's local atom
+  /// centreNode[c] and has candidates [candidateStart[c],
+  /// candidateStart[c + 1]), each LAMMPS's index of the neighbour (local or
+  /// ghost) and the local atom it is (an image of).
+  std::vector<int32_t> centreNode, candidateRow, candidateSource;
+  std::vector<int64_t> candidateStart;
   bigint candidatesBuild = -1; ///< neighbor->ncalls they were ordered at.
-  /// Rows src (the neighbour's local atom), then dst (the centre).
+  std::vector<int> localOfTag;
+  /// Host edges (CPU and per-atom runs): rows src (the neighbour's local
+  /// atom), then dst (the centre).
   std::vector<int64_t> edgeIndex;
   std::vector<double> edgeVecs;
-  std::vector<int> localOfTag;
+
+  /// The GPU side: the candidates (stale until uploaded after a list
+  /// build), the types as last uploaded, and the outputs, all kept between
+  /// calls.
+  sezm_pair_list *pairList = nullptr;
+  bool pairListStale = true;
+  int64_t gpuEdges = 0;
+  std::vector<int32_t> uploadedTypes;
+  sezm_tensor typesOnGpu{}, energyOnGpu{}, forcesOnGpu{}, virialOnGpu{};
 
   double energy = 0.0;
   std::vector<double> forces, atomEnergy, atomVirial;

@@ -23,6 +23,29 @@ DeviceGraph::~DeviceGraph() {
       mgpuMemFree(buffer, nullptr);
 }
 
+PairList::~PairList() {
+  for (Buffer *buffer : {&centre, &start, &neighbour, &source, &positions,
+                         &rowptr, &coord32, &index, &vectors})
+    buffer->release();
+}
+
+bool PairList::Buffer::reserve(size_t wanted) {
+  wanted = std::max<size_t>(wanted, 8);
+  if (wanted <= bytes)
+    return true;
+  release();
+  data = mgpuMemAlloc(wanted, nullptr, false);
+  bytes = data ? wanted : 0;
+  return data != nullptr;
+}
+
+void PairList::Buffer::release() {
+  if (data)
+    mgpuMemFree(data, nullptr);
+  data = nullptr;
+  bytes = 0;
+}
+
 #ifndef SEZM_GRAPH_KERNELS
 static const char *kNoKernels =
     "this libsezm_runtime was built without nvcc, so without the kernels "
@@ -35,6 +58,14 @@ std::string DeviceGraph::fromEdges(int64_t, int64_t, int32_t, const void *,
 std::string DeviceGraph::fromPositions(int64_t, int32_t, const void *,
                                        const void *, const double *,
                                        const int *, double) {
+  return kNoKernels;
+}
+std::string PairList::assign(int64_t, int64_t, const int32_t *, const int64_t *,
+                             const int32_t *, const int32_t *) {
+  return kNoKernels;
+}
+std::string PairList::select(int64_t, const double *, double, double, bool,
+                             int64_t &) {
   return kNoKernels;
 }
 #else
@@ -217,5 +248,96 @@ std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
     return error;
   return fromEdges(atomCount, total, typeCount, coordIn, atype, ownedEdgeIndex,
                    ownedEdgeVec);
+}
+
+std::string PairList::assign(int64_t nodeCount, int64_t centreCount,
+                             const int32_t *centreHost,
+                             const int64_t *startHost,
+                             const int32_t *neighbourHost,
+                             const int32_t *sourceHost) {
+  nodes = nodeCount;
+  centres = centreCount;
+  candidates = startHost[centres];
+  edges = 0;
+  auto upload = [](Buffer &buffer, const void *host, size_t bytes) {
+    return buffer.reserve(bytes) &&
+           (bytes == 0 ||
+            state().check(
+                "cuMemcpyHtoD",
+                driver().cuMemcpyHtoD(
+                    reinterpret_cast<CUdeviceptr>(buffer.data), host, bytes)));
+  };
+  if (!state().failed() && upload(centre, centreHost, centres * 4) &&
+      upload(start, startHost, (centres + 1) * 8) &&
+      upload(neighbour, neighbourHost, candidates * 4))
+    upload(source, sourceHost, candidates * 4);
+  return takeError();
+}
+
+std::string PairList::select(int64_t points, const double *positionsHost,
+                             double cutoff, double minSeparation,
+                             bool inDoubles, int64_t &badCandidate) {
+  badCandidate = -1;
+  edges = 0;
+  coord = nullptr;
+  double cutoff2 = cutoff * cutoff,
+         minSeparation2 = minSeparation * minSeparation;
+  // rowptr[0, centres] and, after it, the first bad candidate (all ones
+  // when none: the kernel takes the minimum).
+  int64_t tail[2] = {0, -1};
+  if (!state().failed() && positions.reserve(points * 24) &&
+      rowptr.reserve((centres + 2) * 8) &&
+      state().check(
+          "cuMemcpyHtoD",
+          driver().cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(positions.data),
+                                positionsHost, points * 24)) &&
+      zero(rowptr.data, 8) &&
+      state().check("cuMemcpyHtoD",
+                    driver().cuMemcpyHtoD(
+                        reinterpret_cast<CUdeviceptr>(
+                            static_cast<int64_t *>(rowptr.data) + centres + 1),
+                        &tail[1], 8))) {
+    void *bad = static_cast<int64_t *>(rowptr.data) + centres + 1;
+    if (launch("sezm_pairs_count", blocksFor(centres), kThreads,
+               {&centres, &centre.data, &start.data, &neighbour.data,
+                &positions.data, &cutoff2, &minSeparation2, &rowptr.data,
+                &bad}) &&
+        launch("sezm_csr_scan", 1, 1024, {&centres, &rowptr.data}))
+      state().check("cuMemcpyDtoH",
+                    driver().cuMemcpyDtoH(
+                        tail,
+                        reinterpret_cast<CUdeviceptr>(
+                            static_cast<int64_t *>(rowptr.data) + centres),
+                        16));
+  }
+  std::string error = takeError();
+  if (!error.empty())
+    return error;
+  if (tail[1] >= 0) {
+    badCandidate = tail[1];
+    return "";
+  }
+  int64_t total = tail[0];
+  if (index.reserve(total * 16) &&
+      vectors.reserve(total * (inDoubles ? 24 : 12)) &&
+      (inDoubles || coord32.reserve(nodes * 12))) {
+    launch(inDoubles ? "sezm_pairs_fill_f64" : "sezm_pairs_fill",
+           blocksFor(centres), kThreads,
+           {&centres, &centre.data, &start.data, &neighbour.data, &source.data,
+            &positions.data, &cutoff2, &rowptr.data, &total, &index.data,
+            &vectors.data});
+    if (!inDoubles)
+      launch("sezm_positions_f32", blocksFor(3 * nodes), kThreads,
+             {&nodes, &positions.data, &coord32.data});
+  }
+  error = takeError();
+  if (!error.empty())
+    return error;
+  edges = total;
+  doubles = inDoubles;
+  coord = doubles ? positions.data : coord32.data;
+  edgeIndex = index.data;
+  edgeVec = vectors.data;
+  return "";
 }
 #endif

@@ -46,6 +46,49 @@ private:
   void *ownedEdgeIndex = nullptr, *ownedEdgeVec = nullptr;
 };
 
+/// An MD engine's candidate pairs on the GPU (its neighbour list, with a
+/// skin, between two of its list builds), from which each step keeps the
+/// pairs within the cutoff as edges: only the positions go up per step.
+/// Centre c (a node, and the row of its position) has the candidates
+/// [start[c], start[c + 1]): rows of the positions (neighbour) and the
+/// nodes they are images of (source), in the order its edges should have.
+class PairList {
+public:
+  PairList() = default;
+  PairList(const PairList &) = delete;
+  PairList &operator=(const PairList &) = delete;
+  ~PairList();
+
+  /// Copies the candidates to the GPU; an empty string, or why not.
+  std::string assign(int64_t nodes, int64_t centres, const int32_t *centre,
+                     const int64_t *start, const int32_t *neighbour,
+                     const int32_t *source);
+  /// The edges of positions (host double[points][3], rows [0, nodes) the
+  /// nodes) closer than `cutoff`: coord, edgeIndex (2, edges) and edgeVec
+  /// in double or float, valid until the next call. A candidate within the
+  /// cutoff but closer than `minSeparation`, or not a finite distance
+  /// away, sets `badCandidate` (the first such, else -1) and no edges.
+  std::string select(int64_t points, const double *positions, double cutoff,
+                     double minSeparation, bool doubles, int64_t &badCandidate);
+
+  int64_t nodes = 0, centres = 0, candidates = 0, edges = 0;
+  /// Whether the last selection wrote doubles (else floats).
+  bool doubles = false;
+  const void *coord = nullptr;
+  void *edgeIndex = nullptr, *edgeVec = nullptr;
+
+private:
+  /// A device buffer that grows to the largest size asked of it.
+  struct Buffer {
+    void *data = nullptr;
+    size_t bytes = 0;
+    bool reserve(size_t wanted);
+    void release();
+  };
+  Buffer centre, start, neighbour, source;
+  Buffer positions, rowptr, coord32, index, vectors;
+};
+
 } // namespace sezmrt::cuda
 
 #endif // SEZM_RUNTIME_DEVICEGRAPH_H

@@ -10,6 +10,7 @@
 #include "SeZM/Support/RuntimeTensors.h"
 #include "SeZM/Support/Safetensors.h"
 #include "SeZM/Support/Signature.h"
+#include "SeZM/Support/Structure.h"
 #include "SeZM/Support/Tooling.h"
 
 #include <algorithm>
@@ -89,6 +90,12 @@ void exportRuntimeSymbols() {
 
 struct sezm_graph {
   DeviceGraph arrays;
+};
+
+struct sezm_pair_list {
+  PairList pairs;
+  /// The largest row a candidate names: each step's positions must hold it.
+  int64_t lastRow = -1;
 };
 
 namespace {
@@ -723,6 +730,103 @@ int sezm_graph_array(const sezm_graph *graph, const char *name,
 }
 
 void sezm_graph_free(sezm_graph *graph) { delete graph; }
+
+sezm_pair_list *sezm_pair_list_create(int64_t nodes, int64_t centres,
+                                      const int32_t *centre,
+                                      const int64_t *start,
+                                      const int32_t *neighbour,
+                                      const int32_t *source) {
+  const char *api = "sezm_pair_list_create: ";
+  if (nodes < 1 || centres < 0 || !centre || !start || start[0] != 0 ||
+      (start[centres] > 0 && (!neighbour || !source)))
+    return failWith(std::string(api) +
+                        "needs nodes >= 1, centres >= 0, start[0] = 0 and "
+                        "every array",
+                    nullptr);
+  for (int64_t c = 0; c < centres; ++c) {
+    if (centre[c] < 0 || centre[c] >= nodes)
+      return failWith(api + std::string("centre ") + std::to_string(c) +
+                          " is node " + std::to_string(centre[c]) +
+                          ", outside [0, " + std::to_string(nodes) + ")",
+                      nullptr);
+    if (start[c + 1] < start[c])
+      return failWith(api + std::string("start decreases at centre ") +
+                          std::to_string(c),
+                      nullptr);
+  }
+  for (int64_t p = 0; p < start[centres]; ++p)
+    if (neighbour[p] < 0 || source[p] < 0 || source[p] >= nodes)
+      return failWith(api + std::string("candidate ") + std::to_string(p) +
+                          " has neighbour row " + std::to_string(neighbour[p]) +
+                          " and source node " + std::to_string(source[p]) +
+                          " (nodes are [0, " + std::to_string(nodes) + "))",
+                      nullptr);
+  CudaDriver &d = driver();
+  if (!d.ensure())
+    return failWith(d.error(), nullptr);
+  auto *list = new sezm_pair_list();
+  std::string error =
+      list->pairs.assign(nodes, centres, centre, start, neighbour, source);
+  if (!error.empty()) {
+    delete list;
+    return failWith(api + error, nullptr);
+  }
+  for (int64_t c = 0; c < centres; ++c)
+    list->lastRow = std::max<int64_t>(list->lastRow, centre[c]);
+  for (int64_t p = 0; p < start[centres]; ++p)
+    list->lastRow = std::max<int64_t>(list->lastRow, neighbour[p]);
+  return list;
+}
+
+int sezm_pair_list_select(sezm_pair_list *list, int64_t points,
+                          const double *positions, double cutoff, int doubles,
+                          int64_t *nedges, int64_t *badCandidate) {
+  const char *api = "sezm_pair_list_select: ";
+  if (!list || !positions || !nedges || !badCandidate || !(cutoff > 0) ||
+      points < list->pairs.nodes)
+    return failWith(std::string(api) +
+                        "needs a list, positions of at least its nodes, a "
+                        "positive cutoff, nedges and bad_candidate",
+                    1);
+  if (list->lastRow >= points)
+    return failWith(api + std::string("the candidates name row ") +
+                        std::to_string(list->lastRow) + " of " +
+                        std::to_string(points) + " positions",
+                    1);
+  std::string error =
+      list->pairs.select(points, positions, cutoff, kMinAtomSeparation,
+                         doubles != 0, *badCandidate);
+  if (!error.empty())
+    return failWith(api + error, 1);
+  *nedges = list->pairs.edges;
+  return *badCandidate >= 0 ? 2 : 0;
+}
+
+int sezm_pair_list_array(const sezm_pair_list *list, const char *name,
+                         sezm_tensor *array) {
+  if (!list || !name || !array)
+    return failWith("sezm_pair_list_array: needs a list, a name and an array",
+                    1);
+  const PairList &p = list->pairs;
+  if (!p.coord)
+    return failWith("sezm_pair_list_array: the list has selected no edges yet",
+                    1);
+  sezm_dtype real = p.doubles ? SEZM_F64 : SEZM_F32;
+  std::string wanted = name;
+  if (wanted == "coord")
+    *array = deviceArray(real, {p.nodes, 3}, p.coord);
+  else if (wanted == "edge_index")
+    *array = deviceArray(SEZM_I64, {2, p.edges}, p.edgeIndex);
+  else if (wanted == "edge_vec")
+    *array = deviceArray(real, {p.edges, 3}, p.edgeVec);
+  else
+    return failWith("sezm_pair_list_array: no array '" + wanted +
+                        "' (coord, edge_index, edge_vec)",
+                    1);
+  return 0;
+}
+
+void sezm_pair_list_free(sezm_pair_list *list) { delete list; }
 
 } // extern "C"
 
