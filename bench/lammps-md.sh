@@ -22,7 +22,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-/tmp/lammps-md}
 shift || true
-parts=${*:-step0 speed drift-model drift-f64 plugin}
+parts=${*:-step0 peratom speed drift-model drift-f64 plugin}
 wants() { [[ " $parts " == *" $1 "* ]]; }
 mkdir -p "$out"
 tools=$root/gpu-run/standalone
@@ -60,6 +60,20 @@ for box in water-300K water-300K-x3; do
     "$out/step0-$box-cpu.dump" "$out/step0-$box-gpu.log" \
     "$out/step0-$box-gpu.dump" || echo "  (past 1e-5)"
 done
+fi
+
+if wants peratom; then
+echo "=== peratom: per-atom outputs on the GPU against the CPU"
+for device in cpu gpu; do
+  (cd "$md" && "$lmp" -in "$root/test/LAMMPS/Inputs/step0.in" \
+    -log "$out/peratom-$device.log" -var plugin "$plugin" \
+    -var model water-peratom.sezm -var data water-300K.data \
+    -var style_args "device $device" -var out "$out/peratom-$device" \
+    > /dev/null 2>&1) || grep ERROR "$out/peratom-$device.log"
+done
+python3 "$root/bench/compare-lammps-step0.py" "$out/peratom-cpu.log" \
+  "$out/peratom-cpu.dump" "$out/peratom-gpu.log" "$out/peratom-gpu.dump" ||
+  echo "  (past 1e-5)"
 fi
 
 if wants speed; then

@@ -5,8 +5,8 @@
 #                   where the wheel is 86
 #   standalone/     libsezm_runtime.so, sezmplugin.so, sezm-md-example
 #   water-md/       the trained water model (bench/water-model) compiled for
-#                   the GPU in its own precision and in float64, and for
-#                   the CPU (xz), the
+#                   the GPU in its own precision and in float64, for the
+#                   CPU, and for both with per-atom outputs (xz), the
 #                   96-atom box at 300 K (water-300K.xyz, the dataset's last
 #                   300 K frame) and its 3x3x3 copy, as XYZ and data files
 # mpich-libs.zip comes from bench/fetch-dpa4-wheels.sh.
@@ -35,7 +35,9 @@ model=$root/bench/water-model/water-spcfw.ckpt.pt
 "$build/bin/sezm-compile" "$model" --target gpu --precision float64 \
   -o "$scratch/water-f64.sezm"
 "$build/bin/sezm-compile" "$model" --target cpu -o "$scratch/water-cpu.sezm"
-for build in gpu f64 cpu; do
+"$build/bin/sezm-compile" "$model" --target all --per-atom \
+  -o "$scratch/water-peratom.sezm"
+for build in gpu f64 cpu peratom; do
   xz -T2 -c "$scratch/water-$build.sezm" > "$md/water-$build.sezm.xz"
 done
 box=$root/bench/water-model/water-300K.xyz
