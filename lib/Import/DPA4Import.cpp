@@ -12,13 +12,16 @@
 //===----------------------------------------------------------------------===//
 
 #include "SeZM/Import/DPA4Import.h"
+#include "SeZM/Support/SphereGrid.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -177,6 +180,9 @@ struct Config {
   /// edge_norm: the radial MLP's RMSNorm, the focus competition's scalar
   /// RMSNorm, and eps 1e-5 (not 1.0) after the SO(2) convolution.
   bool edgeNorm = false;
+  /// DeePMD-kit's S2-grid GLU FFN (s2_activation [false, true]) in place of
+  /// the packed GatedActivation.
+  bool s2Ffn = false;
   std::vector<std::string> typeMap;
   double rcut = 0;
   int64_t channels = 0, lmax = 0, blocks = 0, layers = 0, focus = 1,
@@ -287,8 +293,30 @@ Config readConfig(const PyObject *params) {
       fail(d.where("sandwich_norm") + " = " + render(norms) +
            ": expected four booleans [pre-SO2, post-SO2, pre-FFN, post-FFN]");
   }
-  d.require("s2_activation", "[false, false]",
-            "GLU FFNs; S2-grid activations are import issue II");
+  {
+    const PyObject *s2 = d.get("s2_activation");
+    bool ok = s2 && s2->kind == Kind::List && s2->items.size() == 2 &&
+              s2->items[0]->kind == Kind::Bool &&
+              s2->items[1]->kind == Kind::Bool;
+    if (!ok)
+      fail(d.where("s2_activation") + " = " + render(s2) +
+           ": expected two booleans [SO(2) convolution, FFN]");
+    if (s2->items[0]->boolean)
+      fail(d.where("s2_activation") + " = " + render(s2) +
+           ": S2-grid activations inside the SO(2) convolution are not built "
+           "(sezm imports [false, false] and [false, true])");
+    c.s2Ffn = s2->items[1]->boolean;
+    // The FFN's grid: Lebedev (DeePMD-kit's default), not the product grid.
+    const PyObject *lebedev = d.get("lebedev_quadrature");
+    bool onLebedev =
+        !lebedev || (lebedev->kind == Kind::Bool && lebedev->boolean) ||
+        (lebedev->kind == Kind::List && lebedev->items.size() == 2 &&
+         lebedev->items[1]->kind == Kind::Bool && lebedev->items[1]->boolean);
+    if (c.s2Ffn && !onLebedev)
+      fail(d.where("lebedev_quadrature") + " = " + render(lebedev) +
+           ": the S2 FFN on the theta-phi product grid is not built (sezm "
+           "imports the Lebedev grid, DeePMD-kit's default)");
+  }
   d.require("so3_readout", "\"none\"", "the l = 0 readout FFN");
   d.require("readout_layers", "1", "one readout FFN");
   d.require("ffn_blocks", "1", "one FFN per block");
@@ -490,10 +518,10 @@ public:
        << name << "Z : " << out << ") -> " << out << "\n";
   }
 
-  /// %name = silu(%in) for a (rows x cols) tensor, as h (1 + tanh(h/2)) / 2:
-  /// finite derivatives for any h.
-  void silu(const std::string &name, const std::string &rows,
-            const std::string &in, int64_t cols) {
+  /// %name = sigmoid(%in) for a (rows x cols) tensor, as (1 + tanh(h/2)) / 2:
+  /// finite for any h (exp(-h) would overflow).
+  void sigmoid(const std::string &name, const std::string &rows,
+               const std::string &in, int64_t cols) {
     std::string type = tensor({-1, cols});
     os << "  %" << name << "E = tensor.empty(%" << rows << ") : " << type
        << "\n  %" << name << "H = linalg.fill ins(%half : " << t << ") outs(%"
@@ -501,9 +529,37 @@ public:
        << "A = arith.mulf %" << in << ", %" << name << "H : " << type << "\n  %"
        << name << "T = math.tanh %" << name << "A : " << type << "\n  %" << name
        << "B = arith.mulf %" << name << "T, %" << name << "H : " << type
-       << "\n  %" << name << "S = arith.addf %" << name << "B, %" << name
-       << "H : " << type << "\n  %" << name << " = arith.mulf %" << in << ", %"
-       << name << "S : " << type << "\n";
+       << "\n  %" << name << " = arith.addf %" << name << "B, %" << name
+       << "H : " << type << "\n";
+  }
+
+  /// %name = silu(%in) = in sigmoid(in) for a (rows x cols) tensor.
+  void silu(const std::string &name, const std::string &rows,
+            const std::string &in, int64_t cols) {
+    sigmoid(name + "S", rows, in, cols);
+    os << "  %" << name << " = arith.mulf %" << in << ", %" << name
+       << "S : " << tensor({-1, cols}) << "\n";
+  }
+
+  /// %name = %in (rows, a, b) with its last two axes swapped.
+  void swapLastAxes(const std::string &name, const std::string &rows,
+                    const std::string &in, int64_t a, int64_t b) {
+    os << "  %" << name << "E = tensor.empty(%" << rows
+       << ") : " << tensor({-1, b, a}) << "\n  %" << name
+       << " = linalg.transpose ins(%" << in << " : " << tensor({-1, a, b})
+       << ") outs(%" << name << "E : " << tensor({-1, b, a})
+       << ") permutation = [0, 2, 1]\n";
+  }
+
+  /// %name (rows, a, b) = %in broadcast along `axis` (1: in is (rows, b);
+  /// 0: in is the constant (a, b)).
+  void broadcast(const std::string &name, const std::string &rows,
+                 const std::string &in, int64_t a, int64_t b, int axis) {
+    std::string out = tensor({-1, a, b});
+    os << "  %" << name << "E = tensor.empty(%" << rows << ") : " << out
+       << "\n  %" << name << " = linalg.broadcast ins(%" << in << " : "
+       << (axis == 1 ? tensor({-1, b}) : tensor({a, b})) << ") outs(%" << name
+       << "E : " << out << ") dimensions = [" << axis << "]\n";
   }
 };
 
@@ -560,10 +616,105 @@ Array rowZeroSelection(int64_t packed, int64_t channels) {
   return s;
 }
 
+/// Columns [first, first + width) of the last axis of `a`.
+Array lastAxisSlice(const Array &a, int64_t first, int64_t width) {
+  std::vector<int64_t> shape = a.shape;
+  int64_t last = shape.back();
+  shape.back() = width;
+  Array out(shape);
+  int64_t rows = static_cast<int64_t>(a.values.size()) / last;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t k = 0; k < width; ++k)
+      out.values[r * width + k] = a.values[r * last + first + k];
+  return out;
+}
+
+/// Entries [first, first + count) of the first axis of `a`.
+Array firstAxisSlice(const Array &a, int64_t first, int64_t count) {
+  std::vector<int64_t> shape = a.shape;
+  int64_t stride = static_cast<int64_t>(a.values.size()) / shape.front();
+  shape.front() = count;
+  Array out(shape);
+  std::copy(a.values.begin() + first * stride,
+            a.values.begin() + (first + count) * stride, out.values.begin());
+  return out;
+}
+
+/// The (rows, cols) row-major matrix `m` transposed.
+Array transposed(const std::vector<double> &m, int64_t rows, int64_t cols) {
+  Array out({cols, rows});
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t k = 0; k < cols; ++k)
+      out.values[k * rows + r] = m[r * cols + k];
+  return out;
+}
+
 /// Drops the leading extent of (1, ...) weights.
 Array squeezeFront(Array a) {
   a.shape.erase(a.shape.begin());
   return a;
+}
+
+/// DeePMD-kit's S2-grid GLU FFN of block `v` on %<in> (N, D, C), up to
+/// the second degree linear: left and right halves of so3_linear_1 (two
+/// degree linears); out = from_grid(to_grid(left) to_grid(right)) over the
+/// coefficient axis (channels-major rows: (N Hf, D) by (D, P)); out times
+/// sigmoid(sp scalar_gate) and, in the l = 0 row, plus SwiGLU(sp) =
+/// silu(left0) right0, with sp = [left0, right0] the halves' l = 0 rows.
+/// Defines %<v>g (N, D, Hf).
+void writeS2Ffn(Writer &w, const std::string &v, const std::string &in,
+                const Config &c, int64_t P) {
+  const int64_t C = c.channels, L = c.lmax, D = c.packed(), Hf = c.ffnHidden;
+  std::ostringstream &os = w.os;
+  auto ty = [&](Dims dims) { return w.tensor(dims); };
+  os << "  // S2-grid GLU FFN: left and right halves on the " << P
+     << "-point Lebedev grid, multiplied, back to coefficients.\n";
+  for (const char *half : {"l", "r"}) {
+    std::string h = v + "f" + half;
+    os << "  %" << h << " = sezm.degree_linear %" << in << " weight %" << v
+       << "f1" << half << " lmax = " << L << " : (" << ty({-1, D, C}) << ", "
+       << ty({L + 1, C, Hf}) << ") -> " << ty({-1, D, Hf}) << "\n";
+    w.swapLastAxes(h + "t", "n", h, D, Hf);
+    os << "  %" << h << "c = tensor.collapse_shape %" << h
+       << "t [[0, 1], [2]] : " << ty({-1, Hf, D}) << " into " << ty({-1, D})
+       << "\n";
+  }
+  os << "  %" << v << "nh = tensor.dim %" << v << "flc, %c0 : " << ty({-1, D})
+     << "\n";
+  w.matmul(v + "gl", v + "nh", v + "flc", D, "s2to", P);
+  w.matmul(v + "gr", v + "nh", v + "frc", D, "s2to", P);
+  os << "  %" << v << "gp = arith.mulf %" << v << "gl, %" << v
+     << "gr : " << ty({-1, P}) << "\n";
+  w.matmul(v + "gb", v + "nh", v + "gp", P, "s2from", D);
+  os << "  %" << v << "gx = tensor.expand_shape %" << v
+     << "gb [[0, 1], [2]] output_shape [%n, " << Hf << ", " << D
+     << "] : " << ty({-1, D}) << " into " << ty({-1, Hf, D}) << "\n";
+  w.swapLastAxes(v + "gc", "n", v + "gx", Hf, D);
+
+  os << "  // Its scalar path: sp = [left0, right0].\n"
+     << "  %" << v << "xf = tensor.collapse_shape %" << in
+     << " [[0], [1, 2]] : " << ty({-1, D, C}) << " into " << ty({-1, D * C})
+     << "\n";
+  w.matmul(v + "x0", "n", v + "xf", D * C, "sel", C);
+  w.matmul(v + "spl", "n", v + "x0", C, v + "f1l0", Hf);
+  w.matmul(v + "spr", "n", v + "x0", C, v + "f1r0", Hf);
+  w.matmul(v + "zl", "n", v + "spl", Hf, v + "sgl", Hf);
+  w.matmul(v + "zr", "n", v + "spr", Hf, v + "sgr", Hf);
+  os << "  %" << v << "z = arith.addf %" << v << "zl, %" << v
+     << "zr : " << ty({-1, Hf}) << "\n";
+  w.sigmoid(v + "gate", "n", v + "z", Hf);
+  w.broadcast(v + "gateX", "n", v + "gate", D, Hf, 1);
+  os << "  %" << v << "gg = arith.mulf %" << v << "gc, %" << v
+     << "gateX : " << ty({-1, D, Hf}) << "\n";
+  w.silu(v + "sw", "n", v + "spl", Hf);
+  os << "  %" << v << "swg = arith.mulf %" << v << "sw, %" << v
+     << "spr : " << ty({-1, Hf}) << "\n";
+  w.broadcast(v + "swB", "n", v + "swg", D, Hf, 1);
+  w.broadcast(v + "mask", "n", "s2row0", D, Hf, 0);
+  os << "  %" << v << "sw0 = arith.mulf %" << v << "swB, %" << v
+     << "mask : " << ty({-1, D, Hf}) << "\n"
+     << "  %" << v << "g = arith.addf %" << v << "gg, %" << v
+     << "sw0 : " << ty({-1, D, Hf}) << "\n";
 }
 
 void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
@@ -611,6 +762,21 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
       state.take(std::string("descriptor.radial_embedding.net.") +
                      (c.edgeNorm ? "3" : "2") + ".matrix",
                  {c.radialHidden, (L + 1) * C}));
+  // The S2 FFN's grid (rebuilt, not in the state dict): to_grid as (D, P)
+  // and from_grid as (P, D), for products over the coefficient axis, and a
+  // mask of the l = 0 row, where its scalar path adds.
+  int64_t P = 0;
+  if (c.s2Ffn) {
+    std::optional<sezmrt::S2Grid> grid = sezmrt::s2Grid(static_cast<int>(L));
+    if (!grid)
+      fail("no S2 grid for lmax " + std::to_string(L));
+    P = grid->points();
+    arg("ffn.s2_to_grid", "s2to", transposed(grid->toGrid, P, D));
+    arg("ffn.s2_from_grid", "s2from", transposed(grid->fromGrid, D, P));
+    Array mask({D, Hf});
+    std::fill(mask.values.begin(), mask.values.begin() + Hf, 1.0);
+    arg("ffn.row0_mask", "s2row0", mask);
+  }
   for (int64_t b = 0; b < c.blocks; ++b) {
     std::string p = "descriptor.blocks." + std::to_string(b) + ".";
     std::string n = "block" + std::to_string(b) + ".";
@@ -651,10 +817,27 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     }
     arg(n + "post_focus_mix", v + "post",
         state.take(p + "so2_conv.post_focus_mix.weight", {L + 1, Cw, C}));
-    arg(n + "ffn.so3_linear_1", v + "f1",
-        state.take(p + "ffns.0.so3_linear_1.weight", {L + 1, C, 2 * Hf}));
-    arg(n + "ffn.gate", v + "fg",
-        state.take(p + "ffns.0.act.gate_linear.weight", {Hf, L * Hf}));
+    Array f1 = state.take(p + "ffns.0.so3_linear_1.weight", {L + 1, C, 2 * Hf});
+    if (c.s2Ffn) {
+      // The S2 grid net's two halves (left, right) as two degree linears,
+      // their l = 0 matrices for its scalar path, and the scalar gate
+      // (2Hf, Hf) split by the half it reads.
+      Array left = lastAxisSlice(f1, 0, Hf), right = lastAxisSlice(f1, Hf, Hf);
+      arg(n + "ffn.so3_linear_1.left", v + "f1l", left);
+      arg(n + "ffn.so3_linear_1.right", v + "f1r", right);
+      arg(n + "ffn.so3_linear_1.left0", v + "f1l0",
+          squeezeFront(firstAxisSlice(left, 0, 1)));
+      arg(n + "ffn.so3_linear_1.right0", v + "f1r0",
+          squeezeFront(firstAxisSlice(right, 0, 1)));
+      Array gate =
+          state.take(p + "ffns.0.act.scalar_gate.weight", {2 * Hf, Hf});
+      arg(n + "ffn.scalar_gate.left", v + "sgl", firstAxisSlice(gate, 0, Hf));
+      arg(n + "ffn.scalar_gate.right", v + "sgr", firstAxisSlice(gate, Hf, Hf));
+    } else {
+      arg(n + "ffn.so3_linear_1", v + "f1", f1);
+      arg(n + "ffn.gate", v + "fg",
+          state.take(p + "ffns.0.act.gate_linear.weight", {Hf, L * Hf}));
+    }
     // The sandwich norms' per-degree scales (L+1, 1, C) and l = 0 biases.
     const char *normKeys[] = {"pre_so2_norm", "post_so2_norm",
                               "pre_ffn_norms.0", "post_ffn_norms.0"};
@@ -933,13 +1116,16 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     os << "  %" << v << "x1 = arith.addf %" << x << ", %" << so2Out << " : "
        << nodeType << "\n";
     std::string ffnIn = c.sandwich[2] ? norm(2, v + "x1", "n2") : v + "x1";
-    os << "  %" << v << "h = sezm.degree_linear %" << ffnIn << " weight %" << v
-       << "f1 lmax = " << L << " : (" << nodeType << ", "
-       << ty({L + 1, C, 2 * Hf}) << ") -> " << ty({-1, D, 2 * Hf}) << "\n"
-       << "  %" << v << "g = sezm.glu %" << v << "h weight %" << v
-       << "fg lmax = " << L << " : (" << ty({-1, D, 2 * Hf}) << ", "
-       << ty({Hf, L * Hf}) << ") -> " << ty({-1, D, Hf}) << "\n"
-       << "  %" << v << "ffn = sezm.degree_linear %" << v << "g weight %" << v
+    if (c.s2Ffn)
+      writeS2Ffn(w, v, ffnIn, c, P);
+    else
+      os << "  %" << v << "h = sezm.degree_linear %" << ffnIn << " weight %"
+         << v << "f1 lmax = " << L << " : (" << nodeType << ", "
+         << ty({L + 1, C, 2 * Hf}) << ") -> " << ty({-1, D, 2 * Hf}) << "\n"
+         << "  %" << v << "g = sezm.glu %" << v << "h weight %" << v
+         << "fg lmax = " << L << " : (" << ty({-1, D, 2 * Hf}) << ", "
+         << ty({Hf, L * Hf}) << ") -> " << ty({-1, D, Hf}) << "\n";
+    os << "  %" << v << "ffn = sezm.degree_linear %" << v << "g weight %" << v
        << "f2 lmax = " << L << " : (" << ty({-1, D, Hf}) << ", "
        << ty({L + 1, Hf, C}) << ") -> " << nodeType << "\n";
     std::string ffnOut = c.sandwich[3] ? norm(3, v + "ffn", "n3") : v + "ffn";

@@ -216,12 +216,8 @@ LogicalResult Rule<linalg::TransposeOp>::apply(linalg::TransposeOp o,
 template <>
 LogicalResult Rule<linalg::BroadcastOp>::apply(linalg::BroadcastOp o,
                                                ReverseMode &sweep, Value g) {
-  // Only a scalar spread over a whole tensor (the derivative of a full
-  // sum): its transpose is the full sum.
-  if (cast<ShapedType>(o.getInput().getType()).getRank() != 0)
-    return o->emitError() << "sezm-autodiff: only broadcasts of a scalar "
-                             "have a derivative rule";
-  sweep.add(o.getInput(), sweep.fullSum(g));
+  // The transpose of spreading along `dimensions` is the sum over them.
+  sweep.add(o.getInput(), sweep.sumOver(g, o.getDimensions()));
   return success();
 }
 

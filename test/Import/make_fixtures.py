@@ -15,6 +15,16 @@ DeePMD-kit's float32 and float64 references on each (sezm_min_shape_fixture):
 
   test/Import/make_fixtures.py [OUT_DIR]   (default: test/Import/fixtures)
 
+With --only NAME it writes one variant of SeZM-min's shape (its
+checkpoint and references), leaving the other fixtures as they are:
+
+  test/Import/make_fixtures.py --only sezm-min-s2-ffn [OUT_DIR]
+
+With --broken it writes only the broken copies of the committed dpa4-small
+training checkpoint (dpa4-small.<what>.ckpt.pt):
+
+  test/Import/make_fixtures.py --broken [OUT_DIR]
+
 With --atomic it writes only DeePMD-kit's per-atom energies and virials
 (DeepPot.eval(..., atomic=True)) of the committed SeZM-min-shape checkpoint
 on the three committed structures, float32 and float64
@@ -145,6 +155,20 @@ SEZM_MIN_EDGE_NORM = json.loads(json.dumps(SEZM_MIN_SHAPE))
 SEZM_MIN_EDGE_NORM["descriptor"]["edge_norm"] = True
 SEZM_MIN_EDGE_NORM["descriptor"]["sandwich_norm"] = [False, True, True, False]
 
+# The S2-grid GLU FFN (DeePMD-kit's default s2_activation [false, true],
+# on its default Lebedev grid): import issue II.
+SEZM_MIN_S2_FFN = json.loads(json.dumps(SEZM_MIN_SHAPE))
+SEZM_MIN_S2_FFN["descriptor"]["s2_activation"] = [False, True]
+
+# The variants of SeZM-min's shape: config, seed, perturbation strength.
+# The norms amplify the perturbation: a third of it keeps the forces
+# below 1 eV/A (at full strength they pass 400 eV/A).
+VARIANTS = {
+    "sezm-min-norms": (SEZM_MIN_NORMS, 22, 0.3),
+    "sezm-min-edge-norm": (SEZM_MIN_EDGE_NORM, 23, 0.3),
+    "sezm-min-s2-ffn": (SEZM_MIN_S2_FFN, 24, 0.3),
+}
+
 # Tensors DeePMD-kit rebuilds at model construction: not perturbed.
 CONSTANTS = ("wigner_calc", "out_std", "descriptor.mean", "descriptor.stddev",
              "version_tensor", "min_nbor_dist", "dens_force_rmsd",
@@ -260,7 +284,14 @@ def small_fixtures(out):
     work = tempfile.mkdtemp()
     trained_path = train_one_step(DPA4_SMALL, work)
     shutil.copy(trained_path, os.path.join(out, "dpa4-small.train.ckpt.pt"))
-    state = torch.load(trained_path, weights_only=True)["model"]
+    broken_fixtures(out)
+    shutil.rmtree(work)
+
+
+def broken_fixtures(out):
+    """The broken copies of the committed dpa4-small training checkpoint."""
+    state = torch.load(os.path.join(out, "dpa4-small.train.ckpt.pt"),
+                       weights_only=True)["model"]
     prefix = "model.Default.atomic_model."
 
     def broken(name, edit):
@@ -287,7 +318,10 @@ def small_fixtures(out):
     broken("zbl", lambda m, p: p.update({"use_srtab": "table.txt"}))
     broken("unknown", lambda m, p: p["descriptor"].update(
         {"future_option": True}))
-    shutil.rmtree(work)
+    broken("s2so2", lambda m, p: p["descriptor"].update(
+        {"s2_activation": [True, True]}))
+    broken("productgrid", lambda m, p: p["descriptor"].update(
+        {"s2_activation": [False, True], "lebedev_quadrature": False}))
 
 
 def sezm_min_shape_fixture(out, name="sezm-min-shape", model=SEZM_MIN_SHAPE,
@@ -379,20 +413,31 @@ def atomic_fixtures(out):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--atomic"]
+    argv = sys.argv[1:]
+    only = None
+    if "--only" in argv:
+        at = argv.index("--only")
+        only = argv[at + 1]
+        del argv[at:at + 2]
+        if only not in VARIANTS:
+            sys.exit(f"--only takes one of {', '.join(VARIANTS)}")
+    args = [a for a in argv if a not in ("--atomic", "--broken")]
     out = os.path.abspath(args[0] if args else os.path.join(HERE, "fixtures"))
-    if "--atomic" in sys.argv[1:]:
+    if "--atomic" in argv:
         atomic_fixtures(out)
         return
+    if "--broken" in argv:
+        broken_fixtures(out)
+        return
     os.makedirs(out, exist_ok=True)
+    if only:
+        model, seed, strength = VARIANTS[only]
+        sezm_min_shape_fixture(out, only, model, seed=seed, strength=strength)
+        return
     radial_fixture(out)
     sezm_min_shape_fixture(out)
-    # The norms amplify the perturbation: a third of it keeps the forces
-    # below 1 eV/A (at full strength they pass 400 eV/A).
-    sezm_min_shape_fixture(out, "sezm-min-norms", SEZM_MIN_NORMS, seed=22,
-                           strength=0.3)
-    sezm_min_shape_fixture(out, "sezm-min-edge-norm", SEZM_MIN_EDGE_NORM,
-                           seed=23, strength=0.3)
+    for name, (model, seed, strength) in VARIANTS.items():
+        sezm_min_shape_fixture(out, name, model, seed=seed, strength=strength)
     small_fixtures(out)
     for name, model in MODELS.items():
         work = tempfile.mkdtemp()

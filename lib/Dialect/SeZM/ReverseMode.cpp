@@ -76,19 +76,26 @@ Value ReverseMode::matmul(Value a, Value bMat) {
       .getResult(0);
 }
 
-Value ReverseMode::fullSum(Value input) {
+Value ReverseMode::sumOver(Value input, ArrayRef<int64_t> dimensions) {
   Type element = getElementTypeOrSelf(input.getType());
-  auto scalarType = RankedTensorType::get({}, element);
-  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
-  Value empty = tensor::EmptyOp::create(b, loc, scalarType, ValueRange());
-  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
   int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  SmallVector<OpFoldResult> kept;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(dimensions, d))
+      kept.push_back(tensor::getMixedSize(b, loc, input, d));
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
+  Value empty = tensor::EmptyOp::create(b, loc, kept, element);
+  Value init = linalg::FillOp::create(b, loc, zero, empty).getResult(0);
   return linalg::ReduceOp::create(
-             b, loc, ValueRange{input}, ValueRange{init},
-             llvm::to_vector(llvm::seq<int64_t>(0, rank)),
+             b, loc, ValueRange{input}, ValueRange{init}, dimensions,
              [](OpBuilder &nested, Location l, ValueRange args) {
                Value sum = arith::AddFOp::create(nested, l, args[0], args[1]);
                linalg::YieldOp::create(nested, l, sum);
              })
       .getResult(0);
+}
+
+Value ReverseMode::fullSum(Value input) {
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  return sumOver(input, llvm::to_vector(llvm::seq<int64_t>(0, rank)));
 }

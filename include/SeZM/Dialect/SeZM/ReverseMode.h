@@ -54,6 +54,8 @@ public:
   Value transposed(Value matrix);
   /// A @ B as linalg.matmul into a zero-filled (rows of a, columns of b).
   Value matmul(Value a, Value bMat);
+  /// The sum of `input` over `dimensions` (ascending), of the rank left.
+  Value sumOver(Value input, ArrayRef<int64_t> dimensions);
   /// The sum of every element of `input`, as a rank-0 tensor.
   Value fullSum(Value input);
   /// The edge-frame (E, rows, C) tensor of a focus-major (F, E, rows*Cf)
