@@ -46,6 +46,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 
 using namespace mlir;
@@ -124,13 +125,18 @@ static cl::opt<std::string> forcesOf(
     cl::desc("Add @<name>_forces (energy, forces, virial) to the module with "
              "sezm-autodiff and run it (unless --entry names another)"),
     cl::value_desc("energy function"), cl::cat(category));
-static cl::opt<std::string> structurePath(
+static cl::list<std::string> structurePaths(
     "structure",
     cl::desc("Read atoms from an extended XYZ file and bind the arguments "
              "named positions, shift, src, dst, src_order, src_rowptr, "
              "dst_order, dst_rowptr (the neighbour graph within --cutoff) and "
-             "types (with --species) that no --input binds"),
-    cl::value_desc("file.xyz"), cl::cat(category));
+             "types (with --species) that no --input binds; several files "
+             "(comma-separated or repeated) run one after the other on one "
+             "compilation, each writing to <dir>/<file stem>/ with "
+             "--output-dir"),
+    cl::value_desc("file.xyz"), cl::CommaSeparated, cl::cat(category));
+/// The structure being run (one of structurePaths).
+static std::string structurePath;
 static cl::opt<double> cutoff("cutoff",
                               cl::desc("Neighbour cutoff of --structure (A); "
                                        "the model's rcut where it states one"),
@@ -503,7 +509,7 @@ static llvm::Error useBundledDemo() {
           "the bundled demo needs " + path +
           " (the weights are made by the build: cmake --build <build dir>)");
   modulePath = model;
-  structurePath = structure;
+  structurePaths.push_back(structure);
   weightsPath = weights;
   cutoff = 6.0;
   species.push_back("H");
@@ -657,160 +663,191 @@ int main(int argc, char **argv) {
       return fail("--input " + binding + ": argument '" + name +
                   "' is bound twice");
   }
-  std::map<std::string, sezmrt::HostTensor> fromStructure;
-  sezmrt::Structure structure;
-  if (!structurePath.empty()) {
+  // The CPU code, compiled at the first run and kept for the next
+  // structures.
+  std::unique_ptr<mlir::sezm::CpuProgram> program;
+  // One structure (or none): bind, run, compare, write.
+  auto runOnce = [&]() -> int {
+    std::map<std::string, sezmrt::HostTensor> fromStructure;
+    sezmrt::Structure structure;
+    if (!structurePath.empty()) {
+      auto given = structureInputs(*signature, structure);
+      if (!given)
+        return fail(given.takeError());
+      fromStructure = std::move(*given);
+      for (const auto &[name, tensor] : fromStructure)
+        if (bound.count(name))
+          return fail("argument '" + name +
+                      "' is bound by --input and by --structure");
+    }
+    std::map<std::string, sezmrt::HostTensor> weights;
+    if (!weightsPath.empty()) {
+      if (!sezmrt::readSafetensors(weightsPath, weights, error))
+        return fail(error);
+      for (const auto &weight : weights) {
+        const std::string &name = weight.first;
+        auto known = llvm::find_if(signature->arguments, [&](const auto &port) {
+          return port.name == name;
+        });
+        if (known == signature->arguments.end())
+          return fail(weightsPath + ": weight '" + name +
+                      "' is no argument of @" + signature->function +
+                      " (a misspelt name?)");
+        if (bound.count(name) || fromStructure.count(name))
+          return fail("argument '" + name + "' is bound by --weights and by " +
+                      (bound.count(name) ? "--input" : "--structure"));
+      }
+    }
+    // A checkpoint's weights, like an artifact's carried ones, bind what
+    // nothing else binds.
+    if (file && file->importedModel())
+      for (auto &[name, tensor] : file->importedModel()->weights)
+        if (!bound.count(name) && !fromStructure.count(name))
+          weights.emplace(name, tensor);
+    if (isArtifact)
+      for (auto &[name, tensor] : (*artifactFile)->carried)
+        if (!bound.count(name) && !fromStructure.count(name))
+          weights.emplace(name, tensor);
+    std::vector<sezmrt::HostTensor> tensors;
+    for (const auto &port : signature->arguments) {
+      auto given = fromStructure.find(port.name);
+      if (given != fromStructure.end()) {
+        tensors.push_back(std::move(given->second));
+        continue;
+      }
+      auto weight = weights.find(port.name);
+      if (weight != weights.end()) {
+        tensors.push_back(std::move(weight->second));
+        continue;
+      }
+      auto it = bound.find(port.name);
+      if (it == bound.end())
+        return fail("missing --input for argument " + port.describe() +
+                    " of @" + signature->function +
+                    (weightsPath.empty() ? ""
+                                         : " (" + weightsPath +
+                                               " has no tensor of that name)"));
+      sezmrt::HostTensor tensor;
+      if (!sezmrt::readNpy(it->second, tensor, error))
+        return fail("input '" + port.name + "': " + error);
+      tensors.push_back(std::move(tensor));
+    }
+    std::string inputError = signature->checkInputs(tensors);
+    if (!inputError.empty())
+      return fail(inputError);
+
+    // What ran last: the JIT on the CPU, or libsezm_runtime.
+    std::vector<sezmrt::HostTensor> cpuOutputs, gpuOutputs;
+    std::string ranOn = useGpu ? "GPU" : "CPU";
+    if (useCpu) {
+      if (!program) {
+        auto compiled = mlir::sezm::CpuProgram::compile(
+            OwningOpRef<ModuleOp>(file->module()->clone()),
+            {signature->function},
+            /*fuse=*/!noFusion);
+        if (!compiled)
+          return fail(compiled.takeError());
+        program = std::move(*compiled);
+      }
+      auto outputs = program->run(signature->function, tensors);
+      if (!outputs)
+        return fail(outputs.takeError());
+      cpuOutputs = std::move(*outputs);
+      if (bench > 0 && !useGpu) {
+        std::vector<double> times;
+        for (int i = 0; i < bench; ++i) {
+          auto start = std::chrono::steady_clock::now();
+          if (!program->run(signature->function, tensors))
+            return fail("a benchmark run failed");
+          times.push_back(std::chrono::duration<double, std::milli>(
+                              std::chrono::steady_clock::now() - start)
+                              .count());
+        }
+        std::sort(times.begin(), times.end());
+        llvm::outs() << llvm::format("%d CPU runs: median %.3f ms\n",
+                                     static_cast<int>(bench),
+                                     times[times.size() / 2]);
+      }
+    }
+#ifdef SEZM_HAVE_GPU_RUNTIME
+    if (useGpu || isArtifact) {
+      // The GPU path builds the structure's graph on the GPU.
+      GpuStructure gpuStructure{&structure, {}};
+      for (const auto &entry : fromStructure)
+        gpuStructure.names.insert(entry.first);
+      // The GPU's neighbour search works in float32: a model that takes its
+      // positions in float64 (DeePMD-kit's split) gets the host's graph.
+      bool floatPositions = llvm::all_of(signature->arguments, [&](auto &port) {
+        return !fromStructure.count(port.name) || !isFloat(port.type) ||
+               port.type == sezmrt::ElementType::F32;
+      });
+      const GpuStructure *onGpu =
+          structurePath.empty() || !floatPositions ? nullptr : &gpuStructure;
+      sezm_device asked = !device.getNumOccurrences() ? SEZM_DEVICE_AUTO
+                          : device == "cpu"           ? SEZM_DEVICE_CPU
+                                                      : SEZM_DEVICE_GPU;
+      auto gpu = isArtifact
+                     ? runArtifact(modulePath, *signature, tensors, onGpu,
+                                   asked, ranOn)
+                     : runOnGpu(*file->module(), *signature, tensors, onGpu);
+      if (!gpu)
+        return fail(gpu.takeError());
+      gpuOutputs = std::move(*gpu);
+    }
+#endif
+    int mismatches = 0;
+    sezmrt::Tolerance tolerance{relativeTolerance, absoluteTolerance};
+    if (verifyOnBoth) {
+      llvm::outs() << "@" << signature->function << ": GPU against CPU\n";
+      for (size_t i = 0; i < cpuOutputs.size(); ++i) {
+        sezmrt::Comparison comparison =
+            sezmrt::compare(gpuOutputs[i], cpuOutputs[i]);
+        bool ok = comparison.within(tolerance);
+        mismatches += ok ? 0 : 1;
+        llvm::outs() << llvm::format(
+            "  %s: max abs error %.3g, relative %.3g  %s\n",
+            signature->results[i].name.c_str(), comparison.worst,
+            comparison.relative(), ok ? "ok" : "FAIL");
+      }
+    }
+    std::vector<sezmrt::HostTensor> *outputs =
+        useGpu || isArtifact ? &gpuOutputs : &cpuOutputs;
+    if (!outputDir.empty()) {
+      llvm::SmallString<256> dir(outputDir);
+      if (structurePaths.size() > 1)
+        llvm::sys::path::append(dir, llvm::sys::path::stem(structurePath));
+      if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+        return fail(dir.str().str() + ": " + ec.message());
+      for (size_t i = 0; i < outputs->size(); ++i) {
+        llvm::SmallString<256> path(dir);
+        llvm::sys::path::append(path, signature->results[i].name + ".npy");
+        if (!sezmrt::writeNpy(std::string(path), (*outputs)[i], error))
+          return fail(error);
+      }
+    }
+    printSummary(*signature, *outputs, ranOn);
+    return mismatches ? 1 : 0;
+  };
+  if (structurePaths.empty() && (!species.empty() || cutoff != 0))
+    return fail("--cutoff and --species go with --structure");
+  if (!structurePaths.empty())
     if (std::string why = takeModelMetadata(*signature); !why.empty())
       return fail(why);
-    auto given = structureInputs(*signature, structure);
-    if (!given)
-      return fail(given.takeError());
-    fromStructure = std::move(*given);
-    for (const auto &[name, tensor] : fromStructure)
-      if (bound.count(name))
-        return fail("argument '" + name +
-                    "' is bound by --input and by --structure");
-  } else if (!species.empty() || cutoff != 0) {
-    return fail("--cutoff and --species go with --structure");
+  // Several structures write to <dir>/<stem>: the stems must differ.
+  std::set<std::string> stems;
+  for (const std::string &path : structurePaths)
+    if (!stems.insert(llvm::sys::path::stem(path).str()).second &&
+        structurePaths.size() > 1)
+      return fail("--structure: two files are named '" +
+                  llvm::sys::path::stem(path).str() +
+                  "': their outputs would share a folder");
+  std::vector<std::string> runs(structurePaths.begin(), structurePaths.end());
+  if (runs.empty())
+    runs.push_back("");
+  for (const std::string &path : runs) {
+    structurePath = path;
+    if (int failed = runOnce())
+      return failed;
   }
-  std::map<std::string, sezmrt::HostTensor> weights;
-  if (!weightsPath.empty()) {
-    if (!sezmrt::readSafetensors(weightsPath, weights, error))
-      return fail(error);
-    for (const auto &weight : weights) {
-      const std::string &name = weight.first;
-      auto known = llvm::find_if(signature->arguments, [&](const auto &port) {
-        return port.name == name;
-      });
-      if (known == signature->arguments.end())
-        return fail(weightsPath + ": weight '" + name +
-                    "' is no argument of @" + signature->function +
-                    " (a misspelt name?)");
-      if (bound.count(name) || fromStructure.count(name))
-        return fail("argument '" + name + "' is bound by --weights and by " +
-                    (bound.count(name) ? "--input" : "--structure"));
-    }
-  }
-  // A checkpoint's weights, like an artifact's carried ones, bind what
-  // nothing else binds.
-  if (file && file->importedModel())
-    for (auto &[name, tensor] : file->importedModel()->weights)
-      if (!bound.count(name) && !fromStructure.count(name))
-        weights.emplace(name, tensor);
-  if (isArtifact)
-    for (auto &[name, tensor] : (*artifactFile)->carried)
-      if (!bound.count(name) && !fromStructure.count(name))
-        weights.emplace(name, std::move(tensor));
-  std::vector<sezmrt::HostTensor> tensors;
-  for (const auto &port : signature->arguments) {
-    auto given = fromStructure.find(port.name);
-    if (given != fromStructure.end()) {
-      tensors.push_back(std::move(given->second));
-      continue;
-    }
-    auto weight = weights.find(port.name);
-    if (weight != weights.end()) {
-      tensors.push_back(std::move(weight->second));
-      continue;
-    }
-    auto it = bound.find(port.name);
-    if (it == bound.end())
-      return fail("missing --input for argument " + port.describe() + " of @" +
-                  signature->function +
-                  (weightsPath.empty()
-                       ? ""
-                       : " (" + weightsPath + " has no tensor of that name)"));
-    sezmrt::HostTensor tensor;
-    if (!sezmrt::readNpy(it->second, tensor, error))
-      return fail("input '" + port.name + "': " + error);
-    tensors.push_back(std::move(tensor));
-  }
-  std::string inputError = signature->checkInputs(tensors);
-  if (!inputError.empty())
-    return fail(inputError);
-
-  // What ran last: the JIT on the CPU, or libsezm_runtime.
-  std::vector<sezmrt::HostTensor> cpuOutputs, gpuOutputs;
-  std::string ranOn = useGpu ? "GPU" : "CPU";
-  if (useCpu) {
-    auto program = mlir::sezm::CpuProgram::compile(
-        OwningOpRef<ModuleOp>(file->module()->clone()), {signature->function},
-        /*fuse=*/!noFusion);
-    if (!program)
-      return fail(program.takeError());
-    auto outputs = (*program)->run(signature->function, tensors);
-    if (!outputs)
-      return fail(outputs.takeError());
-    cpuOutputs = std::move(*outputs);
-    if (bench > 0 && !useGpu) {
-      std::vector<double> times;
-      for (int i = 0; i < bench; ++i) {
-        auto start = std::chrono::steady_clock::now();
-        if (!(*program)->run(signature->function, tensors))
-          return fail("a benchmark run failed");
-        times.push_back(std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - start)
-                            .count());
-      }
-      std::sort(times.begin(), times.end());
-      llvm::outs() << llvm::format("%d CPU runs: median %.3f ms\n",
-                                   static_cast<int>(bench),
-                                   times[times.size() / 2]);
-    }
-  }
-#ifdef SEZM_HAVE_GPU_RUNTIME
-  if (useGpu || isArtifact) {
-    // The GPU path builds the structure's graph on the GPU.
-    GpuStructure gpuStructure{&structure, {}};
-    for (const auto &entry : fromStructure)
-      gpuStructure.names.insert(entry.first);
-    // The GPU's neighbour search works in float32: a model that takes its
-    // positions in float64 (DeePMD-kit's split) gets the host's graph.
-    bool floatPositions = llvm::all_of(signature->arguments, [&](auto &port) {
-      return !fromStructure.count(port.name) || !isFloat(port.type) ||
-             port.type == sezmrt::ElementType::F32;
-    });
-    const GpuStructure *onGpu =
-        structurePath.empty() || !floatPositions ? nullptr : &gpuStructure;
-    sezm_device asked = !device.getNumOccurrences() ? SEZM_DEVICE_AUTO
-                        : device == "cpu"           ? SEZM_DEVICE_CPU
-                                                    : SEZM_DEVICE_GPU;
-    auto gpu =
-        isArtifact
-            ? runArtifact(modulePath, *signature, tensors, onGpu, asked, ranOn)
-            : runOnGpu(*file->module(), *signature, tensors, onGpu);
-    if (!gpu)
-      return fail(gpu.takeError());
-    gpuOutputs = std::move(*gpu);
-  }
-#endif
-  int mismatches = 0;
-  sezmrt::Tolerance tolerance{relativeTolerance, absoluteTolerance};
-  if (verifyOnBoth) {
-    llvm::outs() << "@" << signature->function << ": GPU against CPU\n";
-    for (size_t i = 0; i < cpuOutputs.size(); ++i) {
-      sezmrt::Comparison comparison =
-          sezmrt::compare(gpuOutputs[i], cpuOutputs[i]);
-      bool ok = comparison.within(tolerance);
-      mismatches += ok ? 0 : 1;
-      llvm::outs() << llvm::format(
-          "  %s: max abs error %.3g, relative %.3g  %s\n",
-          signature->results[i].name.c_str(), comparison.worst,
-          comparison.relative(), ok ? "ok" : "FAIL");
-    }
-  }
-  std::vector<sezmrt::HostTensor> *outputs =
-      useGpu || isArtifact ? &gpuOutputs : &cpuOutputs;
-  if (!outputDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
-      return fail(outputDir + ": " + ec.message());
-    for (size_t i = 0; i < outputs->size(); ++i) {
-      llvm::SmallString<256> path(outputDir);
-      llvm::sys::path::append(path, signature->results[i].name + ".npy");
-      if (!sezmrt::writeNpy(std::string(path), (*outputs)[i], error))
-        return fail(error);
-    }
-  }
-  printSummary(*signature, *outputs, ranOn);
-  return mismatches ? 1 : 0;
+  return 0;
 }
