@@ -183,6 +183,26 @@ struct Config {
   /// DeePMD-kit's S2-grid GLU FFN (s2_activation [false, true]) in place of
   /// the packed GatedActivation.
   bool s2Ffn = false;
+  /// DeePMD-kit's env seed: the FiLM of the l = 0 features and the
+  /// geometric initial embedding (GIE) of the l >= 1 rows.
+  bool envSeed = false;
+  /// The env seed's widths (DeePMD-kit derives them from channels): its
+  /// embedding e, type embedding t, axis a, RBF projection and G hidden.
+  int64_t seedEmbed() const { return std::min<int64_t>(channels, 128); }
+  int64_t seedType() const {
+    return std::min<int64_t>(32, std::max<int64_t>(8, channels / 4));
+  }
+  int64_t seedAxis() const {
+    return std::min<int64_t>(seedEmbed() < 64 ? 4 : 8,
+                             std::max<int64_t>(1, seedEmbed() - 1));
+  }
+  int64_t seedRbf() const {
+    return std::max<int64_t>(32, seedEmbed() - 2 * seedType());
+  }
+  int64_t seedHidden() const {
+    return std::min<int64_t>(
+        256, std::max<int64_t>(2 * seedEmbed(), seedRbf() + 2 * seedType()));
+  }
   std::vector<std::string> typeMap;
   double rcut = 0;
   int64_t channels = 0, lmax = 0, blocks = 0, layers = 0, focus = 1,
@@ -272,8 +292,13 @@ Config readConfig(const PyObject *params) {
   d.require("radial_so2_rank", "1", "the rank-1 degree mixer");
   d.require("n_atten_head", "0",
             "envelope aggregation; attention is import issue II");
-  d.require("use_env_seed", "false",
-            "no env-seed FiLM / GIE yet (import issue II)");
+  {
+    const PyObject *seed = d.get("use_env_seed");
+    if (!seed || seed->kind != Kind::Bool)
+      fail(d.where("use_env_seed") + " = " + render(seed) +
+           ": expected true or false");
+    c.envSeed = seed->boolean;
+  }
   {
     const PyObject *edgeNorm = d.get("edge_norm");
     if (!edgeNorm || edgeNorm->kind != Kind::Bool)
@@ -468,7 +493,9 @@ private:
          {".expand_index", ".m0_idx", ".pos_indices", ".neg_indices",
           ".kernel_compact_index", ".kernel_dense_index", "descriptor.mean",
           "descriptor.stddev", "descriptor.version_tensor", "out_std",
-          "dens_force_rmsd", "model.Default.min_nbor_dist"})
+          "dens_force_rmsd", "model.Default.min_nbor_dist",
+          ".non_scalar_row_index", ".zonal_m0_col_index_for_row",
+          ".radial_slot_index_for_row"})
       if (endsWith(suffix))
         return true;
     return key.find(".wigner_calc.") != std::string::npos;
@@ -649,6 +676,17 @@ Array transposed(const std::vector<double> &m, int64_t rows, int64_t cols) {
   return out;
 }
 
+/// The product a (m, k) b (k, n).
+Array product(const Array &a, const Array &b) {
+  int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  Array out({m, n});
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < k; ++j)
+      for (int64_t o = 0; o < n; ++o)
+        out.values[i * n + o] += a.values[i * k + j] * b.values[j * n + o];
+  return out;
+}
+
 /// Drops the leading extent of (1, ...) weights.
 Array squeezeFront(Array a) {
   a.shape.erase(a.shape.begin());
@@ -717,6 +755,172 @@ void writeS2Ffn(Writer &w, const std::string &v, const std::string &in,
      << "sw0 : " << ty({-1, D, Hf}) << "\n";
 }
 
+/// DeePMD-kit's env seed, defining %x0 (N, D, C) from %<typeRows> (the
+/// type embedding in row 0). FiLM: rt = [s, s v / r] with s = env / r
+/// (E, 4); g = G([rbf_proj(rbf), te[t_src], te[t_dst]]) (E, e); A = isd
+/// sum_dst rt (x) g (N, 4, e); the Gram product A^T A[:, :, :a] (N, e, a)
+/// through output_proj to scale and shift logits (ScalarRMSNorm with
+/// edge_norm); x0 = h (1 + exp(sa) tanh(s)) + exp(sb) tanh(t) in row 0.
+/// GIE: isd sum_dst D[e, l^2+l, d] rad[e, l, :] for the rows d of degree
+/// l >= 1, as an envelope aggregation of m = 0 rows with env 1.
+void writeEnvSeed(Writer &w, const Config &c, const std::string &typeRows,
+                  double filmScale, double filmShift) {
+  const int64_t C = c.channels, L = c.lmax, D = c.packed(), Dm = c.reduced(),
+                K = c.radial, e = c.seedEmbed(), a = c.seedAxis(),
+                rb = c.seedRbf(), hid = c.seedHidden(), R = (L + 1) * C;
+  const std::string &t = w.t;
+  std::ostringstream &os = w.os;
+  auto ty = [&](Dims dims) { return w.tensor(dims); };
+  auto fill = [&](const std::string &name, const std::string &rows,
+                  const std::string &value, Dims dims) {
+    os << "  %" << name << "V = arith.constant " << value << " : " << t
+       << "\n  %" << name << "E = tensor.empty(%" << rows << ") : " << ty(dims)
+       << "\n  %" << name << " = linalg.fill ins(%" << name << "V : " << t
+       << ") outs(%" << name << "E : " << ty(dims) << ") -> " << ty(dims)
+       << "\n";
+  };
+  os << "\n  // Env seed: rt = [s, s v / r], s = env / r.\n"
+     << "  %esvv = arith.mulf %v, %v : " << ty({-1, 3}) << "\n"
+     << "  %esones31 = arith.constant dense<1.0> : " << ty({3, 1}) << "\n"
+     << "  %esones13 = arith.constant dense<1.0> : " << ty({1, 3}) << "\n"
+     << "  %ese0 = arith.constant dense<[[1.0, 0.0, 0.0, 0.0]]> : "
+     << ty({1, 4}) << "\n"
+     << "  %esp = arith.constant dense<[[0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, "
+        "0.0], [0.0, 0.0, 0.0, 1.0]]> : "
+     << ty({3, 4}) << "\n";
+  w.matmul("esr2", "edges", "esvv", 3, "esones31", 1);
+  fill("eseps", "edges", "1.0e-14", {-1, 1});
+  os << "  %esr2e = arith.addf %esr2, %eseps : " << ty({-1, 1}) << "\n"
+     << "  %esir = math.rsqrt %esr2e : " << ty({-1, 1}) << "\n"
+     << "  %ess = arith.mulf %env1, %esir : " << ty({-1, 1}) << "\n"
+     << "  %essir = arith.mulf %ess, %esir : " << ty({-1, 1}) << "\n";
+  w.matmul("essirB", "edges", "essir", 1, "esones13", 3);
+  os << "  %essv = arith.mulf %essirB, %v : " << ty({-1, 3}) << "\n";
+  w.matmul("esrtA", "edges", "ess", 1, "ese0", 4);
+  w.matmul("esrtB", "edges", "essv", 3, "esp", 4);
+  os << "  %esrt = arith.addf %esrtA, %esrtB : " << ty({-1, 4}) << "\n"
+     << "  // g = G([rbf_proj, te[t_src], te[t_dst]]).\n";
+  w.matmul("esp1", "edges", "rbf", K, "es1", rb);
+  w.silu("esp1a", "edges", "esp1", rb);
+  w.matmul("esp2", "edges", "esp1a", rb, "es2", rb);
+  w.matmul("esg1r", "edges", "esp2", rb, "esg", hid);
+  os << "  %esg1tE = tensor.empty(%edges) : " << ty({-1, hid}) << "\n"
+     << "  %esg1t = linalg.generic {indexing_maps = [#edge, #edge, "
+        "#edgeRow], iterator_types = [\"parallel\", \"parallel\"]}\n"
+     << "      ins(%src, %dst : tensor<?xi64>, tensor<?xi64>) outs(%esg1tE : "
+     << ty({-1, hid}) << ") {\n"
+     << "    ^bb0(%s: i64, %d: i64, %out: " << t << "):\n"
+     << "      %k = linalg.index 1 : index\n"
+     << "      %si = arith.index_cast %s : i64 to index\n"
+     << "      %di = arith.index_cast %d : i64 to index\n"
+     << "      %ts = tensor.extract %types[%si] : tensor<?xi64>\n"
+     << "      %td = tensor.extract %types[%di] : tensor<?xi64>\n"
+     << "      %tsi = arith.index_cast %ts : i64 to index\n"
+     << "      %tdi = arith.index_cast %td : i64 to index\n"
+     << "      %p = tensor.extract %esgs[%tsi, %k] : "
+     << ty({static_cast<int64_t>(c.typeMap.size()) + 1, hid}) << "\n"
+     << "      %q = tensor.extract %esgd[%tdi, %k] : "
+     << ty({static_cast<int64_t>(c.typeMap.size()) + 1, hid}) << "\n"
+     << "      %r = arith.addf %p, %q : " << t << "\n"
+     << "      linalg.yield %r : " << t << "\n"
+     << "  } -> " << ty({-1, hid}) << "\n"
+     << "  %esg1 = arith.addf %esg1r, %esg1t : " << ty({-1, hid}) << "\n";
+  w.silu("esg1a", "edges", "esg1", hid);
+  w.matmul("esgo", "edges", "esg1a", hid, "esg2", e);
+  os << "  // A = isd sum_dst rt (x) g, then the Gram product with its first "
+     << a << " columns.\n";
+  os << "  %esrtXE = tensor.empty(%edges) : " << ty({-1, 4, e}) << "\n"
+     << "  %esrtX = linalg.broadcast ins(%esrt : " << ty({-1, 4})
+     << ") outs(%esrtXE : " << ty({-1, 4, e}) << ") dimensions = [2]\n"
+     << "  %esgoXE = tensor.empty(%edges) : " << ty({-1, 4, e}) << "\n"
+     << "  %esgoX = linalg.broadcast ins(%esgo : " << ty({-1, e})
+     << ") outs(%esgoXE : " << ty({-1, 4, e}) << ") dimensions = [1]\n"
+     << "  %esout = arith.mulf %esrtX, %esgoX : " << ty({-1, 4, e}) << "\n"
+     << "  %esagg0 = sezm.segment_reduce %esout over(%do, %dr) : ("
+     << ty({-1, 4, e}) << ", tensor<?xi64>, tensor<?xi64>) -> "
+     << ty({-1, 4, e}) << "\n"
+     << "  %esisdE = tensor.empty(%n) : " << ty({-1, 4, e}) << "\n"
+     << "  %esisdX = linalg.broadcast ins(%isd : " << ty({-1})
+     << ") outs(%esisdE : " << ty({-1, 4, e}) << ") dimensions = [1, 2]\n"
+     << "  %esagg = arith.mulf %esagg0, %esisdX : " << ty({-1, 4, e}) << "\n"
+     << "  %esaggc = tensor.collapse_shape %esagg [[0, 1], [2]] : "
+     << ty({-1, 4, e}) << " into " << ty({-1, e}) << "\n"
+     << "  %esnk = tensor.dim %esaggc, %c0 : " << ty({-1, e}) << "\n";
+  w.matmul("esaxc", "esnk", "esaggc", e, "esax", a);
+  os << "  %esax3 = tensor.expand_shape %esaxc [[0, 1], [2]] output_shape [%n, "
+        "4, "
+     << a << "] : " << ty({-1, a}) << " into " << ty({-1, 4, a}) << "\n"
+     << "  %esXE = tensor.empty(%n) : " << ty({-1, 4, e, a}) << "\n"
+     << "  %esX = linalg.broadcast ins(%esagg : " << ty({-1, 4, e})
+     << ") outs(%esXE : " << ty({-1, 4, e, a}) << ") dimensions = [3]\n"
+     << "  %esYE = tensor.empty(%n) : " << ty({-1, 4, e, a}) << "\n"
+     << "  %esY = linalg.broadcast ins(%esax3 : " << ty({-1, 4, a})
+     << ") outs(%esYE : " << ty({-1, 4, e, a}) << ") dimensions = [2]\n"
+     << "  %esXY = arith.mulf %esX, %esY : " << ty({-1, 4, e, a}) << "\n";
+  fill("esGz", "n", "0.0", {-1, e, a});
+  os << "  %esG = linalg.reduce ins(%esXY : " << ty({-1, 4, e, a})
+     << ") outs(%esGz : " << ty({-1, e, a}) << ") dimensions = [1]\n"
+     << "    (%in: " << t << ", %acc: " << t << ") {\n"
+     << "      %sum = arith.addf %in, %acc : " << t << "\n"
+     << "      linalg.yield %sum : " << t << "\n"
+     << "    }\n"
+     << "  %esGf = tensor.collapse_shape %esG [[0], [1, 2]] : "
+     << ty({-1, e, a}) << " into " << ty({-1, e * a}) << "\n";
+  w.matmul("fsl", "n", "esGf", e * a, "esos", C);
+  w.matmul("ftl", "n", "esGf", e * a, "esot", C);
+  std::string scaleHat = "fsl", shiftHat = "ftl";
+  if (c.edgeNorm) {
+    for (const auto &[in, weight] :
+         {std::pair<std::string, std::string>{"fsl", "fsn"}, {"ftl", "ftn"}})
+      os << "  %" << in << "n = sezm.rms_norm %" << in << " scale %" << weight
+         << " eps = 1.0e-7 : (" << ty({-1, C}) << ", " << ty({C}) << ") -> "
+         << ty({-1, C}) << "\n";
+    scaleHat = "fsln";
+    shiftHat = "ftln";
+  }
+  os << "  // FiLM: x0 = h (1 + exp(sa) tanh(s)) + exp(sb) tanh(t), row 0.\n"
+     << "  %fst = math.tanh %" << scaleHat << " : " << ty({-1, C}) << "\n"
+     << "  %ftt = math.tanh %" << shiftHat << " : " << ty({-1, C}) << "\n";
+  fill("fks", "n", floatLiteral(filmScale), {-1, C});
+  fill("fkt", "n", floatLiteral(filmShift), {-1, C});
+  fill("fone", "n", "1.0", {-1, C});
+  os << "  %fsa = arith.mulf %fks, %fst : " << ty({-1, C}) << "\n"
+     << "  %fscale = arith.addf %fone, %fsa : " << ty({-1, C}) << "\n"
+     << "  %fshift = arith.mulf %fkt, %ftt : " << ty({-1, C}) << "\n";
+  w.broadcast("fscaleX", "n", "fscale", D, C, 1);
+  w.broadcast("fshiftX", "n", "fshift", D, C, 1);
+  w.broadcast("frow0X", "n", "frow0", D, C, 0);
+  os << "  %fx0a = arith.mulf %" << typeRows
+     << ", %fscaleX : " << ty({-1, D, C}) << "\n"
+     << "  %fx0b = arith.mulf %fshiftX, %frow0X : " << ty({-1, D, C}) << "\n"
+     << "  %fx0 = arith.addf %fx0a, %fx0b : " << ty({-1, D, C}) << "\n";
+
+  os << "  // GIE: m = 0 rows rad[l] / rescale_l (l >= 1), aggregated with "
+        "env 1.\n"
+     << "  %gr3 = tensor.expand_shape %r1 [[0], [1, 2]] output_shape [%edges, "
+     << L + 1 << ", " << C << "] : " << ty({-1, R}) << " into "
+     << ty({-1, L + 1, C}) << "\n";
+  w.broadcast("gsX", "edges", "gies", L + 1, C, 0);
+  os << "  %grs = arith.mulf %gr3, %gsX : " << ty({-1, L + 1, C}) << "\n";
+  w.swapLastAxes("grt", "edges", "grs", L + 1, C);
+  os << "  %grc = tensor.collapse_shape %grt [[0, 1], [2]] : "
+     << ty({-1, C, L + 1}) << " into " << ty({-1, L + 1}) << "\n"
+     << "  %gnc = tensor.dim %grc, %c0 : " << ty({-1, L + 1}) << "\n";
+  w.matmul("gre", "gnc", "grc", L + 1, "giee", Dm);
+  os << "  %grx = tensor.expand_shape %gre [[0, 1], [2]] output_shape "
+        "[%edges, "
+     << C << ", " << Dm << "] : " << ty({-1, Dm}) << " into " << ty({-1, C, Dm})
+     << "\n";
+  w.swapLastAxes("gu", "edges", "grx", C, Dm);
+  fill("gone", "edges", "1.0", {-1});
+  os << "  %gie = sezm.envelope_aggregate %gu by %w env %gone norm %isd "
+        "over(%do, %dr) lmax = "
+     << L << " : (" << ty({-1, Dm, C}) << ", " << ty({-1, D, D}) << ", "
+     << ty({-1}) << ", " << ty({-1}) << ", tensor<?xi64>, tensor<?xi64>) -> "
+     << ty({-1, D, C}) << "\n"
+     << "  %x0 = arith.addf %fx0, %gie : " << ty({-1, D, C}) << "\n";
+}
+
 void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   const int64_t C = c.channels, L = c.lmax, D = c.packed(), Dm = c.reduced(),
                 F = c.focus, Cf = c.focusDim, Cw = c.wide(), K = c.radial,
@@ -776,6 +980,62 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     Array mask({D, Hf});
     std::fill(mask.values.begin(), mask.values.begin() + Hf, 1.0);
     arg("ffn.row0_mask", "s2row0", mask);
+  }
+  // The env seed. The G net's input [rbf_proj, te[t_src], te[t_dst]] is
+  // split by part: its type rows become per-type tables te W (T+1,
+  // hidden). The FiLM strengths exp(log) are folded into constants below.
+  double filmScale = 0.0, filmShift = 0.0;
+  if (c.envSeed) {
+    const int64_t e = c.seedEmbed(), ts = c.seedType(), a = c.seedAxis(),
+                  rb = c.seedRbf(), hid = c.seedHidden();
+    std::string p = "descriptor.env_seed_embedding.";
+    arg("env_seed.rbf_proj.w1", "es1",
+        state.take(p + "rbf_proj_layer1.matrix", {K, rb}));
+    arg("env_seed.rbf_proj.w2", "es2",
+        state.take(p + "rbf_proj_layer2.matrix", {rb, rb}));
+    Array te =
+        state.take(p + "env_type_embed.adam_type_embedding", {T + 1, ts});
+    Array g1 = state.take(p + "g_layer1.matrix", {rb + 2 * ts, hid});
+    arg("env_seed.g1.rbf", "esg", firstAxisSlice(g1, 0, rb));
+    arg("env_seed.g1.src_types", "esgs",
+        product(te, firstAxisSlice(g1, rb, ts)));
+    arg("env_seed.g1.dst_types", "esgd",
+        product(te, firstAxisSlice(g1, rb + ts, ts)));
+    arg("env_seed.g2", "esg2", state.take(p + "g_layer2.matrix", {hid, e}));
+    Array axis({e, a});
+    for (int64_t k = 0; k < a; ++k)
+      axis.values[k * a + k] = 1.0;
+    arg("env_seed.axis_select", "esax", axis);
+    Array out = state.take(p + "output_proj.matrix", {e * a, 2 * C});
+    arg("env_seed.output_scale", "esos", lastAxisSlice(out, 0, C));
+    arg("env_seed.output_shift", "esot", lastAxisSlice(out, C, C));
+    if (c.edgeNorm) {
+      arg("film.scale_norm", "fsn",
+          squeezeFront(
+              state.take("descriptor.film_scale_norm.adam_scale", {1, C})));
+      arg("film.shift_norm", "ftn",
+          squeezeFront(
+              state.take("descriptor.film_shift_norm.adam_scale", {1, C})));
+    }
+    filmScale = std::exp(
+        state.take("descriptor.film_scale_strength_log", {1}).values[0]);
+    filmShift = std::exp(
+        state.take("descriptor.film_shift_strength_log", {1}).values[0]);
+    Array row0({D, C});
+    std::fill(row0.values.begin(), row0.values.begin() + C, 1.0);
+    arg("film.row0_mask", "frow0", row0);
+    // GIE as an envelope aggregation of m = 0 rows: rad[l] / rescale_l in
+    // reduced row l (l >= 1), zero elsewhere; env 1.
+    Array gieScale({L + 1, C});
+    for (int64_t l = 1; l <= L; ++l)
+      for (int64_t k = 0; k < C; ++k)
+        gieScale.values[l * C + k] =
+            l > 1 ? std::sqrt(3.0 / static_cast<double>(2 * l + 1)) : 1.0;
+    arg("gie.scale", "gies", gieScale);
+    Array embed({L + 1, Dm});
+    for (int64_t l = 0; l <= L; ++l)
+      embed.values[l * Dm + l] = 1.0;
+    arg("gie.embed", "giee", embed);
   }
   for (int64_t b = 0; b < c.blocks; ++b) {
     std::string p = "descriptor.blocks." + std::to_string(b) + ".";
@@ -949,9 +1209,11 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
      << "  %n = tensor.dim %pos, %c0 : " << tyo({-1, 3}) << "\n";
 
   // Node features: the species embedding in the l = 0 row.
+  std::string typeRows = c.envSeed ? "x0type" : "x0";
   os << "\n  // x0: the type embedding in the l = 0 row, zero elsewhere.\n"
      << "  %x0E = tensor.empty(%n) : " << ty({-1, D, C}) << "\n"
-     << "  %x0 = linalg.generic {indexing_maps = [#node, #nodeRow], "
+     << "  %" << typeRows
+     << " = linalg.generic {indexing_maps = [#node, #nodeRow], "
         "iterator_types = [\"parallel\", \"parallel\", \"parallel\"]}\n"
      << "      ins(%types : tensor<?xi64>) outs(%x0E : " << ty({-1, D, C})
      << ") {\n"
@@ -1040,6 +1302,8 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
      << "  %isd1 = math.rsqrt %degf : " << ty({-1, 1}) << "\n"
      << "  %isd = tensor.collapse_shape %isd1 [[0, 1]] : " << ty({-1, 1})
      << " into " << ty({-1}) << "\n";
+  if (c.envSeed)
+    writeEnvSeed(w, c, typeRows, filmScale, filmShift);
 
   std::string x = "x0";
   std::string nodeType = ty({-1, D, C}), wideType = ty({-1, D, Cw}),

@@ -221,20 +221,30 @@ LogicalResult Rule<linalg::BroadcastOp>::apply(linalg::BroadcastOp o,
   return success();
 }
 
+/// Whether `o`'s body adds its two block arguments and yields the sum.
+static bool isSum(linalg::ReduceOp o) {
+  Block &body = o.getCombiner().front();
+  auto add = dyn_cast<arith::AddFOp>(&body.front());
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  return add && yield && yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == add.getResult() &&
+         llvm::is_contained(body.getArguments(), add.getLhs()) &&
+         llvm::is_contained(body.getArguments(), add.getRhs()) &&
+         add.getLhs() != add.getRhs();
+}
+
 template <>
 LogicalResult Rule<linalg::ReduceOp>::apply(linalg::ReduceOp o,
                                             ReverseMode &sweep, Value g) {
-  // A full sum to a scalar: every element gets the scalar's cotangent.
+  // A sum over `dimensions`: every summed element gets its sum's cotangent.
   Value input = o.getInputs()[0];
-  auto type = cast<RankedTensorType>(input.getType());
-  if (cast<ShapedType>(g.getType()).getRank() != 0 ||
-      o.getDimensions().size() != static_cast<size_t>(type.getRank()))
-    return o->emitError() << "sezm-autodiff: only full sums to a scalar "
-                             "have a derivative rule";
-  Value spread = linalg::BroadcastOp::create(
-                     sweep.builder(), sweep.getLoc(), g, sweep.emptyLike(input),
-                     llvm::to_vector(llvm::seq<int64_t>(0, type.getRank())))
-                     .getResult()[0];
+  if (o.getInputs().size() != 1 || !isSum(o))
+    return o->emitError() << "sezm-autodiff: only sums of one input have a "
+                             "derivative rule";
+  Value spread =
+      linalg::BroadcastOp::create(sweep.builder(), sweep.getLoc(), g,
+                                  sweep.emptyLike(input), o.getDimensions())
+          .getResult()[0];
   sweep.add(input, spread);
   return success();
 }

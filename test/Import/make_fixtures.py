@@ -31,7 +31,7 @@ on the three committed structures, float32 and float64
 (water-<structure>.dp-<precision>.atom_energy.npy, (N,), and .atom_virial.npy,
 (N, 3, 3)), without retraining anything:
 
-  test/Import/make_fixtures.py --atomic [OUT_DIR]
+  test/Import/make_fixtures.py --atomic [--only VARIANT] [OUT_DIR]
 """
 import json
 import os
@@ -160,6 +160,12 @@ SEZM_MIN_EDGE_NORM["descriptor"]["sandwich_norm"] = [False, True, True, False]
 SEZM_MIN_S2_FFN = json.loads(json.dumps(SEZM_MIN_SHAPE))
 SEZM_MIN_S2_FFN["descriptor"]["s2_activation"] = [False, True]
 
+# The env-seed FiLM and the geometric initial embedding (GIE): DeePMD-kit's
+# default use_env_seed, with its default edge_norm (the FiLM's scalar
+# RMSNorms) and sandwich norms.
+SEZM_MIN_ENV_SEED = json.loads(json.dumps(SEZM_MIN_EDGE_NORM))
+SEZM_MIN_ENV_SEED["descriptor"]["use_env_seed"] = True
+
 # The variants of SeZM-min's shape: config, seed, perturbation strength.
 # The norms amplify the perturbation: a third of it keeps the forces
 # below 1 eV/A (at full strength they pass 400 eV/A).
@@ -167,6 +173,7 @@ VARIANTS = {
     "sezm-min-norms": (SEZM_MIN_NORMS, 22, 0.3),
     "sezm-min-edge-norm": (SEZM_MIN_EDGE_NORM, 23, 0.3),
     "sezm-min-s2-ffn": (SEZM_MIN_S2_FFN, 24, 0.3),
+    "sezm-min-env-seed": (SEZM_MIN_ENV_SEED, 25, 0.3),
 }
 
 # Tensors DeePMD-kit rebuilds at model construction: not perturbed.
@@ -385,12 +392,13 @@ def read_xyz(path):
     return species, positions, cell
 
 
-def atomic_fixtures(out):
-    """DeePMD-kit's atom_energy and atom_virial of the SeZM-min-shape
-    checkpoint on the committed water structures."""
+def atomic_fixtures(out, name="sezm-min-shape"):
+    """DeePMD-kit's atom_energy and atom_virial of a committed SeZM-min-shape
+    checkpoint (or variant) on the committed water structures."""
     from deepmd.infer import DeepPot
     work = tempfile.mkdtemp()
-    model_path = os.path.join(out, "sezm-min-shape.model.ckpt.pt")
+    model_path = os.path.join(out, f"{name}.model.ckpt.pt")
+    tag = "" if name == "sezm-min-shape" else f"{name}."
     for precision, path in (("float32", model_path),
                             ("float64", float64_copy(model_path, work))):
         dp = DeepPot(path)
@@ -402,7 +410,8 @@ def atomic_fixtures(out):
                 positions.reshape(1, -1),
                 None if cell is None else cell.reshape(1, 9), types,
                 atomic=True)
-            prefix = os.path.join(out, f"water-{structure}.dp-{precision}")
+            prefix = os.path.join(out,
+                                  f"water-{structure}.{tag}dp-{precision}")
             np.save(prefix + ".atom_energy.npy",
                     np.asarray(atom_energy, np.float64).reshape(-1))
             np.save(prefix + ".atom_virial.npy",
@@ -424,7 +433,7 @@ def main():
     args = [a for a in argv if a not in ("--atomic", "--broken")]
     out = os.path.abspath(args[0] if args else os.path.join(HERE, "fixtures"))
     if "--atomic" in argv:
-        atomic_fixtures(out)
+        atomic_fixtures(out, only or "sezm-min-shape")
         return
     if "--broken" in argv:
         broken_fixtures(out)
