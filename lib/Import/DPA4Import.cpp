@@ -186,6 +186,8 @@ struct Config {
   /// DeePMD-kit's env seed: the FiLM of the l = 0 features and the
   /// geometric initial embedding (GIE) of the l >= 1 rows.
   bool envSeed = false;
+  /// Attention heads per focus stream (0: envelope aggregation).
+  int64_t heads = 0;
   /// The env seed's widths (DeePMD-kit derives them from channels): its
   /// embedding e, type embedding t, axis a, RBF projection and G hidden.
   int64_t seedEmbed() const { return std::min<int64_t>(channels, 128); }
@@ -285,13 +287,21 @@ Config readConfig(const PyObject *params) {
   c.focusDim = d.integer("focus_dim");
   if (c.focusDim == 0)
     c.focusDim = c.channels;
+  if (c.heads < 0 || (c.heads > 0 && c.focusDim % c.heads != 0))
+    fail(d.where("n_atten_head") + " = " + std::to_string(c.heads) +
+         ": expected 0, or a divisor of the focus width " +
+         std::to_string(c.focusDim));
+  // sezm.attention_aggregate's null mass is softplus(z) + 1e-7: DeePMD-kit's
+  // eps.
+  if (c.heads > 0 && d.number("eps") != 1e-7)
+    fail(d.where("eps") + " = " + floatLiteral(d.number("eps")) +
+         ": attention is built with DeePMD-kit's eps 1e-7 only");
   if (c.focus < 1 || c.focusDim < 1)
     fail(d.where("n_focus") + " and focus_dim must be positive");
   d.require("radial_so2_mode", "\"degree_channel\"",
             "the edge-conditioned degree-channel mixer");
   d.require("radial_so2_rank", "1", "the rank-1 degree mixer");
-  d.require("n_atten_head", "0",
-            "envelope aggregation; attention is import issue II");
+  c.heads = d.integer("n_atten_head");
   {
     const PyObject *seed = d.get("use_env_seed");
     if (!seed || seed->kind != Kind::Bool)
@@ -921,6 +931,80 @@ void writeEnvSeed(Writer &w, const Config &c, const std::string &typeRows,
      << "  %x0 = arith.addf %fx0, %gie : " << ty({-1, D, C}) << "\n";
 }
 
+/// DeePMD-kit's attention aggregation of block `v`, defining %<v>agg
+/// (N, D, Cw) from the edge-frame messages %<u>: a = row 0 of %<v>xw per
+/// focus stream, ScalarRMSNorm'd; q = a Wq, k = a Wk; logits <q[dst],
+/// k[src]> / sqrt(Cf/H) per head plus the radial bias rw[e, 0] Wl; the
+/// envelope-gated softmax with its null mass and the rotate-back sum
+/// (sezm.attention_aggregate); times sigmoid(RMS_g(a) Wg) per head. The
+/// gathers q[dst] and k[src] are sezm.segment_reduce_grad over each CSR.
+void writeAttention(Writer &w, const Config &c, const std::string &v,
+                    const std::string &u, const std::string &radw) {
+  const int64_t L = c.lmax, D = c.packed(), Dm = c.reduced(), F = c.focus,
+                Cf = c.focusDim, Cw = c.wide(), H = c.heads;
+  std::ostringstream &os = w.os;
+  auto ty = [&](Dims dims) { return w.tensor(dims); };
+  os << "  // Attention: " << H << " head(s) per focus stream.\n"
+     << "  %" << v << "axf = tensor.collapse_shape %" << v
+     << "xw [[0], [1, 2]] : " << ty({-1, D, Cw}) << " into " << ty({-1, D * Cw})
+     << "\n";
+  w.matmul(v + "a", "n", v + "axf", D * Cw, "arow0", Cw);
+  os << "  %" << v << "a3 = tensor.expand_shape %" << v
+     << "a [[0], [1, 2]] output_shape [%n, " << F << ", " << Cf
+     << "] : " << ty({-1, Cw}) << " into " << ty({-1, F, Cf}) << "\n"
+     << "  %" << v << "ac = tensor.collapse_shape %" << v
+     << "a3 [[0, 1], [2]] : " << ty({-1, F, Cf}) << " into " << ty({-1, Cf})
+     << "\n"
+     << "  %" << v << "au = sezm.rms_norm %" << v
+     << "ac scale %aunit eps = 1.0e-7 : (" << ty({-1, Cf}) << ", " << ty({Cf})
+     << ") -> " << ty({-1, Cf}) << "\n"
+     << "  %" << v << "au3 = tensor.expand_shape %" << v
+     << "au [[0, 1], [2]] output_shape [%n, " << F << ", " << Cf
+     << "] : " << ty({-1, Cf}) << " into " << ty({-1, F, Cf}) << "\n";
+  // Each ScalarRMSNorm: the unit norm times its (F, Cf) scale.
+  for (const char *norm : {"aqn", "agn"}) {
+    std::string scaled = v + norm;
+    os << "  %" << scaled << "XE = tensor.empty(%n) : " << ty({-1, F, Cf})
+       << "\n  %" << scaled << "X = linalg.broadcast ins(%" << v << norm
+       << " : " << ty({F, Cf}) << ") outs(%" << scaled
+       << "XE : " << ty({-1, F, Cf}) << ") dimensions = [0]\n"
+       << "  %" << scaled << "Y = arith.mulf %" << v << "au3, %" << scaled
+       << "X : " << ty({-1, F, Cf}) << "\n"
+       << "  %" << scaled << "F = tensor.collapse_shape %" << scaled
+       << "Y [[0], [1, 2]] : " << ty({-1, F, Cf}) << " into " << ty({-1, Cw})
+       << "\n";
+  }
+  w.matmul(v + "aq", "n", v + "aqnF", Cw, v + "aqw", Cw);
+  w.matmul(v + "ak", "n", v + "aqnF", Cw, v + "akw", Cw);
+  os << "  %" << v << "aqd = sezm.segment_reduce_grad %" << v
+     << "aq over(%do, %dr) : (" << ty({-1, Cw})
+     << ", tensor<?xi64>, tensor<?xi64>) -> " << ty({-1, Cw}) << "\n"
+     << "  %" << v << "aks = sezm.segment_reduce_grad %" << v
+     << "ak over(%so, %sr) : (" << ty({-1, Cw})
+     << ", tensor<?xi64>, tensor<?xi64>) -> " << ty({-1, Cw}) << "\n"
+     << "  %" << v << "aqk = arith.mulf %" << v << "aqd, %" << v
+     << "aks : " << ty({-1, Cw}) << "\n";
+  w.matmul(v + "alq", "edges", v + "aqk", Cw, v + "ahs", F * H);
+  w.matmul(v + "alr", "edges", radw, (L + 1) * Cw, v + "arl", F * H);
+  os << "  %" << v << "al = arith.addf %" << v << "alq, %" << v
+     << "alr : " << ty({-1, F * H}) << "\n"
+     << "  %" << v << "al3 = tensor.expand_shape %" << v
+     << "al [[0], [1, 2]] output_shape [%edges, " << F << ", " << H
+     << "] : " << ty({-1, F * H}) << " into " << ty({-1, F, H}) << "\n"
+     << "  %" << v << "apre = sezm.attention_aggregate %" << u
+     << " by %w logit %" << v << "al3 env %env null %" << v
+     << "anl over(%do, %dr) lmax = " << L << " : (" << ty({-1, Dm, Cw}) << ", "
+     << ty({-1, D, D}) << ", " << ty({-1, F, H}) << ", " << ty({-1}) << ", "
+     << ty({F, H}) << ", tensor<?xi64>, tensor<?xi64>) -> " << ty({-1, D, Cw})
+     << "\n";
+  w.matmul(v + "agz", "n", v + "agnF", Cw, v + "agw", F * H);
+  w.sigmoid(v + "ag", "n", v + "agz", F * H);
+  w.matmul(v + "agc", "n", v + "ag", F * H, v + "ahx", Cw);
+  w.broadcast(v + "agX", "n", v + "agc", D, Cw, 1);
+  os << "  %" << v << "agg = arith.mulf %" << v << "apre, %" << v
+     << "agX : " << ty({-1, D, Cw}) << "\n";
+}
+
 void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   const int64_t C = c.channels, L = c.lmax, D = c.packed(), Dm = c.reduced(),
                 F = c.focus, Cf = c.focusDim, Cw = c.wide(), K = c.radial,
@@ -1037,6 +1121,13 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
       embed.values[l * Dm + l] = 1.0;
     arg("gie.embed", "giee", embed);
   }
+  if (c.heads > 0) {
+    arg("attention.row0", "arow0", rowZeroSelection(D, Cw));
+    // The ScalarRMSNorms' per-stream scales are applied after a unit one.
+    Array unit({Cf});
+    std::fill(unit.values.begin(), unit.values.end(), 1.0);
+    arg("attention.unit_scale", "aunit", unit);
+  }
   for (int64_t b = 0; b < c.blocks; ++b) {
     std::string p = "descriptor.blocks." + std::to_string(b) + ".";
     std::string n = "block" + std::to_string(b) + ".";
@@ -1059,6 +1150,50 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     if (F > 1 && c.edgeNorm)
       arg(n + "focus_compete_norm", v + "fcn",
           state.take(p + "so2_conv.focus_compete_norm.adam_scale", {F, Cf}));
+    if (c.heads > 0) {
+      // Per focus stream f and head h (channels f Cf + h Cf/H + ...): the
+      // q / k projections block-diagonal over the streams, with the logit
+      // scale 1 / sqrt(Cf/H) in the head sums; the radial logit bias and
+      // the head gate as (channels, F H) products.
+      const int64_t H = c.heads, hd = Cf / H;
+      std::string ap = p + "so2_conv.";
+      for (const char *norm : {"attn_qk_norm", "attn_output_gate_norm"})
+        arg(n + norm, v + (norm[5] == 'q' ? "aqn" : "agn"),
+            state.take(ap + norm + ".adam_scale", {F, Cf}));
+      for (const char *proj : {"attn_q_proj", "attn_k_proj"}) {
+        Array w = state.take(ap + proj + ".weight", {Cf, F * Cf});
+        Array block({Cw, Cw});
+        for (int64_t f = 0; f < F; ++f)
+          for (int64_t i = 0; i < Cf; ++i)
+            for (int64_t o = 0; o < Cf; ++o)
+              block.values[(f * Cf + i) * Cw + f * Cf + o] =
+                  w.values[i * (F * Cf) + f * Cf + o];
+        arg(n + proj, v + (proj[5] == 'q' ? "aqw" : "akw"), block);
+      }
+      Array headSum({Cw, F * H}), headSpread({F * H, Cw});
+      for (int64_t k = 0; k < Cw; ++k) {
+        headSum.values[k * F * H + k / hd] =
+            1.0 / std::sqrt(static_cast<double>(hd));
+        headSpread.values[(k / hd) * Cw + k] = 1.0;
+      }
+      arg(n + "attention.head_sum", v + "ahs", headSum);
+      arg(n + "attention.head_spread", v + "ahx", headSpread);
+      Array logitW = state.take(ap + "adamw_attn_logit_w", {Cf, F, H});
+      Array gateW = state.take(ap + "adamw_attn_gate_w", {Cf, F, H});
+      Array logitBias({(L + 1) * Cw, F * H}), gate({Cw, F * H});
+      for (int64_t f = 0; f < F; ++f)
+        for (int64_t i = 0; i < Cf; ++i)
+          for (int64_t h = 0; h < H; ++h) {
+            logitBias.values[(f * Cf + i) * F * H + f * H + h] =
+                logitW.values[(i * F + f) * H + h];
+            gate.values[(f * Cf + i) * F * H + f * H + h] =
+                gateW.values[(i * F + f) * H + h];
+          }
+      arg(n + "attention.radial_logit", v + "arl", logitBias);
+      arg(n + "attention.gate", v + "agw", gate);
+      arg(n + "attention.null_logit", v + "anl",
+          state.take(ap + "adamw_attn_z_bias_raw", {F, H}));
+    }
     for (int64_t k = 0; k < c.layers; ++k) {
       std::string lp = p + "so2_conv.so2_linears." + std::to_string(k) + ".";
       std::string ln = n + "so2_linears." + std::to_string(k) + ".";
@@ -1369,11 +1504,15 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
          << frameType << "\n";
       u = v + "out";
     }
-    os << "  %" << v << "agg = sezm.envelope_aggregate %" << u
-       << " by %w env %env norm %isd over(%do, %dr) lmax = " << L << " : ("
-       << frameType << ", " << ty({-1, D, D}) << ", " << ty({-1}) << ", "
-       << ty({-1}) << ", tensor<?xi64>, tensor<?xi64>) -> " << wideType << "\n"
-       << "  %" << v << "so2 = sezm.degree_linear %" << v << "agg weight %" << v
+    if (c.heads > 0)
+      writeAttention(w, c, v, u, radw);
+    else
+      os << "  %" << v << "agg = sezm.envelope_aggregate %" << u
+         << " by %w env %env norm %isd over(%do, %dr) lmax = " << L << " : ("
+         << frameType << ", " << ty({-1, D, D}) << ", " << ty({-1}) << ", "
+         << ty({-1}) << ", tensor<?xi64>, tensor<?xi64>) -> " << wideType
+         << "\n";
+    os << "  %" << v << "so2 = sezm.degree_linear %" << v << "agg weight %" << v
        << "post lmax = " << L << " : (" << wideType << ", "
        << ty({L + 1, Cw, C}) << ") -> " << nodeType << "\n";
     std::string so2Out = c.sandwich[1] ? norm(1, v + "so2", "n1") : v + "so2";

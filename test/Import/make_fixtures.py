@@ -166,6 +166,13 @@ SEZM_MIN_S2_FFN["descriptor"]["s2_activation"] = [False, True]
 SEZM_MIN_ENV_SEED = json.loads(json.dumps(SEZM_MIN_EDGE_NORM))
 SEZM_MIN_ENV_SEED["descriptor"]["use_env_seed"] = True
 
+# Attention (two heads in each of the two focus streams) with the env seed
+# and the S2 FFN: every piece of DeePMD-kit's default config on SeZM-min's
+# shape.
+SEZM_MIN_ATTENTION = json.loads(json.dumps(SEZM_MIN_ENV_SEED))
+SEZM_MIN_ATTENTION["descriptor"]["n_atten_head"] = 2
+SEZM_MIN_ATTENTION["descriptor"]["s2_activation"] = [False, True]
+
 # The variants of SeZM-min's shape: config, seed, perturbation strength.
 # The norms amplify the perturbation: a third of it keeps the forces
 # below 1 eV/A (at full strength they pass 400 eV/A).
@@ -174,6 +181,7 @@ VARIANTS = {
     "sezm-min-edge-norm": (SEZM_MIN_EDGE_NORM, 23, 0.3),
     "sezm-min-s2-ffn": (SEZM_MIN_S2_FFN, 24, 0.3),
     "sezm-min-env-seed": (SEZM_MIN_ENV_SEED, 25, 0.3),
+    "sezm-min-attention": (SEZM_MIN_ATTENTION, 26, 0.3),
 }
 
 # Tensors DeePMD-kit rebuilds at model construction: not perturbed.
