@@ -173,6 +173,17 @@ SEZM_MIN_ATTENTION = json.loads(json.dumps(SEZM_MIN_ENV_SEED))
 SEZM_MIN_ATTENTION["descriptor"]["n_atten_head"] = 2
 SEZM_MIN_ATTENTION["descriptor"]["s2_activation"] = [False, True]
 
+# DeePMD-kit's argcheck defaults (what `dp --pt train` builds from a
+# descriptor that sets nothing but its type): channels 64, lmax 3, 3 blocks
+# of 4 mixing layers, one attention head, env seed, edge_norm, sandwich norms
+# [false, true, true, false], the S2-grid FFN.
+DPA4_DEFAULT = {
+    "type": "dpa4",
+    "type_map": ["O", "H"],
+    "descriptor": {"type": "dpa4"},
+    "fitting_net": {"type": "dpa4_ener"},
+}
+
 # The variants of SeZM-min's shape: config, seed, perturbation strength.
 # The norms amplify the perturbation: a third of it keeps the forces
 # below 1 eV/A (at full strength they pass 400 eV/A).
@@ -182,6 +193,7 @@ VARIANTS = {
     "sezm-min-s2-ffn": (SEZM_MIN_S2_FFN, 24, 0.3),
     "sezm-min-env-seed": (SEZM_MIN_ENV_SEED, 25, 0.3),
     "sezm-min-attention": (SEZM_MIN_ATTENTION, 26, 0.3),
+    "dpa4-default": (DPA4_DEFAULT, 27, 0.3),
 }
 
 # Tensors DeePMD-kit rebuilds at model construction: not perturbed.
