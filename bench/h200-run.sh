@@ -38,7 +38,8 @@
 #               DeePMD-kit's forward_common_lower compiled with its Triton
 #               kernels, on one edge list in one process, on the N-atom
 #               workload structures (bench/dpa4_race.py), with any other
-#               builds of it (gpu-run/dpa4-*.sezm) beside it
+#               builds of it (gpu-run/dpa4-*.sezm) beside it; RACE_MODEL
+#               and RACE_ARTIFACT name another checkpoint and its artifact
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
@@ -204,9 +205,10 @@ for step in "$@"; do
       done
       # Other builds of it (gpu-run/dpa4-*.sezm, e.g. before a change) are
       # timed beside it.
+      # RACE_MODEL and RACE_ARTIFACT race another checkpoint and its build.
       deepmd_python "$root/bench/dpa4_race.py" \
-        --model "$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt" \
-        --artifact "$root/gpu-run/dpa4.sezm" $(ls "$root"/gpu-run/dpa4-*.sezm 2>/dev/null) \
+        --model "${RACE_MODEL:-$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt}" \
+        --artifact "${RACE_ARTIFACT:-$root/gpu-run/dpa4.sezm}" $(ls "$root"/gpu-run/dpa4-*.sezm 2>/dev/null) \
         --runtime "$tools/lib/libsezm_runtime.so" --structure "${structures[@]}" \
         --plot "$out/race.png" --profile 14 | tee "$out/race.log"
       grep -q "DeePMD-kit / sezm" "$out/race.log" || status=1
