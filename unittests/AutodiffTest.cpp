@@ -452,6 +452,82 @@ TEST(AutodiffAttention, ForcesMatchFiniteDifferences) {
   EXPECT_GT(largest, 1e-3);
 }
 
+/// The shapes the imported env seed and attention use around the sezm ops:
+/// linalg.broadcast of a non-scalar along new axes (the edge vectors over
+/// a coefficient axis, a constant over the edges), linalg.reduce over some
+/// axes, a node-to-edge gather (sezm.segment_reduce_grad over the
+/// destination CSR); E = sum of the squares of the per-node sums.
+const char *broadcastReduceModule = R"mlir(
+func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
+    %src: tensor<?xi64> {sezm.name = "src"},
+    %dst: tensor<?xi64> {sezm.name = "dst"},
+    %so: tensor<?xi64> {sezm.name = "src_order", sezm.csr_of = "src"},
+    %sr: tensor<?xi64> {sezm.name = "src_rowptr", sezm.csr_of = "src"},
+    %do: tensor<?xi64> {sezm.name = "dst_order", sezm.csr_of = "dst"},
+    %dr: tensor<?xi64> {sezm.name = "dst_rowptr", sezm.csr_of = "dst"},
+    %k: tensor<4x3xf64> {sezm.name = "coefficients"})
+    -> (tensor<f64> {sezm.name = "energy"}) {
+  %v = sezm.edge_vectors %pos[%src, %dst]
+      : (tensor<?x3xf64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf64>
+  %c0 = arith.constant 0 : index
+  %edges = tensor.dim %v, %c0 : tensor<?x3xf64>
+  %zero = arith.constant 0.0 : f64
+  %vbE = tensor.empty(%edges) : tensor<?x4x3xf64>
+  %vb = linalg.broadcast ins(%v : tensor<?x3xf64>)
+      outs(%vbE : tensor<?x4x3xf64>) dimensions = [1]
+  %kbE = tensor.empty(%edges) : tensor<?x4x3xf64>
+  %kb = linalg.broadcast ins(%k : tensor<4x3xf64>)
+      outs(%kbE : tensor<?x4x3xf64>) dimensions = [0]
+  %p = arith.mulf %vb, %kb : tensor<?x4x3xf64>
+  %sE = tensor.empty(%edges) : tensor<?x4xf64>
+  %sZ = linalg.fill ins(%zero : f64) outs(%sE : tensor<?x4xf64>)
+      -> tensor<?x4xf64>
+  %s = linalg.reduce ins(%p : tensor<?x4x3xf64>)
+      outs(%sZ : tensor<?x4xf64>) dimensions = [2]
+    (%in: f64, %acc: f64) {
+      %a = arith.addf %in, %acc : f64
+      linalg.yield %a : f64
+    }
+  %t = math.tanh %s : tensor<?x4xf64>
+  %node = sezm.segment_reduce %t over(%do, %dr)
+      : (tensor<?x4xf64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x4xf64>
+  %back = sezm.segment_reduce_grad %node over(%do, %dr)
+      : (tensor<?x4xf64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x4xf64>
+  %q = arith.mulf %back, %t : tensor<?x4xf64>
+  %scalar = tensor.empty() : tensor<f64>
+  %acc = linalg.fill ins(%zero : f64) outs(%scalar : tensor<f64>)
+      -> tensor<f64>
+  %e = linalg.reduce ins(%q : tensor<?x4xf64>) outs(%acc : tensor<f64>)
+      dimensions = [0, 1]
+    (%in: f64, %out: f64) {
+      %a = arith.addf %in, %out : f64
+      linalg.yield %a : f64
+    }
+  return %e : tensor<f64>
+}
+)mlir";
+
+/// Forces through the broadcast, partial-sum and gather rules against
+/// central differences of the energy.
+TEST(AutodiffBroadcastReduce, ForcesMatchFiniteDifferences) {
+  MLIRContext context;
+  auto program =
+      ::sezm::testing::compileWithForces(context, broadcastReduceModule);
+  ASSERT_TRUE(program);
+  std::mt19937_64 gen(45);
+  const int64_t atoms = 5;
+  std::vector<HostTensor> inputs = allPairsGraph(atoms, gen);
+  inputs.push_back(f64Tensor({4, 3}, gen, -0.5, 0.5));
+  auto energyAt = [&](const HostTensor &positions) {
+    return scalarAt(*program, "energy", inputs, positions);
+  };
+  auto out = program->run("energy_forces", inputs);
+  ASSERT_TRUE(static_cast<bool>(out)) << llvm::toString(out.takeError());
+  double largest =
+      expectForcesMatchCentralDifferences((*out)[1], inputs[0], energyAt);
+  EXPECT_GT(largest, 1e-3);
+}
+
 /// create-graph: the gradient of a force loss, sum_i F_i . d_i, with respect
 /// to the positions (a second derivative of the energy) against central
 /// differences of the forces along d, and with respect to the weights (what
