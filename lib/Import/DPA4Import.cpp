@@ -588,6 +588,43 @@ public:
        << ") permutation = [0, 2, 1]\n";
   }
 
+  /// %name (E, width) = src[types[src[e]], k % period] + dst[types[dst[e]],
+  /// k % period] for per-type tables %src and %dst of `tableRows` rows (the
+  /// types are not differentiated: a lookup). `period` is an index value
+  /// name when the tables are narrower than `width`, else empty.
+  void typePairLookup(const std::string &name, int64_t width,
+                      const std::string &srcTable, const std::string &dstTable,
+                      int64_t tableRows, int64_t tableWidth,
+                      const std::string &period) {
+    std::string table = tensor({tableRows, tableWidth});
+    os << "  %" << name << "E = tensor.empty(%edges) : " << tensor({-1, width})
+       << "\n  %" << name
+       << " = linalg.generic {indexing_maps = [#edge, #edge, #edgeRow], "
+          "iterator_types = [\"parallel\", \"parallel\"]}\n"
+       << "      ins(%src, %dst : tensor<?xi64>, tensor<?xi64>) outs(%" << name
+       << "E : " << tensor({-1, width}) << ") {\n"
+       << "    ^bb0(%s: i64, %d: i64, %out: " << t << "):\n"
+       << "      %k = linalg.index 1 : index\n";
+    std::string column = "k";
+    if (!period.empty()) {
+      os << "      %c = arith.remui %k, %" << period << " : index\n";
+      column = "c";
+    }
+    os << "      %si = arith.index_cast %s : i64 to index\n"
+       << "      %di = arith.index_cast %d : i64 to index\n"
+       << "      %ts = tensor.extract %types[%si] : tensor<?xi64>\n"
+       << "      %td = tensor.extract %types[%di] : tensor<?xi64>\n"
+       << "      %tsi = arith.index_cast %ts : i64 to index\n"
+       << "      %tdi = arith.index_cast %td : i64 to index\n"
+       << "      %a = tensor.extract %" << srcTable << "[%tsi, %" << column
+       << "] : " << table << "\n"
+       << "      %b = tensor.extract %" << dstTable << "[%tdi, %" << column
+       << "] : " << table << "\n"
+       << "      %r = arith.addf %a, %b : " << t << "\n"
+       << "      linalg.yield %r : " << t << "\n"
+       << "  } -> " << tensor({-1, width}) << "\n";
+  }
+
   /// %name (rows, a, b) = %in broadcast along `axis` (1: in is (rows, b);
   /// 0: in is the constant (a, b)).
   void broadcast(const std::string &name, const std::string &rows,
@@ -814,27 +851,9 @@ void writeEnvSeed(Writer &w, const Config &c, const std::string &typeRows,
   w.silu("esp1a", "edges", "esp1", rb);
   w.matmul("esp2", "edges", "esp1a", rb, "es2", rb);
   w.matmul("esg1r", "edges", "esp2", rb, "esg", hid);
-  os << "  %esg1tE = tensor.empty(%edges) : " << ty({-1, hid}) << "\n"
-     << "  %esg1t = linalg.generic {indexing_maps = [#edge, #edge, "
-        "#edgeRow], iterator_types = [\"parallel\", \"parallel\"]}\n"
-     << "      ins(%src, %dst : tensor<?xi64>, tensor<?xi64>) outs(%esg1tE : "
-     << ty({-1, hid}) << ") {\n"
-     << "    ^bb0(%s: i64, %d: i64, %out: " << t << "):\n"
-     << "      %k = linalg.index 1 : index\n"
-     << "      %si = arith.index_cast %s : i64 to index\n"
-     << "      %di = arith.index_cast %d : i64 to index\n"
-     << "      %ts = tensor.extract %types[%si] : tensor<?xi64>\n"
-     << "      %td = tensor.extract %types[%di] : tensor<?xi64>\n"
-     << "      %tsi = arith.index_cast %ts : i64 to index\n"
-     << "      %tdi = arith.index_cast %td : i64 to index\n"
-     << "      %p = tensor.extract %esgs[%tsi, %k] : "
-     << ty({static_cast<int64_t>(c.typeMap.size()) + 1, hid}) << "\n"
-     << "      %q = tensor.extract %esgd[%tdi, %k] : "
-     << ty({static_cast<int64_t>(c.typeMap.size()) + 1, hid}) << "\n"
-     << "      %r = arith.addf %p, %q : " << t << "\n"
-     << "      linalg.yield %r : " << t << "\n"
-     << "  } -> " << ty({-1, hid}) << "\n"
-     << "  %esg1 = arith.addf %esg1r, %esg1t : " << ty({-1, hid}) << "\n";
+  w.typePairLookup("esg1t", hid, "esgs", "esgd",
+                   static_cast<int64_t>(c.typeMap.size()) + 1, hid, "");
+  os << "  %esg1 = arith.addf %esg1r, %esg1t : " << ty({-1, hid}) << "\n";
   w.silu("esg1a", "edges", "esg1", hid);
   w.matmul("esgo", "edges", "esg1a", hid, "esg2", e);
   os << "  // A = isd sum_dst rt (x) g, then the Gram product with its first "
@@ -964,11 +983,8 @@ void writeAttention(Writer &w, const Config &c, const std::string &v,
   // Each ScalarRMSNorm: the unit norm times its (F, Cf) scale.
   for (const char *norm : {"aqn", "agn"}) {
     std::string scaled = v + norm;
-    os << "  %" << scaled << "XE = tensor.empty(%n) : " << ty({-1, F, Cf})
-       << "\n  %" << scaled << "X = linalg.broadcast ins(%" << v << norm
-       << " : " << ty({F, Cf}) << ") outs(%" << scaled
-       << "XE : " << ty({-1, F, Cf}) << ") dimensions = [0]\n"
-       << "  %" << scaled << "Y = arith.mulf %" << v << "au3, %" << scaled
+    w.broadcast(scaled + "X", "n", v + norm, F, Cf, 0);
+    os << "  %" << scaled << "Y = arith.mulf %" << v << "au3, %" << scaled
        << "X : " << ty({-1, F, Cf}) << "\n"
        << "  %" << scaled << "F = tensor.collapse_shape %" << scaled
        << "Y [[0], [1, 2]] : " << ty({-1, F, Cf}) << " into " << ty({-1, Cw})
@@ -1404,26 +1420,9 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
      << ty({-1}) << " into " << ty({-1, 1}) << "\n"
      << "  %ones = arith.constant dense<1.0> : " << ty({1, R}) << "\n";
   w.matmul("envB", "edges", "env1", 1, "ones", R);
-  os << "  %r1 = arith.mulf %r0, %envB : " << ty({-1, R}) << "\n"
-     << "  %pair = linalg.generic {indexing_maps = [#edge, #edge, #edgeRow], "
-        "iterator_types = [\"parallel\", \"parallel\"]}\n"
-     << "      ins(%src, %dst : tensor<?xi64>, tensor<?xi64>) outs(%r0E : "
-     << ty({-1, R}) << ") {\n"
-     << "    ^bb0(%s: i64, %d: i64, %out: " << t << "):\n"
-     << "      %k = linalg.index 1 : index\n"
-     << "      %c = arith.remui %k, %cC : index\n"
-     << "      %si = arith.index_cast %s : i64 to index\n"
-     << "      %di = arith.index_cast %d : i64 to index\n"
-     << "      %ts = tensor.extract %types[%si] : tensor<?xi64>\n"
-     << "      %td = tensor.extract %types[%di] : tensor<?xi64>\n"
-     << "      %tsi = arith.index_cast %ts : i64 to index\n"
-     << "      %tdi = arith.index_cast %td : i64 to index\n"
-     << "      %a = tensor.extract %temb[%tsi, %c] : " << ty({T + 1, C}) << "\n"
-     << "      %b = tensor.extract %temb[%tdi, %c] : " << ty({T + 1, C}) << "\n"
-     << "      %r = arith.addf %a, %b : " << t << "\n"
-     << "      linalg.yield %r : " << t << "\n"
-     << "  } -> " << ty({-1, R}) << "\n"
-     << "  %rad = arith.addf %r1, %pair : " << ty({-1, R}) << "\n";
+  os << "  %r1 = arith.mulf %r0, %envB : " << ty({-1, R}) << "\n";
+  w.typePairLookup("pair", R, "temb", "temb", T + 1, C, "cC");
+  os << "  %rad = arith.addf %r1, %pair : " << ty({-1, R}) << "\n";
 
   // Degree normalisation.
   os << "\n  // (sum over incoming edges of env^2 + 0.25)^(-1/2).\n"

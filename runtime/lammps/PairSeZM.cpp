@@ -410,15 +410,10 @@ void PairSeZM::orderCandidates() {
 
 void PairSeZM::prepareStep() {
   int nlocal = atom->nlocal;
-  double **x = atom->x;
   int *type = atom->type;
-  coords.resize(3 * static_cast<size_t>(nlocal));
   modelTypes.resize(nlocal);
-  for (int i = 0; i < nlocal; ++i) {
-    for (int k = 0; k < 3; ++k)
-      coords[3 * i + k] = x[i][k];
+  for (int i = 0; i < nlocal; ++i)
     modelTypes[i] = modelTypeOf[type[i]];
-  }
   // Atom indices and the neighbour list hold until LAMMPS builds the list
   // again; only the cutoff test is redone each step.
   if (candidatesBuild != neighbor->ncalls) {
@@ -521,6 +516,9 @@ void PairSeZM::selectEdgesOnGpu() {
 
 void PairSeZM::runHostEntry(bool perAtom) {
   int64_t natoms = atom->nlocal, nedges = edgeIndex.size() / 2;
+  // The GPU path reads the positions where LAMMPS keeps them; the host
+  // entry takes the local atoms' alone.
+  coords.assign(&atom->x[0][0], &atom->x[0][0] + 3 * natoms);
   forces.assign(3 * natoms, 0.0);
   atomEnergy.assign(perAtom ? natoms : 0, 0.0);
   atomVirial.assign(perAtom ? 9 * natoms : 0, 0.0);

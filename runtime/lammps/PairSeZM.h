@@ -46,7 +46,7 @@ private:
   /// Each centre's neighbours in sezm's edge order, with the local atom
   /// each stands for: redone when LAMMPS builds its neighbour list again.
   void orderCandidates();
-  /// Fills coords and modelTypes, and orders the candidates when LAMMPS
+  /// Fills modelTypes, and orders the candidates when LAMMPS
   /// has built its list since.
   void prepareStep();
   /// Fills edgeIndex and edgeVecs on the host: the candidates within the

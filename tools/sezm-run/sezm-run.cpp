@@ -666,6 +666,11 @@ int main(int argc, char **argv) {
   // The CPU code, compiled at the first run and kept for the next
   // structures.
   std::unique_ptr<mlir::sezm::CpuProgram> program;
+  // --weights, read once for every structure.
+  std::map<std::string, sezmrt::HostTensor> fileWeights;
+  if (!weightsPath.empty() &&
+      !sezmrt::readSafetensors(weightsPath, fileWeights, error))
+    return fail(error);
   // One structure (or none): bind, run, compare, write.
   auto runOnce = [&]() -> int {
     std::map<std::string, sezmrt::HostTensor> fromStructure;
@@ -680,10 +685,8 @@ int main(int argc, char **argv) {
           return fail("argument '" + name +
                       "' is bound by --input and by --structure");
     }
-    std::map<std::string, sezmrt::HostTensor> weights;
+    std::map<std::string, sezmrt::HostTensor> weights = fileWeights;
     if (!weightsPath.empty()) {
-      if (!sezmrt::readSafetensors(weightsPath, weights, error))
-        return fail(error);
       for (const auto &weight : weights) {
         const std::string &name = weight.first;
         auto known = llvm::find_if(signature->arguments, [&](const auto &port) {
