@@ -57,3 +57,34 @@ func.func @narrow(%g: tensor<?x10x16xf32>, %y: tensor<?x10x16xf32>,
       -> (tensor<?x10x16xf32>, tensor<?x2xf32>)
   return %gy, %ga : tensor<?x10x16xf32>, tensor<?x2xf32>
 }
+
+// The attention aggregation's backward: the softmax weights per (node,
+// stream) in a loop kernel, then one warp per CSR position; with two
+// streams of 32 channels each warp pass lies in one stream: the
+// 46 kept Wigner-D entries' sums and the two streams' <grad[n], message_e>
+// cross the warp together (48 values, 31 + 16 shuffles); then the logit and
+// env gradients per position and null_logit's over nodes, in loop kernels.
+// CHECK-LABEL: func.func @attention_grad
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}} = %c4{{.*}}, {{.*}}) function(@attention_aggregate_grad)
+// CHECK-COUNT-46: gpu.shuffle idx
+// CHECK-COUNT-47: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.terminator
+// CHECK-NOT: sezm.attention_aggregate_grad
+func.func @attention_grad(%g: tensor<?x16x64xf32>, %xl: tensor<?x10x64xf32>,
+                          %wd: tensor<?x46xf32>, %lg: tensor<?x2x1xf32>,
+                          %env: tensor<?xf32>, %z: tensor<2x1xf32>,
+                          %do: tensor<?xi64>, %dr: tensor<?xi64>)
+    -> (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?x2x1xf32>,
+        tensor<?xf32>, tensor<2x1xf32>) {
+  %g1, %g2, %g3, %g4, %g5 = sezm.attention_aggregate_grad %g, %xl by %wd
+      logit %lg env %env null %z over(%do, %dr) lmax = 3
+      : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x46xf32>,
+         tensor<?x2x1xf32>, tensor<?xf32>, tensor<2x1xf32>, tensor<?xi64>,
+         tensor<?xi64>)
+      -> (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?x2x1xf32>,
+          tensor<?xf32>, tensor<2x1xf32>)
+  return %g1, %g2, %g3, %g4, %g5
+      : tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?x2x1xf32>,
+        tensor<?xf32>, tensor<2x1xf32>
+}

@@ -42,6 +42,9 @@ void emitLongMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
 bool envelopeAggregateGradApplies(EnvelopeAggregateGradOp op);
 void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
                                KernelConfigAttr config);
+bool attentionAggregateGradApplies(AttentionAggregateGradOp op);
+void emitAttentionAggregateGrad(AttentionAggregateGradOp op, KernelIO &io,
+                                KernelConfigAttr config);
 bool focusScaleGradApplies(FocusScaleGradOp op);
 void emitFocusScaleGrad(FocusScaleGradOp op, KernelIO &io,
                         KernelConfigAttr config);

@@ -8,6 +8,7 @@
 
 #include "Kernels.h"
 
+#include "KernelBuilder/AttentionMath.h"
 #include "KernelBuilder/SO2Math.h"
 
 using namespace mlir;
@@ -34,13 +35,6 @@ Num total(ArrayRef<Num> terms) {
   for (Num term : terms.drop_front())
     sum = sum + term;
   return sum;
-}
-
-/// Calls body(t, e) for each edge of node n's segment, in CSR order.
-void forEachSegmentEdge(Value order, Value rowptr, Idx n,
-                        llvm::function_ref<void(Idx, Idx)> body) {
-  forRange(loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}),
-           [&](Idx t) { body(t, loadIndex(order, {t})); });
 }
 
 /// The rotate_back_grad of one edge for the gradient rows `g` of each
@@ -162,167 +156,115 @@ void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
   });
 }
 
-namespace {
-/// The attention of one destination node for stream (f, h): the log of the
-/// null mass, the shift, and the shifted partition sum; att_e follows.
-struct Attention {
-  Num logNull, shift, partition;
-  Num logMass(Value logit, Value env, Idx e, int64_t f, int64_t h) const {
-    Num w = load(env, {e});
-    return Num(2.0) * log(w) + load(logit, {e, f, h});
-  }
-  Num weight(Value logit, Value env, Idx e, int64_t f, int64_t h) const {
-    return exp(logMass(logit, env, e, f, h) - shift) / partition;
-  }
-};
-
-/// softplus(x) + 1e-7, evaluated without overflow.
-Num nullMass(Num x) {
-  return max(x, Num(0.0)) + log(Num(1.0) + exp(-max(x, -x))) + Num(1e-7);
-}
-
-Attention attentionOf(Value logit, Value env, Value nullLogit, Value order,
-                      Value rowptr, Idx n, int64_t f, int64_t h) {
-  Attention a{log(nullMass(load(nullLogit, {f, h}))), Num(0.0), Num(0.0)};
-  Idx begin = loadIndex(rowptr, {n}), end = loadIndex(rowptr, {n + 1});
-  a.shift = maxRange(begin, end, a.logNull, [&](Idx t) {
-    return a.logMass(logit, env, loadIndex(order, {t}), f, h);
-  });
-  a.partition =
-      exp(a.logNull - a.shift) + sumRange(begin, end, [&](Idx t) {
-        return exp(a.logMass(logit, env, loadIndex(order, {t}), f, h) -
-                   a.shift);
-      });
-  return a;
-}
-
-/// The channels of head (f, h): f*Cf + h*(Cf/H) + ch.
-Idx headChannel(int64_t f, int64_t h, int64_t width, int64_t headWidth,
-                Idx ch) {
-  return Idx(f * width + h * headWidth) + ch;
-}
-} // namespace
-
 void sezm::emitKernel(AttentionAggregateOp op, KernelIO &io) {
   SO2Layout layout = layoutOf(op);
   Value xl = io.in(op.getXl()), wigner = io.in(op.getWigner());
-  Value logit = io.in(op.getLogit()), env = io.in(op.getEnv());
-  Value nullLogit = io.in(op.getNullLogit());
   Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
-  int64_t focus = staticDim(op.getLogit(), 1),
-          heads = staticDim(op.getLogit(), 2);
-  int64_t width = channels / focus, headWidth = width / heads;
-  Idx nodes = dim(rowptr, 0) - 1;
+  AttentionStreams streams = AttentionStreams::of(op.getLogit(), channels);
+  AttentionSoftmax softmax{io.in(op.getLogit()),
+                           io.in(op.getEnv()),
+                           io.in(op.getNullLogit()),
+                           order,
+                           rowptr,
+                           streams};
+  Idx nodes = softmax.nodes(), edges = dim(xl, 0);
+  Value att = io.scratch({ShapedType::kDynamic, streams.focus, streams.heads},
+                         {edges, streams.focus, streams.heads});
+  softmax.emitWeights(att);
   Value out = io.allocate(0, {nodes, rows, channels});
-  fillZero(out);
-  parallelRange(0, nodes, [&](Idx n) {
-    for (int64_t f = 0; f < focus; ++f) {
-      for (int64_t h = 0; h < heads; ++h) {
-        Attention a =
-            attentionOf(logit, env, nullLogit, order, rowptr, n, f, h);
-        forEachSegmentEdge(order, rowptr, n, [&](Idx, Idx e) {
+  // One iteration per (node, channel), as envelope_aggregate's.
+  parallelRange(0, nodes * Idx(channels), [&](Idx i) {
+    Idx n = i / Idx(channels), c = i % Idx(channels);
+    Idx s = streams.streamOf(c);
+    SmallVector<Num> init(rows, Num(0.0));
+    SmallVector<Num> sums = sumRange(
+        loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), init, [&](Idx t) {
+          Idx e = loadIndex(order, {t});
           EdgeRotation rotation(layout, wigner, e);
-          Num att = a.weight(logit, env, e, f, h);
-          forRange(0, headWidth, [&](Idx ch) {
-            Idx c = headChannel(f, h, width, headWidth, ch);
-            for (auto [d, value] :
-                 llvm::enumerate(message(rotation, xl, layout, e, c)))
-              addTo(att * value, out, {n, Idx(static_cast<int64_t>(d)), c});
-          });
+          Num weight = streams.load(att, e, s);
+          SmallVector<Num> terms;
+          for (Num value : message(rotation, xl, layout, e, c))
+            terms.push_back(weight * value);
+          return terms;
         });
-      }
-    }
+    for (int64_t d = 0; d < rows; ++d)
+      store(sums[d], out, {n, Idx(d), c});
   });
 }
 
 void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
   SO2Layout layout = layoutOf(op);
   Value grad = io.in(op.getGrad()), xl = io.in(op.getXl());
-  Value wigner = io.in(op.getWigner()), logit = io.in(op.getLogit());
-  Value env = io.in(op.getEnv()), nullLogit = io.in(op.getNullLogit());
+  Value wigner = io.in(op.getWigner());
   Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
-  int64_t focus = staticDim(op.getLogit(), 1),
-          heads = staticDim(op.getLogit(), 2);
-  int64_t width = channels / focus, headWidth = width / heads;
-  Idx nodes = dim(rowptr, 0) - 1, edges = dim(xl, 0);
+  AttentionStreams streams = AttentionStreams::of(op.getLogit(), channels);
+  AttentionSoftmax softmax{io.in(op.getLogit()),
+                           io.in(op.getEnv()),
+                           io.in(op.getNullLogit()),
+                           order,
+                           rowptr,
+                           streams};
+  int64_t focus = streams.focus, heads = streams.heads;
+  Idx nodes = softmax.nodes(), edges = dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, layout.reducedRows(), channels});
   Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
   Value logitGrad = io.allocate(2, {edges, focus, heads});
   Value envGrad = io.allocate(3, {edges});
   Value nullGrad = io.allocate(4, {focus, heads});
+  // Edges in no segment receive no gradient.
   fillZero(xlGrad);
   fillZero(wignerGrad);
   fillZero(logitGrad);
   fillZero(envGrad);
-  // d att[e, f, h] = <grad[dst], message_e> over the head's channels.
+  Value att =
+      io.scratch({ShapedType::kDynamic, focus, heads}, {edges, focus, heads});
+  Value nullWeight =
+      io.scratch({ShapedType::kDynamic, focus, heads}, {nodes, focus, heads});
+  softmax.emitWeights(att, nullWeight);
+  // d att[e, s] = <grad[dst], message_e> over the stream's channels.
   Value attGrad =
       io.scratch({ShapedType::kDynamic, focus, heads}, {edges, focus, heads});
-  // Each node's share of d null_logit, summed over nodes in order below.
-  Value nullShares =
-      io.scratch({ShapedType::kDynamic, focus, heads}, {nodes, focus, heads});
-  parallelRange(0, nodes, [&](Idx n) {
-    for (int64_t f = 0; f < focus; ++f) {
-      for (int64_t h = 0; h < heads; ++h) {
-        Attention a =
-            attentionOf(logit, env, nullLogit, order, rowptr, n, f, h);
-        // S = sum_e att_e * d att_e.
-        Num weighted = sumRange(
-            loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), [&](Idx t) {
-              Idx e = loadIndex(order, {t});
-              EdgeRotation rotation(layout, wigner, e);
-              Num dAtt = sumRange(0, headWidth, [&](Idx ch) {
-                Idx c = headChannel(f, h, width, headWidth, ch);
-                std::vector<Num> msg = message(rotation, xl, layout, e, c);
-                SmallVector<Num> products;
-                for (int64_t d = 0; d < rows; ++d)
-                  products.push_back(load(grad, {n, d, c}) * msg[d]);
-                return total(products);
-              });
-              store(dAtt, attGrad, {e, f, h});
-              return a.weight(logit, env, e, f, h) * dAtt;
-            });
-        forEachSegmentEdge(order, rowptr, n, [&](Idx, Idx e) {
-          Num att = a.weight(logit, env, e, f, h);
-          Num centered = load(attGrad, {e, f, h}) - weighted;
-          store(att * centered, logitGrad, {e, f, h});
-          // d mass / d env = 2 mass / env; masked edges (env = 0) get none.
-          Num w = load(env, {e});
-          Num envSlope = select(Num(0.0) < w, Num(2.0) * att / w, Num(0.0));
-          addTo(envSlope * centered, envGrad, {e});
-          EdgeRotation rotation(layout, wigner, e);
-          // The head's channels of rotate_back_grad(att * grad[n]).
-          SmallVector<Num> init(rotation.numEntries(), Num(0.0));
-          SmallVector<Num> sums = sumRange(0, headWidth, init, [&](Idx ch) {
-            Idx c = headChannel(f, h, width, headWidth, ch);
-            std::vector<Num> g = loadRows(grad, n, rows, c);
-            for (auto [d, value] : llvm::enumerate(g))
-              value = Num(rotateBackRescale(d)) * att * value;
-            std::vector<Num> in = loadRows(xl, e, layout.reducedRows(), c);
-            storeRows(rotation.toEdgeFrame(g), xlGrad, e, c);
-            SmallVector<Num> terms;
-            rotation.forEachEntry(
-                [&](int64_t j, int64_t d) { terms.push_back(in[j] * g[d]); });
-            return terms;
-          });
-          rotation.addGradient(sums, wignerGrad, e);
-        });
-        // d null = -S / Z; null = softplus(z) + 1e-7, d null / dz = sigmoid(z).
-        Num z = load(nullLogit, {f, h});
-        Num nullShare = exp(a.logNull - a.shift) / a.partition;
-        Num sigmoidZ = Num(1.0) / (Num(1.0) + exp(-z));
-        store(-weighted * nullShare / exp(a.logNull) * sigmoidZ, nullShares,
-              {n, f, h});
-      }
+  // One iteration per CSR position: rotate_back_grad(att * grad[n]) of its
+  // edge, stream by stream, and d att.
+  softmax.forEachPosition([&](Idx t) {
+    Idx n = segmentOf(rowptr, nodes, t), e = loadIndex(order, {t});
+    EdgeRotation rotation(layout, wigner, e);
+    int64_t entries = rotation.numEntries();
+    SmallVector<Num> wignerSums(entries, Num(0.0));
+    for (int64_t s = 0; s < streams.count(); ++s) {
+      Num weight = streams.load(att, e, Idx(s));
+      SmallVector<Num> init(entries + 1, Num(0.0));
+      SmallVector<Num> sums = sumRange(0, streams.headWidth, init, [&](Idx ch) {
+        Idx c = Idx(s * streams.headWidth) + ch;
+        std::vector<Num> g = loadRows(grad, n, rows, c);
+        for (auto [d, value] : llvm::enumerate(g)) {
+          double factor = rotateBackRescale(d);
+          if (factor != 1.0)
+            value = Num(factor) * value;
+        }
+        std::vector<Num> in = loadRows(xl, e, layout.reducedRows(), c);
+        std::vector<Num> back = rotation.toEdgeFrame(g);
+        std::vector<Num> scaled;
+        for (Num value : back)
+          scaled.push_back(weight * value);
+        storeRows(scaled, xlGrad, e, c);
+        SmallVector<Num> terms;
+        rotation.forEachEntry(
+            [&](int64_t j, int64_t d) { terms.push_back(in[j] * g[d]); });
+        SmallVector<Num> dots;
+        for (auto [j, value] : llvm::enumerate(back))
+          dots.push_back(in[j] * value);
+        terms.push_back(total(dots));
+        return terms;
+      });
+      streams.store(sums.back(), attGrad, e, Idx(s));
+      for (int64_t k = 0; k < entries; ++k)
+        wignerSums[k] = wignerSums[k] + weight * sums[k];
     }
+    rotation.storeGradient(wignerSums, wignerGrad, e);
   });
-  parallelRange(0, focus * heads, [&](Idx fh) {
-    Idx f = fh / Idx(heads), h = fh % Idx(heads);
-    store(sumRange(0, nodes,
-                   [&](Idx n) {
-                     return load(nullShares, {n, f, h});
-                   }),
-          nullGrad, {f, h});
-  });
+  softmax.emitLogitGradients(io, att, attGrad, nullWeight, logitGrad, envGrad,
+                             nullGrad);
 }
