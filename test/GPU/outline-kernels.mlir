@@ -75,6 +75,56 @@ func.func @gate() {
   return
 }
 
+// -----
+
+// A launch whose kernel equals one outlined before (in this function or
+// another) launches that one: one module per distinct kernel. A kernel
+// that differs (here in one constant) keeps its own.
+// CHECK-LABEL: func.func @first
+// CHECK: gpu.launch_func @gate::@gate
+// CHECK: gpu.launch_func @gate::@gate
+// CHECK: gpu.launch_func @gate_0::@gate
+// CHECK-COUNT-2: gpu.module
+// CHECK-LABEL: func.func @second
+// CHECK: gpu.launch_func @gate::@gate
+// CHECK-NOT: gpu.module
+func.func @first(%m: memref<4xf32>, %n: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+      threads(%tx, %ty, %tz) in (%a = %c1, %b = %c1, %c = %c1)
+      function(@gate) {
+    %v = arith.constant 1.0 : f32
+    memref.store %v, %m[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+      threads(%tx, %ty, %tz) in (%a = %c1, %b = %c1, %c = %c1)
+      function(@gate) {
+    %v = arith.constant 1.0 : f32
+    memref.store %v, %n[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+      threads(%tx, %ty, %tz) in (%a = %c1, %b = %c1, %c = %c1)
+      function(@gate) {
+    %v = arith.constant 2.0 : f32
+    memref.store %v, %n[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+func.func @second(%m: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
+      threads(%tx, %ty, %tz) in (%a = %c1, %b = %c1, %c = %c1)
+      function(@gate) {
+    %v = arith.constant 1.0 : f32
+    memref.store %v, %m[%tx] : memref<4xf32>
+    gpu.terminator
+  }
+  return
+}
+
 // PTX: .entry rotate_mix(
 // PTX: .minnctapersm 8
 // PTX: .entry rotate_mix(

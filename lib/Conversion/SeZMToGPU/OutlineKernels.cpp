@@ -3,6 +3,9 @@
 // Upstream's gpu-kernel-outlining drops a launch's attributes, so what a
 // kernel's schedule asks of the NVVM backend (blocks per multiprocessor)
 // would have to ride elsewhere; this outlining keeps it on the kernel.
+// A kernel module equal to one outlined before (the same op on the same
+// shapes in another layer or block) is not kept: its launches use the
+// first, so that each distinct kernel is compiled once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +56,16 @@ gpu::GPUModuleOp createKernelModule(gpu::GPUFuncOp kernel, StringRef name,
   return module;
 }
 
+/// The text of a kernel module's contents (not its name): equal texts are
+/// equal kernels.
+std::string kernelText(gpu::GPUModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (Operation &op : module.getBody()->getOperations())
+    op.print(os, OpPrintingFlags().printGenericOpForm());
+  return text;
+}
+
 /// Whether `name` is one of the NVVM dialect's (nvvm.minctasm, ...).
 bool isNvvmAttribute(StringAttr name) {
   auto [dialect, rest] = name.getValue().split('.');
@@ -78,6 +91,7 @@ struct OutlineKernelsPass : sezm::impl::OutlineKernelsBase<OutlineKernelsPass> {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     bool outlined = false;
+    llvm::StringMap<gpu::GPUFuncOp> outlinedKernels;
     for (auto function :
          llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       // Each function's kernels follow it, in launch order.
@@ -100,8 +114,16 @@ struct OutlineKernelsPass : sezm::impl::OutlineKernelsBase<OutlineKernelsPass> {
         StringRef moduleName = launch.getModuleAttr()
                                    ? launch.getModuleAttr().getValue()
                                    : StringRef(name);
-        symbols.insert(createKernelModule(kernel, moduleName, symbols),
-                       insertPoint);
+        gpu::GPUModuleOp kernelModule =
+            createKernelModule(kernel, moduleName, symbols);
+        auto [known, inserted] =
+            outlinedKernels.try_emplace(kernelText(kernelModule), kernel);
+        if (inserted) {
+          symbols.insert(kernelModule, insertPoint);
+        } else {
+          kernelModule.erase();
+          kernel = known->second;
+        }
         replaceWithLaunchFunc(launch, kernel, operands);
         outlined = true;
       }
