@@ -21,6 +21,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -29,6 +30,7 @@
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
 
+#include <chrono>
 #include <cstdlib>
 
 using namespace mlir;
@@ -238,6 +240,27 @@ static std::string cpuLevel() {
 }
 
 namespace {
+/// Reports a phase's wall time on stderr when it ends, if asked to.
+class PhaseTimer {
+public:
+  PhaseTimer(const CompileOptions &options, llvm::StringRef phase)
+      : enabled(options.timing), phase(phase),
+        start(std::chrono::steady_clock::now()) {}
+  ~PhaseTimer() {
+    if (!enabled)
+      return;
+    std::chrono::duration<double> elapsed =
+        std::chrono::steady_clock::now() - start;
+    llvm::errs() << llvm::format("sezm-compile: %-36s %8.2f s\n",
+                                 phase.str().c_str(), elapsed.count());
+  }
+
+private:
+  bool enabled;
+  llvm::StringRef phase;
+  std::chrono::steady_clock::time_point start;
+};
+
 /// One device's program, lowered to the LLVM dialect.
 struct LoweredProgram {
   bool forGpu;
@@ -264,6 +287,8 @@ static llvm::Error lower(ModuleOp module, bool forGpu,
     pipeline.features = ptxFeatures(options.chip);
   pipeline.fuse = options.fuse;
   buildSeZMPipeline(pm, pipeline);
+  if (options.timing)
+    pm.enableTiming();
   if (failed(pm.run(module)))
     return llvm::createStringError(std::string("lowering for the ") +
                                    (forGpu ? "GPU" : "CPU") + " failed:\n" +
@@ -447,11 +472,15 @@ llvm::Error sezm::compileArtifact(ModuleOp module,
       target = *copy;
     }
     std::string cpuPlan;
-    if (llvm::Error error = lower(target, /*forGpu=*/false, options, cpuPlan))
-      return error;
+    {
+      PhaseTimer timer(options, "CPU: passes");
+      if (llvm::Error error = lower(target, /*forGpu=*/false, options, cpuPlan))
+        return error;
+    }
     if (!artifact)
       return writeHostCode(target, /*forGpu=*/false, entries, options.emit,
                            outputPath.str());
+    PhaseTimer timer(options, "CPU: code generation (O3) and link");
     auto library = hostLibrary(target, /*forGpu=*/false, entries);
     if (!library)
       return library.takeError();
@@ -461,8 +490,11 @@ llvm::Error sezm::compileArtifact(ModuleOp module,
   }
   if (gpu) {
     plan.clear();
-    if (llvm::Error error = lower(module, /*forGpu=*/true, options, plan))
-      return error;
+    {
+      PhaseTimer timer(options, "GPU: passes (kernels to PTX)");
+      if (llvm::Error error = lower(module, /*forGpu=*/true, options, plan))
+        return error;
+    }
     if (options.emit == Emit::PTX) {
       std::string error;
       if (std::error_code ec = llvm::sys::fs::create_directories(outputPath))
@@ -487,10 +519,14 @@ llvm::Error sezm::compileArtifact(ModuleOp module,
       for (Attribute object : binary.getObjects())
         contents.sections["ptx/" + binary.getName().str()] =
             cast<gpu::ObjectAttr>(object).getObject().getValue().str();
-    auto library = hostLibrary(module, /*forGpu=*/true, entries);
-    if (!library)
-      return library.takeError();
-    contents.sections[sezmrt::kHostSection] = std::move(*library);
+    {
+      PhaseTimer timer(options, "GPU: host code generation and link");
+      auto library = hostLibrary(module, /*forGpu=*/true, entries);
+      if (!library)
+        return library.takeError();
+      contents.sections[sezmrt::kHostSection] = std::move(*library);
+    }
+    PhaseTimer timer(options, "GPU: ptxas");
     if (llvm::Error cubinError = addCubins(contents, options.chip))
       return cubinError;
   }

@@ -108,6 +108,12 @@ static cl::opt<bool>
                       "against them"),
              cl::cat(category));
 
+static cl::opt<bool>
+    timePhases("time-phases",
+               cl::desc("Report on stderr where compiling spends its time: "
+                        "each pass, code generation, linking and ptxas"),
+               cl::cat(category));
+
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "sezm-compile") << message << "\n";
   return 1;
@@ -207,6 +213,7 @@ int main(int argc, char **argv) {
   options.chip = chip;
   options.emit = static_cast<Emit>(emit.getValue());
   options.fuse = !noFusion;
+  options.timing = timePhases;
   if (!weights.empty() && emit != Output::Artifact)
     return fail("--weights goes with --emit=artifact");
   if (!weights.empty() && imported)

@@ -37,6 +37,10 @@ struct CompileOptions {
   std::string weights;
   /// Whether the graph fusions run (false: to compare against them).
   bool fuse = true;
+  /// Whether to report on stderr where compiling spends its time: each
+  /// pass (MLIR's timing report) and the phases after the passes (host
+  /// code generation and linking, ptxas).
+  bool timing = false;
 };
 
 /// The chips sezm compiles for, and the PTX ISA each gets.
