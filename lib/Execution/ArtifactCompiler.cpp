@@ -312,7 +312,8 @@ static llvm::Error temporaryFile(llvm::StringRef suffix, std::string &path) {
 
 /// Writes a lowered program's host code as `emit` (LLVM IR, an object or a
 /// shared library) to `outputPath`. The GPU's host code is a launch sequence
-/// and is compiled for the portable x86-64 baseline as it stands; the CPU's
+/// and is compiled for the portable x86-64 baseline as it stands, without
+/// optimizing code generation (its time goes to the driver calls); the CPU's
 /// is the whole computation, optimized (O3, vectorized) for `cpuLevel()`
 /// and linked against the OpenMP runtime.
 static llvm::Error
@@ -340,7 +341,7 @@ writeHostCode(ModuleOp lowered, bool forGpu,
   llvm::TargetOptions targetOptions;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, level, "", targetOptions, llvm::Reloc::PIC_, std::nullopt,
-      forGpu ? llvm::CodeGenOptLevel::Default
+      forGpu ? llvm::CodeGenOptLevel::None
              : llvm::CodeGenOptLevel::Aggressive));
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
