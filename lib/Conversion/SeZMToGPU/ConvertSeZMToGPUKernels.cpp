@@ -76,6 +76,8 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
           "rotate_mix", 8),
       microkernel<SegmentReduceOp, segmentReduceApplies, emitSegmentReduce,
                   true>("segment_reduce", 0),
+      microkernel<SegmentReduceGradOp, segmentReduceGradApplies,
+                  emitSegmentReduceGrad, false>("segment_reduce_grad", 0),
       microkernel<RotateMixGradOp, rotateMixGradApplies, emitRotateMixGrad,
                   true>("rotate_mix_grad", 0),
       microkernel<RotateMixGradReduceOp, rotateMixGradReduceApplies,

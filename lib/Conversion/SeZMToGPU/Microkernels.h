@@ -29,6 +29,9 @@ void emitRotateMix(RotateMixOp op, KernelIO &io, KernelConfigAttr config);
 bool segmentReduceApplies(SegmentReduceOp op);
 void emitSegmentReduce(SegmentReduceOp op, KernelIO &io,
                        KernelConfigAttr config);
+bool segmentReduceGradApplies(SegmentReduceGradOp op);
+void emitSegmentReduceGrad(SegmentReduceGradOp op, KernelIO &io,
+                           KernelConfigAttr config);
 bool rotateMixGradApplies(RotateMixGradOp op);
 void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io,
                        KernelConfigAttr config);

@@ -1,4 +1,4 @@
-//===- SegmentReduce.cpp - segment_reduce: a thread per row element -------===//
+//===- SegmentReduce.cpp - segment_reduce and its gradient (a gather) -----===//
 
 #include "Microkernels.h"
 #include "WarpSchedules.h"
@@ -43,5 +43,42 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io,
 }
 
 bool segmentReduceApplies(SegmentReduceOp) { return true; }
+
+//===----------------------------------------------------------------------===//
+// segment_reduce_grad: one thread per (CSR position, row element), so that
+// a warp copies consecutive elements of its node's row to its edge's; the
+// loop kernel gave each node one thread walking its segment.
+//===----------------------------------------------------------------------===//
+
+void emitSegmentReduceGrad(SegmentReduceGradOp op, KernelIO &io,
+                           KernelConfigAttr config) {
+  Value grad = io.in(op.getGrad());
+  Value order = io.in(op.getOrder()), rowptr = io.in(op.getRowptr());
+  Idx nodes = dim(rowptr, 0) - 1, edges = dim(order, 0);
+  auto type = cast<RankedTensorType>(op.getResult().getType());
+  SmallVector<Idx> extents{edges};
+  for (int64_t axis = 1; axis < type.getRank(); ++axis)
+    extents.push_back(dim(grad, axis));
+  Value out = io.allocate(0, extents);
+  // Edges in no segment receive no gradient.
+  fillZero(out);
+  Value flatGrad = flattenRows(grad), flatOut = flattenRows(out);
+  Idx row = dim(flatGrad, 1);
+  launchKernel(
+      config.getKernel().getValue(),
+      {ceilDiv(edges * row, kBlockThreads), Idx(1), Idx(1)},
+      {Idx(kBlockThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
+        Idx i = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
+        Idx t = i / row, p = i % row;
+        // rowptr[N] = E for a CSR over every edge; positions past
+        // it (edges in no segment) have nothing to copy.
+        ifThen(t < loadIndex(rowptr, {nodes}), [&] {
+          Idx n = segmentOf(rowptr, nodes, t);
+          store(load(flatGrad, {n, p}), flatOut, {loadIndex(order, {t}), p});
+        });
+      });
+}
+
+bool segmentReduceGradApplies(SegmentReduceGradOp) { return true; }
 
 } // namespace mlir::sezm::microkernels
