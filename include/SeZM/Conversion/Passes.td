@@ -259,6 +259,48 @@ def SequentialInnerLoops
   let dependentDialects = ["::mlir::scf::SCFDialect"];
 }
 
+def OutlineCpuLoops : Pass<"sezm-outline-cpu-loops", "::mlir::ModuleOp"> {
+  let summary = "Give each CPU kernel's thread-shared loop a function of "
+                "its own";
+  let description = [{
+    Moves every outermost `scf.parallel` of a function (what
+    convert-scf-to-openmp shares among threads) into a private function of
+    its own, called where the loop stood. The values the loop uses from
+    above become arguments; constants and globals are cloned in, so that
+    they still fold.
+
+    Why: the translation to LLVM IR outlines each OpenMP region from its
+    function with an analysis of the whole function, so a model's entry of
+    a thousand kernels took time quadratic in its size (70 s of the
+    default DPA4's CPU compile). One loop per function makes it linear.
+
+    Before:
+    ```mlir
+    func.func @energy(%x: memref<?x64xf32>, %y: memref<?x64xf32>) {
+      %c0 = arith.constant 0 : index
+      %n = memref.dim %x, %c0 : memref<?x64xf32>
+      scf.parallel (%i) = (%c0) to (%n) step (%c1) { ... }
+      ...
+    }
+    ```
+    After:
+    ```mlir
+    func.func @energy(%x: memref<?x64xf32>, %y: memref<?x64xf32>) {
+      %c0 = arith.constant 0 : index
+      %n = memref.dim %x, %c0 : memref<?x64xf32>
+      call @energy_loop0(%n, %x, %y) : (index, memref<?x64xf32>, ...) -> ()
+      ...
+    }
+    func.func private @energy_loop0(%n: index, %x: memref<?x64xf32>, ...) {
+      %c0 = arith.constant 0 : index
+      scf.parallel (%i) = (%c0) to (%n) step (%c1) { ... }
+      return
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
 def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
   let summary = "Place the host code's buffers in GPU memory";
   let description = [{

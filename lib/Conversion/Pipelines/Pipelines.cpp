@@ -83,6 +83,7 @@ void sezm::buildCpuPipeline(OpPassManager &pm, ArrayRef<std::string> memoryAt) {
   pm.addNestedPass<func::FuncOp>(sezm::createCpuMatmulOrder());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
   pm.addNestedPass<func::FuncOp>(sezm::createSequentialInnerLoops());
+  pm.addPass(sezm::createOutlineCpuLoops());
   pm.addPass(createConvertSCFToOpenMPPass());
   // Inlines the alloca scopes around loop bodies that allocate nothing on
   // the stack, which the lowering of their loops to blocks needs.
