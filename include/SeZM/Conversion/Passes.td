@@ -192,6 +192,38 @@ def FlattenParallelLoops
   }];
 }
 
+def ReductionsInnermost
+    : Pass<"sezm-reductions-innermost", "::mlir::func::FuncOp"> {
+  let summary = "Put the reduction loops of a GPU loop kernel innermost";
+  let description = [{
+    A linalg op lowered as loops on the GPU gets one thread per iteration
+    of its outer parallel loops. When a reduction dimension comes before a
+    parallel one (`linalg.reduce` over the middle axis of (N, 16, 192), the
+    gradient of a broadcast along it), convert-linalg-to-parallel-loops
+    nests the parallel loop after it inside an `scf.for`, and only the
+    first dimension becomes threads: N threads each doing 16 x 192 adds.
+    Here such an op becomes a `linalg.generic` with its parallel dimensions
+    first (in order) and its reductions last (in order), so that every
+    output gets a thread and the threads of a warp read consecutive
+    elements. Each output still adds its terms in the same order: the same
+    bits.
+
+    Before:
+    ```mlir
+    linalg.reduce ins(%x : memref<?x16x192xf32>)
+                  outs(%y : memref<?x192xf32>) dimensions = [1]
+    ```
+    After:
+    ```mlir
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2, d1)>,
+                                     affine_map<(d0, d1, d2) -> (d0, d1)>],
+                    iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x : memref<?x16x192xf32>) outs(%y : memref<?x192xf32>) { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def CpuMatmulOrder : Pass<"sezm-cpu-matmul-order", "::mlir::func::FuncOp"> {
   let summary = "Order each matmul's loops (i, k, j) for the CPU";
   let description = [{

@@ -1,0 +1,63 @@
+//===- ReductionsInnermost.cpp - parallel loops outside reductions --------===//
+
+#include "SeZM/Conversion/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::sezm {
+#define GEN_PASS_DEF_REDUCTIONSINNERMOST
+#include "SeZM/Conversion/Passes.h.inc"
+} // namespace mlir::sezm
+
+using namespace mlir;
+
+/// The loop order with the parallel dimensions of `op` first and its
+/// reductions last, each in their order; empty when it is already so.
+static SmallVector<unsigned> parallelFirst(linalg::LinalgOp op) {
+  SmallVector<unsigned> parallel, reduction;
+  for (auto [dim, type] : llvm::enumerate(op.getIteratorTypesArray())) {
+    if (linalg::isParallelIterator(type))
+      parallel.push_back(dim);
+    else
+      reduction.push_back(dim);
+  }
+  // Already in order when no reduction comes before the last parallel one.
+  if (reduction.empty() || parallel.empty() ||
+      reduction.front() > parallel.back())
+    return {};
+  parallel.append(reduction);
+  return parallel;
+}
+
+namespace {
+struct ReductionsInnermostPass
+    : sezm::impl::ReductionsInnermostBase<ReductionsInnermostPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> ops;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (!parallelFirst(op).empty())
+        ops.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : ops) {
+      SmallVector<unsigned> order = parallelFirst(op);
+      rewriter.setInsertionPoint(op);
+      auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
+      if (!generic) {
+        FailureOr<linalg::GenericOp> generalized =
+            linalg::generalizeNamedOp(rewriter, op);
+        if (failed(generalized))
+          continue;
+        generic = *generalized;
+      }
+      if (failed(linalg::interchangeGenericOp(rewriter, generic, order))) {
+        generic.emitOpError("cannot put its reductions innermost");
+        return signalPassFailure();
+      }
+    }
+  }
+};
+} // namespace
