@@ -115,6 +115,15 @@ static cl::opt<double>
 static cl::opt<double>
     absoluteTolerance("atol", cl::desc("Absolute tolerance of --verify"),
                       cl::init(sezmrt::Tolerance().atol), cl::cat(category));
+static cl::opt<bool> checkForces(
+    "check-forces",
+    cl::desc("Check the CPU run's forces against central differences of its "
+             "energy (step 1e-5 A; every component of the first atom and "
+             "the middle one): prints the largest difference and fails "
+             "beyond 1e-6 of max |forces|. Needs a float64 build "
+             "(--precision float64 for a checkpoint): in float32 the "
+             "differences measure rounding"),
+    cl::cat(category));
 static cl::opt<int>
     bench("bench",
           cl::desc("Run N more times and print the median time (per kernel "
@@ -497,6 +506,85 @@ readArtifactFile(const std::string &path) {
   return std::optional<ArtifactFile>(std::move(file));
 }
 
+/// The step of --check-forces (A): central differences err by about
+/// step^2 times the energy's third derivative and by rounding of
+/// eps |E| / step, both far below 1e-6 of the forces in float64.
+constexpr double kForceCheckStep = 1e-5;
+/// Atoms whose force components --check-forces differentiates.
+constexpr int64_t kForceCheckAtoms = 2;
+/// Largest |finite difference - force| / max |forces| --check-forces passes.
+constexpr double kForceCheckTolerance = 1e-6;
+
+/// --check-forces: moves each component of a few atoms by +-step, reruns
+/// the entry and compares -(E+ - E-) / (2 step) with the forces it returned
+/// at rest. The neighbour graph is kept: the energy is smooth across the
+/// cutoff, so an edge the step moves across it changes nothing visible.
+static int
+checkForcesByDifferences(const mlir::sezm::CpuProgram &program,
+                         const sezmrt::EntrySignature &signature,
+                         std::vector<sezmrt::HostTensor> inputs,
+                         const std::vector<sezmrt::HostTensor> &outputs) {
+  auto indexOf = [](const std::vector<sezmrt::TensorPort> &ports,
+                    StringRef name) -> int64_t {
+    auto it = llvm::find_if(
+        ports, [&](const auto &port) { return port.name == name; });
+    return it == ports.end() ? -1 : it - ports.begin();
+  };
+  int64_t positionsAt = indexOf(signature.arguments, "positions");
+  int64_t energyAt = indexOf(signature.results, "energy");
+  int64_t forcesAt = indexOf(signature.results, "forces");
+  if (positionsAt < 0 || energyAt < 0 || forcesAt < 0)
+    return fail("--check-forces: @" + signature.function +
+                " needs an argument 'positions' and results 'energy' and "
+                "'forces'");
+  bool float64 =
+      llvm::all_of(signature.arguments, [](const sezmrt::TensorPort &port) {
+        return !isFloat(port.type) || port.type == sezmrt::ElementType::F64;
+      });
+  if (!float64)
+    return fail("--check-forces needs a float64 build (--precision float64 "
+                "for a checkpoint): in float32 the differences measure "
+                "rounding, not the forces");
+  sezmrt::HostTensor &positions = inputs[positionsAt];
+  const sezmrt::HostTensor &forces = outputs[forcesAt];
+  int64_t atoms = positions.numElements() / 3;
+  if (atoms == 0 || forces.numElements() != positions.numElements())
+    return fail("--check-forces: forces " + forces.describe() +
+                " do not match positions " + positions.describe());
+  double largestForce = 0, largestError = 0;
+  for (int64_t i = 0; i < forces.numElements(); ++i)
+    largestForce = std::max(largestForce, std::abs(forces.at(i)));
+  int64_t checked = std::min(atoms, kForceCheckAtoms);
+  for (int64_t k = 0; k < checked; ++k) {
+    int64_t atom = k * atoms / checked;
+    for (int64_t axis = 0; axis < 3; ++axis) {
+      double &coordinate = positions.data<double>()[atom * 3 + axis];
+      double rest = coordinate, energies[2];
+      for (int side = 0; side < 2; ++side) {
+        coordinate = rest + (side ? -kForceCheckStep : kForceCheckStep);
+        auto moved = program.run(signature.function, inputs);
+        if (!moved)
+          return fail(moved.takeError());
+        energies[side] = 0;
+        for (int64_t i = 0; i < (*moved)[energyAt].numElements(); ++i)
+          energies[side] += (*moved)[energyAt].at(i);
+      }
+      coordinate = rest;
+      double difference = -(energies[0] - energies[1]) / (2 * kForceCheckStep);
+      largestError = std::max(
+          largestError, std::abs(difference - forces.at(atom * 3 + axis)));
+    }
+  }
+  double relative = largestForce > 0 ? largestError / largestForce : 0;
+  bool ok = relative <= kForceCheckTolerance;
+  llvm::outs() << llvm::format(
+      "forces against central differences (%d atoms, step %g A): max abs "
+      "error %.3g, relative %.3g  %s\n",
+      static_cast<int>(checked), kForceCheckStep, largestError, relative,
+      ok ? "ok" : "FAIL");
+  return ok ? 0 : 1;
+}
+
 /// With no arguments: SeZM-min's energy, forces and virial on the bundled
 /// water box, on the GPU when one can be used, else on the CPU.
 static llvm::Error useBundledDemo() {
@@ -576,6 +664,9 @@ int main(int argc, char **argv) {
   }
   bool useGpu = !isArtifact && (device == "gpu" || verifyOnBoth);
   bool useCpu = !isArtifact && (device == "cpu" || verifyOnBoth);
+  if (checkForces && !useCpu)
+    return fail("--check-forces differentiates the CPU code: give a module "
+                "or a checkpoint, on --device cpu");
 #ifndef SEZM_HAVE_GPU_RUNTIME
   if (useGpu || isArtifact)
     return fail(std::string("this build of sezm-run has no runtime (cuda.h "
@@ -756,6 +847,10 @@ int main(int argc, char **argv) {
       if (!outputs)
         return fail(outputs.takeError());
       cpuOutputs = std::move(*outputs);
+      if (checkForces)
+        if (int failed = checkForcesByDifferences(*program, *signature, tensors,
+                                                  cpuOutputs))
+          return failed;
       if (bench > 0 && !useGpu) {
         std::vector<double> times;
         for (int i = 0; i < bench; ++i) {
