@@ -184,6 +184,11 @@ DPA4_DEFAULT = {
     "fitting_net": {"type": "dpa4_ener"},
 }
 
+# The default config with two attention heads in each of two focus streams
+# (32 channels a stream, 16 a head).
+DPA4_DEFAULT_HEADS = json.loads(json.dumps(DPA4_DEFAULT))
+DPA4_DEFAULT_HEADS["descriptor"].update({"n_atten_head": 2, "n_focus": 2})
+
 # The variants of SeZM-min's shape: config, seed, perturbation strength.
 # The norms amplify the perturbation: a third of it keeps the forces
 # below 1 eV/A (at full strength they pass 400 eV/A).
@@ -194,6 +199,7 @@ VARIANTS = {
     "sezm-min-env-seed": (SEZM_MIN_ENV_SEED, 25, 0.3),
     "sezm-min-attention": (SEZM_MIN_ATTENTION, 26, 0.3),
     "dpa4-default": (DPA4_DEFAULT, 27, 0.3),
+    "dpa4-default-heads": (DPA4_DEFAULT_HEADS, 28, 0.3),
 }
 
 # Tensors DeePMD-kit rebuilds at model construction: not perturbed.
