@@ -4,6 +4,9 @@
 
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
@@ -12,6 +15,7 @@ namespace mlir::sezm {
 #define GEN_PASS_DEF_FUSEROTATEMIX
 #define GEN_PASS_DEF_FUSEBACKWARDREDUCE
 #define GEN_PASS_DEF_FUSEACCUMULATE
+#define GEN_PASS_DEF_FUSEELEMENTWISE
 #include "SeZM/Transforms/Passes.h.inc"
 } // namespace mlir::sezm
 
@@ -192,6 +196,80 @@ struct FuseAccumulatePass : sezm::impl::FuseAccumulateBase<FuseAccumulatePass> {
     patterns.add<FoldAddIntoAccumulator>(&getContext(), reported);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
+  }
+};
+
+/// A generic over tensors with one result that indexes every operand with
+/// the identity and iterates in parallel only: elementwise, with nothing to
+/// recompute when it is fused into a user.
+static bool isPlainElementwise(linalg::GenericOp generic) {
+  return generic && generic.hasPureTensorSemantics() &&
+         generic->getNumResults() == 1 &&
+         generic.getNumParallelLoops() == generic.getNumLoops() &&
+         llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); });
+}
+
+/// Whether `generic`'s init `operand` is only a destination (its value is
+/// not read by the body).
+static bool isUnreadInit(linalg::GenericOp generic, OpOperand &operand) {
+  return generic.getMatchingBlockArgument(&operand).use_empty();
+}
+
+/// Fuses one plain elementwise producer into the plain elementwise generic
+/// that is its only user; false when there is none left.
+static bool fuseOneProducer(RewriterBase &rewriter, func::FuncOp func) {
+  bool fused = false;
+  func.walk([&](linalg::GenericOp consumer) {
+    if (!isPlainElementwise(consumer))
+      return WalkResult::advance();
+    for (OpOperand *input : consumer.getDpsInputOperands()) {
+      auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+      if (!isPlainElementwise(producer))
+        continue;
+      Value value = input->get();
+      // One read of it, by this consumer; the consumer may also write into
+      // it (convert-elementwise-to-linalg's destination is the first
+      // operand), which then writes into the producer's destination.
+      int64_t reads = 0;
+      bool fusable = isUnreadInit(producer, producer.getDpsInitsMutable()[0]);
+      for (OpOperand &use : value.getUses()) {
+        if (use.getOwner() != consumer)
+          fusable = false;
+        else if (consumer.isDpsInput(&use))
+          ++reads;
+        else if (!isUnreadInit(consumer, use))
+          fusable = false;
+      }
+      if (!fusable || reads != 1)
+        continue;
+      for (OpOperand &init : consumer.getDpsInitsMutable())
+        if (init.get() == value)
+          rewriter.modifyOpInPlace(
+              consumer, [&] { init.set(producer.getDpsInits()[0]); });
+      rewriter.setInsertionPoint(consumer);
+      FailureOr<linalg::ElementwiseOpFusionResult> result =
+          linalg::fuseElementwiseOps(rewriter, input);
+      if (failed(result))
+        continue;
+      for (auto [original, replacement] : result->replacements)
+        rewriter.replaceAllUsesWith(original, replacement);
+      rewriter.eraseOp(consumer);
+      rewriter.eraseOp(producer);
+      fused = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return fused;
+}
+
+struct FuseElementwisePass
+    : sezm::impl::FuseElementwiseBase<FuseElementwisePass> {
+  void runOnOperation() override {
+    IRRewriter rewriter(&getContext());
+    while (fuseOneProducer(rewriter, getOperation())) {
+    }
   }
 };
 } // namespace

@@ -90,6 +90,38 @@ def FuseAccumulate : Pass<"sezm-fuse-accumulate", "::mlir::func::FuncOp"> {
   }];
 }
 
+def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse chains of elementwise linalg.generic ops into one";
+  let description = [{
+    The elementwise tensor arithmetic between sezm ops (the env scaling of
+    the radial features, the attention's products and sums, the norms'
+    gradients: several hundred `arith.mulf` and `arith.addf` in DeePMD-kit's
+    default DPA4 with forces), once `convert-elementwise-to-linalg` has made
+    it `linalg.generic`s, runs one kernel per op, each reading and writing a
+    whole per-edge or per-node tensor. A generic whose result is read once,
+    by another generic, where both index every operand with the identity
+    (same shape, no broadcast), is fused into that reader: one kernel, one
+    pass over memory, the intermediate never stored. Where the reader also
+    writes into it (convert-elementwise-to-linalg's destination is the
+    first operand), the fused op writes into the producer's destination. Each element is
+    computed by the same operations in the same order: the same bits.
+    Generics with broadcasts or reductions, named ops (matmuls, which have
+    GEMM kernels) and reshapes are left as they are.
+
+    Before:
+    ```mlir
+    %p = linalg.generic {identity maps} ins(%a, %b) outs(%e0) { mulf }
+    %s = linalg.generic {identity maps} ins(%p, %c) outs(%e1) { addf }
+    ```
+    After:
+    ```mlir
+    %s = linalg.generic {identity maps} ins(%a, %b, %c) outs(%e1) {
+      mulf, addf }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def FuseBackwardReduce
     : Pass<"sezm-fuse-backward-reduce", "::mlir::func::FuncOp"> {
   let summary = "Fuse the rotate+mix backward with the source segment reduction";

@@ -38,6 +38,7 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
   // Elementwise arith on tensors (residual adds, scaling) becomes linalg so
   // that it bufferizes.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
+  pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   if (forGpu) {
     pm.addPass(createSelectLoweringStrategy());

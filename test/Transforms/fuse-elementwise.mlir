@@ -1,0 +1,59 @@
+// RUN: sezm-opt %s --convert-elementwise-to-linalg --sezm-fuse-elementwise --canonicalize | FileCheck %s
+
+// A chain of elementwise ops of one shape becomes one generic; a value with
+// a second use, and a broadcast, are left as they are.
+
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME: (%[[A:.*]]: tensor<?x16xf32>, %[[B:.*]]: tensor<?x16xf32>, %[[C:.*]]: tensor<?x16xf32>)
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[A]], %[[B]], %[[C]] : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[Z:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[X]], %[[Y]] : f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[P]], %[[Z]] : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[S]] : f32
+// CHECK-NEXT: linalg.yield %[[T]] : f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+func.func @chain(%a: tensor<?x16xf32>, %b: tensor<?x16xf32>, %c: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %p = arith.mulf %a, %b : tensor<?x16xf32>
+  %s = arith.addf %p, %c : tensor<?x16xf32>
+  %t = math.tanh %s : tensor<?x16xf32>
+  return %t : tensor<?x16xf32>
+}
+
+// CHECK-LABEL: func.func @shared
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: arith.mulf
+// CHECK: %[[S:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[P]],
+// CHECK: arith.addf
+// CHECK: return %[[P]], %[[S]]
+func.func @shared(%a: tensor<?x16xf32>, %b: tensor<?x16xf32>) -> (tensor<?x16xf32>, tensor<?x16xf32>) {
+  %p = arith.mulf %a, %b : tensor<?x16xf32>
+  %s = arith.addf %p, %b : tensor<?x16xf32>
+  return %p, %s : tensor<?x16xf32>, tensor<?x16xf32>
+}
+
+// CHECK-LABEL: func.func @broadcast
+// CHECK: linalg.broadcast
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: arith.mulf
+// CHECK-NOT: arith.addf
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %[[P]] :
+// CHECK: arith.addf
+func.func @broadcast(%a: tensor<?xf32>, %b: tensor<?x16xf32>, %c: tensor<16xf32>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %b, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x16xf32>
+  %ab = linalg.broadcast ins(%a : tensor<?xf32>) outs(%e : tensor<?x16xf32>) dimensions = [1]
+  %p = arith.mulf %ab, %b : tensor<?x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%c, %p : tensor<16xf32>, tensor<?x16xf32>) outs(%e : tensor<?x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<?x16xf32>
+  return %r : tensor<?x16xf32>
+}
