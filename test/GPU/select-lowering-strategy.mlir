@@ -13,9 +13,9 @@
 // SeZM-min with forces: the SO(2) path, the energy sum and the virial on
 // microkernels (with the aggregation's and the focus scale's backward), the
 // dense products (the matmuls over edges and atoms, the
-// SO(2) linears and their input gradients, the degree linears) on the
-// tiled GEMM, the rest on
-// loops. The GEMM's column tile follows the product's columns (256 -> 128,
+// SO(2) linears and their input gradients, the degree linears, the gates'
+// logits and their input gradients' l = 0 rows) on the tiled GEMM, the
+// rest on loops. The GEMM's column tile follows the product's columns (256 -> 128,
 // 25 -> 32); an SO(2) linear's divides both of its products (128 and 192).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
 // MIN: 3 linalg.matmul strategy = loops
@@ -29,7 +29,8 @@
 // MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
 // MIN: 2 sezm.envelope_aggregate_grad strategy = microkernel, kernel = "envelope_aggregate_grad"
 // MIN: 2 sezm.focus_scale_grad strategy = microkernel, kernel = "focus_scale_grad"
-// MIN: sezm.gate strategy = loops
+// MIN: 8 sezm.gate strategy = microkernel, kernel = "gate", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
+// MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
 // MIN: 10 sezm.rotate_mix strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8
 // MIN-NEXT: 1 sezm.rotate_mix_grad strategy = microkernel, kernel = "rotate_mix_grad"
 // MIN-NEXT: 1 sezm.rotate_mix_grad_reduce strategy = microkernel, kernel = "rotate_mix_grad_reduce", blocks_per_sm = 2

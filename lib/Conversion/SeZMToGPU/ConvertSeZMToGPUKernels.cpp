@@ -102,6 +102,9 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
                       emitSO2Linear>("so2_linear", 2),
       gemmMicrokernel<SO2LinearGradOp, so2LinearGradApplies, so2LinearGradTiles,
                       emitSO2LinearGrad>("so2_linear_grad", 2),
+      gemmMicrokernel<GateOp, gateApplies, gateTiles, emitGate>("gate", 2),
+      gemmMicrokernel<GateGradOp, gateGradApplies, gateGradTiles, emitGateGrad>(
+          "gate_grad", 2),
   };
   return kernels;
 }

@@ -1,0 +1,191 @@
+//===- Gates.cpp - gate and gate_grad: the logits as GEMMs ----------------===//
+//
+// A gate's logits are a product over rows: per edge and focus stream, the
+// l = 0 row (Cf) times gw (Cf x lmax*Cf). The loop kernel gave each output
+// channel one thread summing its own Cf terms, re-reading the row and the
+// weights for every channel; here the logits come from the tiled GEMM
+// (with the sigmoid as its epilogue) and the gating is one elementwise
+// launch. gate_grad's l = 0 row needs every gate's d logit times gw's
+// transpose, the same GEMM again, with the SiLU's gradient as its epilogue.
+// Each logit and each path is summed over its terms in the order of the
+// loop kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Microkernels.h"
+
+#include "KernelBuilder/KernelIO.h"
+#include "SeZM/Dialect/SeZM/SO2Layout.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::sezm;
+using namespace mlir::sezm::kernel;
+
+namespace mlir::sezm::microkernels {
+namespace {
+/// Threads per block of the elementwise launches.
+constexpr int64_t kGateThreads = 256;
+
+Num sigmoid(Num x) { return Num(1.0) / (Num(1.0) + exp(-x)); }
+
+/// The rows of degree l >= 1 in the m-major layout: m = 0, -1, +1.
+std::array<int64_t, 3> rowsOfDegree(int64_t lmax, int64_t l) {
+  return {l, lmax + l, 2 * lmax + l};
+}
+
+/// The shapes a gate's GEMMs take: static rows and channels, streams wide
+/// enough for the GEMM's columns.
+bool gateShapesTaken(Value z, int64_t lmax, int64_t focus) {
+  auto type = cast<RankedTensorType>(z.getType());
+  if (type.isDynamicDim(1) || type.isDynamicDim(2) ||
+      type.getDimSize(2) % focus != 0 || lmax < 1)
+    return false;
+  int64_t width = type.getDimSize(2) / focus;
+  return gemmTakesColumns(width) && gemmTakesColumns(lmax * width);
+}
+
+GemmTiles gateTiles(Value z, int64_t lmax, int64_t focus) {
+  int64_t width = cast<RankedTensorType>(z.getType()).getDimSize(2) / focus;
+  return chooseGemmTiles(std::gcd(width, lmax * width));
+}
+
+/// Every gate of every edge and stream, sigmoid(z[e, 0, f] gw[f]), into a
+/// scratch (E, F, lmax*Cf).
+Value gateValues(KernelIO &io, StringRef name, Value z, Value gw, int64_t focus,
+                 int64_t width, int64_t gates, KernelConfigAttr config) {
+  Idx edges = dim(z, 0);
+  Value values =
+      io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
+  auto loadA = [&](Idx f, Idx e, Idx k) {
+    return load(z, {e, Idx(0), f * Idx(width) + k});
+  };
+  auto loadB = [&](Idx f, Idx k, Idx n) { return load(gw, {f, k, n}); };
+  auto storeC = [&](Idx f, Idx e, Idx n, Num logit) {
+    store(sigmoid(logit), values, {e, f, n});
+  };
+  emitTiledGemm((name + "_logits").str(),
+                GemmProblem{edges, focus, width, gates, loadA, loadB,
+                            /*loadInit=*/nullptr, storeC},
+                gemmTilesOf(config), config.getBlocksPerSm());
+  return values;
+}
+
+/// One thread per (edge, stream, stream channel): body(e, f, cf).
+void forEachEdgeStreamChannel(StringRef name, Idx edges, int64_t focus,
+                              int64_t width,
+                              llvm::function_ref<void(Idx, Idx, Idx)> body) {
+  Idx count = edges * Idx(focus * width);
+  launchKernel(name, {ceilDiv(count, kGateThreads), Idx(1), Idx(1)},
+               {Idx(kGateThreads), Idx(1), Idx(1)}, {},
+               [&](const LaunchIds &ids) {
+                 Idx flat = ids.block[0] * Idx(kGateThreads) + ids.thread[0];
+                 ifThen(flat < count, [&] {
+                   body(flat / Idx(focus * width),
+                        flat / Idx(width) % Idx(focus), flat % Idx(width));
+                 });
+               });
+}
+} // namespace
+
+bool gateApplies(GateOp op) {
+  return gateShapesTaken(op.getZ(), op.getLmax(), op.getFocus());
+}
+
+GemmTiles gateTiles(GateOp op) {
+  return gateTiles(op.getZ(), op.getLmax(), op.getFocus());
+}
+
+void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config) {
+  int64_t lmax = op.getLmax(), focus = op.getFocus();
+  int64_t channels = cast<RankedTensorType>(op.getZ().getType()).getDimSize(2);
+  int64_t width = channels / focus, gates = lmax * width;
+  Value z = io.in(op.getZ()), gw = io.in(op.getGw());
+  Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
+  Idx edges = dim(z, 0);
+  Value out = io.allocate(0, {edges, Idx(3 * lmax + 1), Idx(channels)});
+  StringRef name = config.getKernel().getValue();
+  Value values = gateValues(io, name, z, gw, focus, width, gates, config);
+  auto storeOut = [&](Num value, std::array<Idx, 3> at) {
+    store(acc ? load(acc, at) + value : value, out, at);
+  };
+  forEachEdgeStreamChannel(
+      name, edges, focus, width, [&](Idx e, Idx f, Idx cf) {
+        Idx c = f * Idx(width) + cf;
+        Num zs = load(z, {e, Idx(0), c});
+        storeOut(zs * sigmoid(zs), {e, Idx(0), c});
+        for (int64_t l = 1; l <= lmax; ++l) {
+          Num gate = load(values, {e, f, Idx((l - 1) * width) + cf});
+          for (int64_t row : rowsOfDegree(lmax, l))
+            storeOut(load(z, {e, Idx(row), c}) * gate, {e, Idx(row), c});
+        }
+      });
+}
+
+/// The input gradient alone: gw's gradient, a sum over every edge, is
+/// training's and stays a loop kernel.
+bool gateGradApplies(GateGradOp op) {
+  return op.getGwGrad().use_empty() &&
+         gateShapesTaken(op.getZ(), op.getLmax(), op.getFocus());
+}
+
+GemmTiles gateGradTiles(GateGradOp op) {
+  return gateTiles(op.getZ(), op.getLmax(), op.getFocus());
+}
+
+void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
+  int64_t lmax = op.getLmax(), focus = op.getFocus();
+  int64_t channels = cast<RankedTensorType>(op.getZ().getType()).getDimSize(2);
+  int64_t width = channels / focus, gates = lmax * width;
+  Value grad = io.in(op.getGrad()), z = io.in(op.getZ());
+  Value gw = io.in(op.getGw());
+  Idx edges = dim(z, 0);
+  Value zGrad = io.allocate(0, {edges, Idx(3 * lmax + 1), Idx(channels)});
+  StringRef name = config.getKernel().getValue();
+  Value values = gateValues(io, name, z, gw, focus, width, gates, config);
+  // The rows of degree l >= 1, and d logit of every gate.
+  Value logitGrad =
+      io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
+  forEachEdgeStreamChannel(
+      (name + "_rows").str(), edges, focus, width, [&](Idx e, Idx f, Idx cf) {
+        Idx c = f * Idx(width) + cf;
+        for (int64_t l = 1; l <= lmax; ++l) {
+          Idx k = Idx((l - 1) * width) + cf;
+          Num gate = load(values, {e, f, k});
+          std::optional<Num> gateGrad;
+          for (int64_t row : rowsOfDegree(lmax, l)) {
+            Num g = load(grad, {e, Idx(row), c});
+            store(g * gate, zGrad, {e, Idx(row), c});
+            Num term = g * load(z, {e, Idx(row), c});
+            gateGrad = gateGrad ? *gateGrad + term : term;
+          }
+          store(*gateGrad * gate * (Num(1.0) - gate), logitGrad, {e, f, k});
+        }
+      });
+  // The l = 0 row: the SiLU's gradient plus sum_k d logit_k gw[f, i, k],
+  // gw read as (F, gates, Cf) rows that the GEMM stages contiguously.
+  Value gwt =
+      io.scratch({focus, gates, width}, {Idx(focus), Idx(gates), Idx(width)});
+  forEachEdgeStreamChannel((name + "_weights").str(), Idx(1), focus,
+                           gates * width, [&](Idx, Idx f, Idx flat) {
+                             Idx k = flat / Idx(width), i = flat % Idx(width);
+                             store(load(gw, {f, i, k}), gwt, {f, k, i});
+                           });
+  auto loadA = [&](Idx f, Idx e, Idx k) { return load(logitGrad, {e, f, k}); };
+  auto loadB = [&](Idx f, Idx k, Idx i) { return load(gwt, {f, k, i}); };
+  auto storeC = [&](Idx f, Idx e, Idx i, Num gatePath) {
+    Idx c = f * Idx(width) + i;
+    Num zs = load(z, {e, Idx(0), c});
+    Num sig = sigmoid(zs);
+    Num silu =
+        load(grad, {e, Idx(0), c}) * sig * (Num(1.0) + zs * (Num(1.0) - sig));
+    store(silu + gatePath, zGrad, {e, Idx(0), c});
+  };
+  emitTiledGemm((name + "_zero_row").str(),
+                GemmProblem{edges, focus, gates, width, loadA, loadB,
+                            /*loadInit=*/nullptr, storeC},
+                gemmTilesOf(config), config.getBlocksPerSm());
+}
+
+} // namespace mlir::sezm::microkernels
