@@ -121,34 +121,6 @@ Num oddWeight(Value wu, Value wv, int64_t half, Idx f, Idx k, Idx n) {
   return select(equal(kHalf, nHalf), u, select(equal(kHalf, Idx(0)), v, -v));
 }
 
-/// Threads per block of the kernel that assembles a product's weights.
-constexpr int64_t kAssembleThreads = 256;
-
-/// Each stream's B of a product, (F, depth, columns) row-major, written once
-/// per call by the kernel `name` from weight(f, k, n): the GEMM then reads
-/// B slices as consecutive words, where the transposed or complex-structured
-/// weights would cost a scattered load (or two and a select) per element,
-/// with latency the slice's arithmetic does not hide.
-Value assembleWeights(KernelIO &io, StringRef name, int64_t focus,
-                      int64_t depth, int64_t columns,
-                      llvm::function_ref<Num(Idx, Idx, Idx)> weight) {
-  Value assembled = io.scratch({focus, depth, columns},
-                               {Idx(focus), Idx(depth), Idx(columns)});
-  int64_t count = focus * depth * columns;
-  launchKernel(
-      name, {Idx(llvm::divideCeil(count, kAssembleThreads)), Idx(1), Idx(1)},
-      {Idx(kAssembleThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
-        Idx flat = ids.block[0] * Idx(kAssembleThreads) + ids.thread[0];
-        ifThen(flat < Idx(count), [&] {
-          Idx f = flat / Idx(depth * columns);
-          Idx k = flat / Idx(columns) % Idx(depth);
-          Idx n = flat % Idx(columns);
-          store(weight(f, k, n), assembled, {f, k, n});
-        });
-      });
-  return assembled;
-}
-
 /// The two launches of an SO(2) linear (or, `transposed`, of its input
 /// gradient, whose weights are the transposes) from x into out, each sum
 /// starting from acc's element where there is an addend.
@@ -326,6 +298,29 @@ void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
         nodes * Idx(order), 1, in, out, loadA, loadB, nullptr, store};
     emitTiledGemm(name, problem, tiles, config.getBlocksPerSm());
   }
+}
+
+/// Threads per block of the kernel that assembles a product's weights.
+static constexpr int64_t kAssembleThreads = 256;
+
+Value assembleWeights(KernelIO &io, StringRef name, int64_t focus,
+                      int64_t depth, int64_t columns,
+                      llvm::function_ref<Num(Idx, Idx, Idx)> weight) {
+  Value assembled = io.scratch({focus, depth, columns},
+                               {Idx(focus), Idx(depth), Idx(columns)});
+  int64_t count = focus * depth * columns;
+  launchKernel(
+      name, {Idx(llvm::divideCeil(count, kAssembleThreads)), Idx(1), Idx(1)},
+      {Idx(kAssembleThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
+        Idx flat = ids.block[0] * Idx(kAssembleThreads) + ids.thread[0];
+        ifThen(flat < Idx(count), [&] {
+          Idx f = flat / Idx(depth * columns);
+          Idx k = flat / Idx(columns) % Idx(depth);
+          Idx n = flat % Idx(columns);
+          store(weight(f, k, n), assembled, {f, k, n});
+        });
+      });
+  return assembled;
 }
 
 } // namespace mlir::sezm::microkernels

@@ -165,13 +165,10 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
       });
   // The l = 0 row: the SiLU's gradient plus sum_k d logit_k gw[f, i, k],
   // gw read as (F, gates, Cf) rows that the GEMM stages contiguously.
-  Value gwt =
-      io.scratch({focus, gates, width}, {Idx(focus), Idx(gates), Idx(width)});
-  forEachEdgeStreamChannel((name + "_weights").str(), Idx(1), focus,
-                           gates * width, [&](Idx, Idx f, Idx flat) {
-                             Idx k = flat / Idx(width), i = flat % Idx(width);
-                             store(load(gw, {f, i, k}), gwt, {f, k, i});
-                           });
+  Value gwt = assembleWeights(io, (name + "_weights").str(), focus, gates,
+                              width, [&](Idx f, Idx k, Idx i) {
+                                return load(gw, {f, i, k});
+                              });
   auto loadA = [&](Idx f, Idx e, Idx k) { return load(logitGrad, {e, f, k}); };
   auto loadB = [&](Idx f, Idx k, Idx i) { return load(gwt, {f, k, i}); };
   auto storeC = [&](Idx f, Idx e, Idx i, Num gatePath) {

@@ -13,6 +13,10 @@
 #include "KernelBuilder/KernelBuilder.h"
 #include "SeZM/Dialect/SeZM/SeZMAttrs.h"
 
+namespace mlir::sezm {
+class KernelIO;
+} // namespace mlir::sezm
+
 namespace mlir::sezm::microkernels {
 using namespace ::mlir::sezm::kernel;
 
@@ -50,6 +54,14 @@ struct GemmProblem {
   llvm::function_ref<Num(Idx batch, Idx row, Idx column)> loadInit;
   llvm::function_ref<void(Idx batch, Idx row, Idx column, Num value)> store;
 };
+
+/// Each stream's B of a product, (F, depth, columns) row-major, written once
+/// per call by the kernel `name` from weight(f, k, n): the GEMM then reads
+/// B slices as consecutive words, where transposed or structured weights
+/// would cost a scattered load (or more) per element.
+Value assembleWeights(KernelIO &io, StringRef name, int64_t focus,
+                      int64_t depth, int64_t columns,
+                      llvm::function_ref<Num(Idx, Idx, Idx)> weight);
 
 /// Launches the kernel `name` that computes `problem` with `tiles`.
 void emitTiledGemm(StringRef name, const GemmProblem &problem,
