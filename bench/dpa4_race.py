@@ -16,6 +16,7 @@ neighbour, row 1 the centre, edge_vec = neighbour image - centre). Prints
 the median of --runs after two warm-up calls, each side's peak device
 memory, DeePMD-kit's first call (its compile), and the relative errors
 max |sezm - deepmd| / max |deepmd| of energy, forces and virial; with
+--reference (an fp64 build), each side's distance from it too; with
 --plot, time and memory against atom count as a PNG.
 """
 import argparse
@@ -108,6 +109,10 @@ def main():
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--eager", action="store_true")
     parser.add_argument("--plot")
+    parser.add_argument("--reference",
+                        help="an fp64 build of the same checkpoint (sezm-"
+                             "compile --precision float64): each build's and "
+                             "DeePMD-kit's distance from it is printed too")
     parser.add_argument("--profile", type=int, default=0, metavar="K",
                         help="also print each build's K slowest kernels "
                              "(summed per name) from one profiled call")
@@ -129,6 +134,12 @@ def main():
             sys.exit(f"dpa4_race.py: {artifact}: "
                      f"{rt.sezm_last_error().decode()}")
         models.append(model)
+    reference_model = None
+    if args.reference:
+        reference_model = rt.sezm_model_open(args.reference.encode())
+        if not reference_model:
+            sys.exit(f"dpa4_race.py: {args.reference}: "
+                     f"{rt.sezm_last_error().decode()}")
     dp = DeepPot(args.model)
     inner = dp.deep_eval.dp.model["Default"]
     # The SeZM model builds its own edge list (DeepPot's external builders
@@ -197,6 +208,25 @@ def main():
               f"time)")
         print(f"  DeePMD-kit forward_common_lower: {deepmd_ms:.2f} ms, peak "
               f"{deepmd_peak / 1e9:.2f} GB, first call {first_s:.1f} s")
+        def compute(model):
+            if rt.sezm_model_compute_edges_gpu_f64(
+                    model, args.entry.encode(), natoms, nedges,
+                    len(type_map), xyz.data_ptr(), types.data_ptr(),
+                    edge_index.data_ptr(), edge_vec.data_ptr(),
+                    energy.data_ptr(), forces.data_ptr(),
+                    virial.data_ptr()):
+                raise RuntimeError(rt.sezm_last_error().decode())
+            return (energy.cpu().numpy().reshape(()).copy(),
+                    forces.cpu().numpy().copy(), virial.cpu().numpy().copy())
+
+        exact = None
+        if reference_model:
+            exact = compute(reference_model)
+            print("  fp64 build (" + os.path.basename(args.reference) +
+                  "); DeePMD-kit's relative error against it E / F / "
+                  "virial: " + " / ".join(
+                      f"{relative_error(mine, ref):.2g}" for mine, ref in
+                      zip((ref_energy, ref_forces, ref_virial), exact)))
         plotted = None
         for artifact, model in zip(args.artifact, models):
             def sezm_call():
@@ -225,6 +255,12 @@ def main():
                   f"DeePMD-kit / sezm {deepmd_ms / sezm_ms:.2f}x")
             print("    relative error E / F / virial: " +
                   " / ".join(f"{e:.2g}" for e in errors))
+            if exact is not None:
+                mine = (energy.cpu().numpy(), forces.cpu().numpy(),
+                        virial.cpu().numpy())
+                print("    against the fp64 build E / F / virial: " +
+                      " / ".join(f"{relative_error(m, r):.2g}"
+                                 for m, r in zip(mine, exact)))
             if args.profile:
                 total, slowest = kernel_table(rt, sezm_call, args.profile)
                 print(f"    kernels (one profiled call, launches "

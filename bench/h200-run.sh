@@ -40,6 +40,9 @@
 #               workload structures (bench/dpa4_race.py), with any other
 #               builds of it (gpu-run/dpa4-*.sezm) beside it; RACE_MODEL
 #               and RACE_ARTIFACT name another checkpoint and its artifact
+#   gemm-precision:E  the default DPA4's GEMM-shaped ops alone at E rows,
+#               IEEE and split precision (tf32x3) on the GPU against fp64 on
+#               the CPU: errors and times (bench/gemm_precision.py)
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
@@ -205,13 +208,33 @@ for step in "$@"; do
       done
       # Other builds of it (gpu-run/dpa4-*.sezm, e.g. before a change) are
       # timed beside it.
-      # RACE_MODEL and RACE_ARTIFACT race another checkpoint and its build.
-      deepmd_python "$root/bench/dpa4_race.py" \
+      # RACE_MODEL and RACE_ARTIFACT race another checkpoint and its build;
+      # RACE_REFERENCE names its fp64 build, which each side is measured
+      # against too.
+      reference=()
+      [ -n "${RACE_REFERENCE:-}" ] && reference=(--reference "$RACE_REFERENCE")
+      deepmd_python "$root/bench/dpa4_race.py" "${reference[@]}" \
         --model "${RACE_MODEL:-$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt}" \
         --artifact "${RACE_ARTIFACT:-$root/gpu-run/dpa4.sezm}" $(ls "$root"/gpu-run/dpa4-*.sezm 2>/dev/null) \
         --runtime "$tools/lib/libsezm_runtime.so" --structure "${structures[@]}" \
         --plot "$out/race.png" --profile 14 | tee "$out/race.log"
       grep -q "DeePMD-kit / sezm" "$out/race.log" || status=1
+      ;;
+    gemm-precision:*)
+      # Each GEMM-shaped op of the default DPA4 alone at E rows: IEEE and
+      # split precision (gpu-run/gemm-precision/{ieee,tf32x3}.sezm) against the fp64
+      # module on the CPU (gpu-run/gemm-precision/f64.sezm), errors and times
+      # (bench/gemm_precision.py; bench/pack-gemm-precision.sh builds them
+      # and copies libomp.so.5 beside the runtime).
+      # The fp64 module's CPU code runs on OpenMP: libomp.so.5 from this
+      # machine's LLVM, carried in gpu-run/standalone/lib.
+      LD_LIBRARY_PATH="$tools/lib:${LD_LIBRARY_PATH:-}" \
+      python3 "$root/bench/gemm_precision.py" --exec "$tools/bin/sezm-exec" \
+        --ieee "$root/gpu-run/gemm-precision/ieee.sezm" \
+        --split "$root/gpu-run/gemm-precision/tf32x3.sezm" \
+        --reference "$root/gpu-run/gemm-precision/f64.sezm" --rows "${step#gemm-precision:}" \
+        2>&1 | tee "$out/gemm-precision.log"
+      grep -q "largest tf32x3" "$out/gemm-precision.log" || status=1
       ;;
     model:*)
       for size in $(echo "${step#model:}" | tr , ' '); do

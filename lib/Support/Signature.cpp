@@ -224,6 +224,8 @@ std::string sezmrt::writeManifest(const std::vector<EntrySignature> &entries) {
       std::snprintf(text, sizeof text, "%.17g", entry.rcut);
       os << "rcut " << text << "\n";
     }
+    if (!entry.gemmPrecision.empty())
+      os << "gemm_precision " << entry.gemmPrecision << "\n";
     for (const TensorPort &port : entry.arguments)
       writePort(os, "arg", port);
     for (const TensorPort &port : entry.results)
@@ -284,6 +286,11 @@ std::string sezmrt::parseManifest(const std::string &text,
         return bad("rcut outside an entry");
       if (!(words >> entry->rcut) || !(entry->rcut > 0))
         return bad("malformed rcut");
+    } else if (keyword == "gemm_precision") {
+      if (!entry)
+        return bad("gemm_precision outside an entry");
+      if (!(words >> entry->gemmPrecision) || entry->gemmPrecision != "tf32x3")
+        return bad("malformed gemm_precision (expected tf32x3)");
     } else if (keyword == "arg" || keyword == "result") {
       if (!entry)
         return bad(keyword + " outside an entry");

@@ -144,3 +144,35 @@ func.func @untiled(%a: tensor<?x16xf32>, %b: tensor<16x32xf32>,
       outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
   return %y : tensor<?x32xf32>
 }
+
+// -----
+
+// Split precision asked for without its warp tile, and on a kernel that is
+// no GEMM.
+func.func @split_untiled(%a: tensor<?x16xf32>, %b: tensor<16x32xf32>,
+                         %init: tensor<?x32xf32>) -> tensor<?x32xf32> {
+  // expected-error @+1 {{needs workgroup_tile = [rows, columns, depth step] and warp_tile = [rows, columns]}}
+  %y = linalg.matmul
+      {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel,
+                                                kernel = "tiled_matmul",
+                                                workgroup_tile = [128, 32, 16],
+                                                thread_tile = [8, 2],
+                                                precision = tf32x3>}
+      ins(%a, %b : tensor<?x16xf32>, tensor<16x32xf32>)
+      outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
+  return %y : tensor<?x32xf32>
+}
+
+// -----
+
+func.func @split_not_gemm(%v: tensor<?x16x64xf32>, %so: tensor<?xi64>,
+                          %sr: tensor<?xi64>) -> tensor<?x16x64xf32> {
+  // expected-error @+1 {{but microkernel 'segment_reduce' is not a GEMM: only IEEE precision}}
+  %r = sezm.segment_reduce %v over(%so, %sr)
+      {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel,
+                                                kernel = "segment_reduce",
+                                                precision = tf32x3>}
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> tensor<?x16x64xf32>
+  return %r : tensor<?x16x64xf32>
+}

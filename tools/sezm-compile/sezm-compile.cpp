@@ -108,6 +108,15 @@ static cl::opt<bool>
                       "against them"),
              cl::cat(category));
 
+static cl::opt<std::string> gemmPrecision(
+    "gemm-precision",
+    cl::desc("How the GPU's GEMM-shaped kernels (SO(2) linears, gates, "
+             "matmuls, degree linears) multiply fp32: ieee (the default, "
+             "IEEE fp32 on the CUDA cores) or tf32x3 (opt-in split "
+             "precision on the tensor cores: each operand split into two "
+             "TF32 parts, three products; recorded in the manifest)"),
+    cl::value_desc("ieee|tf32x3"), cl::init("ieee"), cl::cat(category));
+
 static cl::opt<bool>
     timePhases("time-phases",
                cl::desc("Report on stderr where compiling spends its time: "
@@ -213,6 +222,7 @@ int main(int argc, char **argv) {
   options.chip = chip;
   options.emit = static_cast<Emit>(emit.getValue());
   options.fuse = !noFusion;
+  options.gemmPrecision = gemmPrecision;
   options.timing = timePhases;
   if (!weights.empty() && emit != Output::Artifact)
     return fail("--weights goes with --emit=artifact");

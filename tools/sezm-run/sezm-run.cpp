@@ -102,6 +102,12 @@ static cl::opt<bool>
                       "folded into their producers), to compare against "
                       "them"),
              cl::cat(category));
+static cl::opt<std::string> gemmPrecision(
+    "gemm-precision",
+    cl::desc("How the GPU code's GEMM-shaped kernels multiply fp32: ieee "
+             "(the default) or tf32x3 (split precision on the tensor cores, "
+             "as sezm-compile --gemm-precision)"),
+    cl::value_desc("ieee|tf32x3"), cl::init("ieee"), cl::cat(category));
 static cl::opt<bool>
     verifyOnBoth("verify",
                  cl::desc("Run on the CPU and on the GPU, print the largest "
@@ -461,6 +467,7 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
   options.target = mlir::sezm::CompileOptions::Target::Gpu;
   options.chip = chip;
   options.fuse = !noFusion;
+  options.gemmPrecision = gemmPrecision;
   if (llvm::Error error = mlir::sezm::compileArtifact(*copy, options, artifact))
     return std::move(error);
   std::string ranOn;
@@ -667,6 +674,13 @@ int main(int argc, char **argv) {
   if (checkForces && !useCpu)
     return fail("--check-forces differentiates the CPU code: give a module "
                 "or a checkpoint, on --device cpu");
+  if (gemmPrecision != "ieee" && gemmPrecision != "tf32x3")
+    return fail("--gemm-precision=" + gemmPrecision +
+                ": expected ieee or tf32x3");
+  if (gemmPrecision != "ieee" && !useGpu)
+    return fail("--gemm-precision=" + gemmPrecision +
+                " is how the GPU code is compiled: give a module or a "
+                "checkpoint with --device gpu or --verify");
 #ifndef SEZM_HAVE_GPU_RUNTIME
   if (useGpu || isArtifact)
     return fail(std::string("this build of sezm-run has no runtime (cuda.h "

@@ -31,6 +31,11 @@ struct GpuPipelineOptions : public PassPipelineOptions<GpuPipelineOptions> {
       *this, "threads-per-block",
       llvm::cl::desc("Threads per block of the mapped loops"),
       llvm::cl::init(128)};
+  PassOptions::Option<std::string> gemmPrecision{
+      *this, "gemm-precision",
+      llvm::cl::desc("How the GEMM-tiled kernels multiply fp32: ieee or "
+                     "tf32x3 (split precision on the tensor cores)"),
+      llvm::cl::init("ieee")};
   PassOptions::ListOption<std::string> memoryAt{
       *this, "plan-at",
       llvm::cl::desc("Evaluate the memory plan's peaks at these extents "
@@ -67,6 +72,11 @@ struct SeZMPipelineOptions : public PassPipelineOptions<SeZMPipelineOptions> {
                      "the source reduction, residual adds); false compares "
                      "against them"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> gemmPrecision{
+      *this, "gemm-precision",
+      llvm::cl::desc("How the GEMM-tiled kernels multiply fp32: ieee or "
+                     "tf32x3 (split precision on the tensor cores)"),
+      llvm::cl::init("ieee")};
   PassOptions::ListOption<std::string> memoryAt{
       *this, "plan-at",
       llvm::cl::desc("Evaluate the memory plan's peaks at these extents "

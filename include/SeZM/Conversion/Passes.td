@@ -82,6 +82,14 @@ def SelectLoweringStrategy
     A configuration already present (written by hand, or by an earlier
     run) is kept.
 
+    With `gemm-precision=tf32x3` (sezm-compile's `--gemm-precision`), the
+    GEMM-tiled microkernels over fp32 (`tiled_matmul`, `degree_linear`,
+    `gate`, `gate_grad`, `so2_linear`, `so2_linear_grad`) record
+    `precision = tf32x3` and the tensor-core tiles (`warp_tile`): each fp32
+    operand is split into a high and a low TF32 part and multiplied in three
+    m16n8k8 products, an opt-in mode whose error against fp64 is that of the
+    IEEE kernels. Every other kernel, and every fp64 one, stays IEEE.
+
     Before: `%u = sezm.rotate_mix %x[%src] by %w kernel %kc basis %cb ...`
     After:
     ```mlir
@@ -90,6 +98,12 @@ def SelectLoweringStrategy
         microkernel, kernel = "rotate_mix", blocks_per_sm = 8>} : ...
     ```
   }];
+  let options = [
+    Option<"gemmPrecision", "gemm-precision", "std::string", "\"ieee\"",
+           "How the GEMM-tiled kernels multiply fp32: ieee (CUDA-core "
+           "fused multiply-adds) or tf32x3 (split precision on the tensor "
+           "cores)">,
+  ];
   let dependentDialects = ["::mlir::sezm::SeZMDialect"];
 }
 

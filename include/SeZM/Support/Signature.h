@@ -75,6 +75,10 @@ struct EntrySignature {
   /// module says (sezm.type_map, sezm.rcut); empty and 0 where not.
   std::vector<std::string> typeMap;
   double rcut = 0;
+  /// How the entry's GPU code multiplies in its GEMM-tiled kernels where
+  /// not IEEE fp32: "tf32x3" (sezm-compile --gemm-precision); empty for
+  /// IEEE.
+  std::string gemmPrecision;
 
   /// Checks inputs (in argument order) against the ports and the contracts;
   /// returns an empty string or the error, which names the input and what

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -557,6 +558,47 @@ static Num shuffle(Num value, int64_t operand, gpu::ShuffleMode mode) {
 /// The value of the lane `offset` lanes away in the xor butterfly.
 static Num shuffleXor(Num value, int64_t offset) {
   return shuffle(value, offset, gpu::ShuffleMode::XOR);
+}
+
+std::array<Num, 2> kernel::splitTF32(Num x) {
+  auto toTF32 = [](Value value) {
+    Value bits = NVVM::ConvertFloatToTF32Op::create(
+        b(), loc(), b().getI32Type(), value,
+        NVVM::FPRoundingModeAttr::get(b().getContext(),
+                                      NVVM::FPRoundingMode::RNA));
+    return Num(arith::BitcastOp::create(b(), loc(), b().getF32Type(), bits)
+                   .getResult());
+  };
+  Num high = toTF32(x);
+  return {high, toTF32(x - high)};
+}
+
+SmallVector<Num> kernel::mmaTF32(ArrayRef<Num> a, ArrayRef<Num> bFragment,
+                                 ArrayRef<Num> c) {
+  assert(a.size() == 4 && bFragment.size() == 2 && c.size() == 4 &&
+         "the fragments of an m16n8k8 TF32 product");
+  auto bits = [](ArrayRef<Num> values) {
+    return llvm::to_vector(llvm::map_range(values, [](Num value) -> Value {
+      return arith::BitcastOp::create(b(), loc(), b().getI32Type(), value);
+    }));
+  };
+  Type f32 = b().getF32Type();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(b().getContext(), {f32, f32, f32, f32});
+  SmallVector<Value> accumulators(c.begin(), c.end());
+  auto product = NVVM::MmaOp::create(
+      b(), loc(), resultType, bits(a), bits(bFragment), accumulators,
+      /*shape=*/{16, 8, 8}, /*b1Op=*/std::nullopt,
+      /*intOverflow=*/std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32, NVVM::MMATypes::tf32},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Num> d;
+  for (int64_t i = 0; i < 4; ++i)
+    d.push_back(Num(
+        LLVM::ExtractValueOp::create(b(), loc(), product, ArrayRef<int64_t>{i})
+            .getResult()));
+  return d;
 }
 
 Num kernel::warpSum(Num value) {

@@ -413,6 +413,25 @@ SmallVector<Num> warpSumSpread(
 void storeWarpSums(ArrayRef<Num> values, Idx lane, const SpreadSlots &slots,
                    llvm::function_ref<void(Idx, Num)> store);
 
+//===----------------------------------------------------------------------===//
+// Tensor cores
+//===----------------------------------------------------------------------===//
+
+/// x (fp32) as the sum of two TF32 values, high + low, each an fp32 whose
+/// low 13 mantissa bits are zero: high is x rounded to TF32 (to nearest,
+/// ties away from zero), low the rest rounded the same way, so that
+/// high + low equals x to about 2^-22 of |x|.
+std::array<Num, 2> splitTF32(Num x);
+
+/// D = A B + C of one m16n8k8 TF32 tensor-core product (mma.sync) for the
+/// whole warp: A 16 x 8 (row-major), B 8 x 8 (column-major), C and D 16 x 8
+/// in fp32. With g = lane / 4 and t = lane % 4, this lane gives
+/// a = {A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]}, b = {B[t][g],
+/// B[t+4][g]} (TF32 values, as splitTF32 makes them) and
+/// c = {C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]}, and gets D's
+/// elements at C's places.
+SmallVector<Num> mmaTF32(ArrayRef<Num> a, ArrayRef<Num> b, ArrayRef<Num> c);
+
 /// table[i] for 0 <= i < table.size(), table[0] for larger i: one compare
 /// and select per run of consecutive entries (a row of kernel coefficients,
 /// kept Wigner-D entries); for per-lane constants outside loops.

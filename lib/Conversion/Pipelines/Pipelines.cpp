@@ -30,7 +30,8 @@ using namespace mlir::sezm;
 /// the part the CPU and GPU pipelines share. The GPU first takes the ops it
 /// has hand-scheduled kernels for.
 static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
-                                  ArrayRef<std::string> memoryAt) {
+                                  ArrayRef<std::string> memoryAt,
+                                  StringRef gemmPrecision = "ieee") {
   using namespace sezm;
   // Kernels are named after the op they come from (sezm-name-kernels).
   if (forGpu)
@@ -41,7 +42,9 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
   pm.addNestedPass<func::FuncOp>(createFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   if (forGpu) {
-    pm.addPass(createSelectLoweringStrategy());
+    SelectLoweringStrategyOptions strategy;
+    strategy.gemmPrecision = gemmPrecision.str();
+    pm.addPass(createSelectLoweringStrategy(strategy));
     pm.addPass(createConvertSeZMToGPUKernels());
   }
   ConvertSeZMToLoopsOptions loops;
@@ -104,7 +107,8 @@ void sezm::buildCpuPipeline(OpPassManager &pm, ArrayRef<std::string> memoryAt) {
 
 void sezm::buildGpuPipeline(OpPassManager &pm,
                             const GpuPipelineOptions &options) {
-  buildKernelsOnBuffers(pm, /*forGpu=*/true, options.memoryAt);
+  buildKernelsOnBuffers(pm, /*forGpu=*/true, options.memoryAt,
+                        options.gemmPrecision);
   // Every parallel loop (the kernels' edge and node loops, linalg's loops)
   // becomes a launch of one thread per iteration.
   pm.addNestedPass<func::FuncOp>(sezm::createReductionsInnermost());
@@ -161,6 +165,7 @@ void sezm::buildSeZMPipeline(OpPassManager &pm,
     gpu.chip = options.chip;
     gpu.features = options.features;
     gpu.memoryAt = options.memoryAt;
+    gpu.gemmPrecision = options.gemmPrecision;
     buildGpuPipeline(pm, gpu);
   } else {
     buildCpuPipeline(pm, options.memoryAt);

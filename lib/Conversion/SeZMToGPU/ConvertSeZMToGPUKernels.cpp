@@ -132,13 +132,19 @@ struct LowerToMicrokernel : RewritePattern {
     if (!kernel || !kernel->applies(op))
       return op->emitOpError() << "has kernel configuration " << config
                                << ", but no microkernel of that name lowers it";
-    if (kernel->tiles && (config.getWorkgroupTile().size() != 3 ||
-                          config.getThreadTile().size() != 2))
+    bool split = config.getPrecision() == GemmPrecision::TF32x3;
+    if (kernel->tiles &&
+        (config.getWorkgroupTile().size() != 3 ||
+         (split ? config.getWarpTile() : config.getThreadTile()).size() != 2))
       return op->emitOpError()
              << "has kernel configuration " << config << ", but microkernel '"
              << kernel->name
              << "' needs workgroup_tile = [rows, columns, depth step] and "
-                "thread_tile = [rows, columns]";
+             << (split ? "warp_tile" : "thread_tile") << " = [rows, columns]";
+    if (split && !kernel->tiles)
+      return op->emitOpError()
+             << "has kernel configuration " << config << ", but microkernel '"
+             << kernel->name << "' is not a GEMM: only IEEE precision";
     return lowerWithKernel(op, rewriter, LoopTarget::Gpu,
                            [&](KernelIO &io) { kernel->emit(op, io, config); });
   }

@@ -82,8 +82,7 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
                       loadB,
                       loadInit,
                       storeOut};
-  emitTiledGemm(config.getKernel().getValue(), problem, gemmTilesOf(config),
-                config.getBlocksPerSm());
+  emitTiledGemm(config.getKernel().getValue(), problem, config);
 }
 
 //===----------------------------------------------------------------------===//
@@ -130,7 +129,6 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
   int64_t channels = cast<MemRefType>(x.getType()).getDimSize(2);
   StreamRows stream{lmax, channels / focus};
   Idx edges = dim(x, 0);
-  GemmTiles tiles = gemmTilesOf(config);
   int64_t zeroWidth = stream.zeroWidth(), oddWidth = 2 * stream.oddWidth();
   Value zeroWeights = transposed
                           ? assembleWeights(io, (name + "_weights").str(),
@@ -165,8 +163,7 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
                         acc ? llvm::function_ref<Num(Idx, Idx, Idx)>(loadInit)
                             : nullptr,
                         storeC};
-    emitTiledGemm((name + suffix).str(), problem, tiles,
-                  config.getBlocksPerSm());
+    emitTiledGemm((name + suffix).str(), problem, config);
   };
   product("_m0", zeroWidth, zeroWeights, &StreamRows::zero);
   if (lmax == 0)
@@ -281,7 +278,6 @@ void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
                                           return load(w, {l, n, k});
                                         })
                       : w;
-  GemmTiles tiles = gemmTilesOf(config);
   for (int64_t l = 0; l <= layout.lmax; ++l) {
     int64_t order = 2 * l + 1, first = l * l;
     auto loadA = [&](Idx, Idx row, Idx k) {
@@ -296,7 +292,7 @@ void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
     };
     GemmProblem problem{
         nodes * Idx(order), 1, in, out, loadA, loadB, nullptr, store};
-    emitTiledGemm(name, problem, tiles, config.getBlocksPerSm());
+    emitTiledGemm(name, problem, config);
   }
 }
 

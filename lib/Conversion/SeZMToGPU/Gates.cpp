@@ -68,7 +68,7 @@ Value gateValues(KernelIO &io, StringRef name, Value z, Value gw, int64_t focus,
   emitTiledGemm((name + "_logits").str(),
                 GemmProblem{edges, focus, width, gates, loadA, loadB,
                             /*loadInit=*/nullptr, storeC},
-                gemmTilesOf(config), config.getBlocksPerSm());
+                config);
   return values;
 }
 
@@ -182,7 +182,7 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
   emitTiledGemm((name + "_zero_row").str(),
                 GemmProblem{edges, focus, gates, width, loadA, loadB,
                             /*loadInit=*/nullptr, storeC},
-                gemmTilesOf(config), config.getBlocksPerSm());
+                config);
 }
 
 } // namespace mlir::sezm::microkernels

@@ -13,6 +13,7 @@
 #include "SeZM/Dialect/SeZM/SeZMDialect.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/TypeUtilities.h"
 
 namespace mlir::sezm {
 #define GEN_PASS_DEF_SELECTLOWERINGSTRATEGY
@@ -23,37 +24,67 @@ using namespace mlir;
 using namespace mlir::sezm;
 
 namespace {
+/// Whether every result of `op` is fp32 (or a tensor of it): what the
+/// split-precision products take.
+bool producesF32(Operation *op) {
+  return llvm::all_of(op->getResultTypes(), [](Type type) {
+    return getElementTypeOrSelf(type).isF32();
+  });
+}
+
 /// The configuration of `op`: the first microkernel that lowers it, else
-/// its loop kernel.
-KernelConfigAttr selectConfig(Operation *op) {
+/// its loop kernel. A GEMM over fp32 takes the tensor-core tiles where
+/// `precision` asks for split precision.
+KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
   MLIRContext *context = op->getContext();
   for (const Microkernel &kernel : getMicrokernels()) {
     if (!kernel.applies(op))
       continue;
-    SmallVector<int64_t> workgroupTile, threadTile;
+    SmallVector<int64_t> workgroupTile, threadTile, warpTile;
+    int64_t blocksPerSm = kernel.blocksPerSm;
+    GemmPrecision chosen = GemmPrecision::IEEE;
     if (kernel.tiles) {
       microkernels::GemmTiles tiles = kernel.tiles(op);
-      workgroupTile = {tiles.blockRows, tiles.blockColumns, tiles.depthStep};
-      threadTile = {tiles.threadRows, tiles.threadColumns};
+      if (precision == GemmPrecision::TF32x3 && producesF32(op)) {
+        microkernels::MmaTiles mma = microkernels::chooseMmaTiles(tiles);
+        chosen = GemmPrecision::TF32x3;
+        blocksPerSm = microkernels::kMmaBlocksPerSm;
+        workgroupTile = {mma.blockRows, mma.blockColumns, mma.depthStep};
+        warpTile = {mma.warpRows, mma.warpColumns};
+      } else {
+        workgroupTile = {tiles.blockRows, tiles.blockColumns, tiles.depthStep};
+        threadTile = {tiles.threadRows, tiles.threadColumns};
+      }
     }
-    return KernelConfigAttr::get(context, Strategy::Microkernel,
-                                 StringAttr::get(context, kernel.name),
-                                 kernel.blocksPerSm, workgroupTile, threadTile);
+    return KernelConfigAttr::get(
+        context, Strategy::Microkernel, StringAttr::get(context, kernel.name),
+        blocksPerSm, workgroupTile, threadTile, chosen, warpTile);
   }
   return KernelConfigAttr::get(context, Strategy::Loops, StringAttr(),
                                /*blocksPerSm=*/0, /*workgroupTile=*/{},
-                               /*threadTile=*/{});
+                               /*threadTile=*/{}, GemmPrecision::IEEE,
+                               /*warpTile=*/{});
 }
 
 struct SelectLoweringStrategyPass
     : sezm::impl::SelectLoweringStrategyBase<SelectLoweringStrategyPass> {
+  using Base::Base;
+
   void runOnOperation() override {
-    getOperation().walk([](func::FuncOp function) {
-      function.getBody().walk([](Operation *op) {
+    std::optional<GemmPrecision> precision =
+        symbolizeGemmPrecision(gemmPrecision);
+    if (!precision) {
+      getOperation().emitError()
+          << "sezm-select-lowering-strategy: gemm-precision=" << gemmPrecision
+          << ": expected ieee or tf32x3";
+      return signalPassFailure();
+    }
+    getOperation().walk([&](func::FuncOp function) {
+      function.getBody().walk([&](Operation *op) {
         if (!isa<SeZMDialect>(op->getDialect()) && !isa<linalg::LinalgOp>(op))
           return;
         if (!op->hasAttr(kKernelConfigAttr))
-          op->setAttr(kKernelConfigAttr, selectConfig(op));
+          op->setAttr(kKernelConfigAttr, selectConfig(op, *precision));
       });
     });
   }

@@ -15,6 +15,9 @@
 // reads consecutive workgroup words (no bank conflicts) and its stores of C
 // are coalesced.
 //
+// The split-precision schedule (precision = tf32x3) stages the same slices
+// and multiplies them on the tensor cores instead (emitMmaGemm).
+//
 //===----------------------------------------------------------------------===//
 
 #include "TiledGemm.h"
@@ -74,28 +77,103 @@ GemmTiles chooseGemmTiles(int64_t columns) {
                    threadColumns};
 }
 
-GemmTiles gemmTilesOf(KernelConfigAttr config) {
+static GemmTiles gemmTilesOf(KernelConfigAttr config) {
   ArrayRef<int64_t> block = config.getWorkgroupTile();
   ArrayRef<int64_t> thread = config.getThreadTile();
   assert(block.size() == 3 && thread.size() == 2 && "a GEMM's tiles");
   return GemmTiles{block[0], block[1], block[2], thread[0], thread[1]};
 }
 
-void emitTiledGemm(StringRef name, const GemmProblem &problem,
-                   const GemmTiles &tiles, int64_t blocksPerSm) {
+namespace {
+/// How a block stages one slice of the depth (`step` of it) in workgroup
+/// memory: A transposed ([k][row], so that a thread reads the rows it owns
+/// as one access) and B as it is ([k][column]), each thread reading its
+/// share from global memory first (`read`, whose loads are then in flight
+/// while the previous slice is used) and storing it after (`stage`). Rows
+/// and columns past the end read the last one again; depths past the end
+/// are read clamped (never added), or as zeros in A where `zeroPastDepth`.
+struct SliceStager {
+  const GemmProblem &problem;
+  int64_t blockRows, blockColumns, step, threads;
+  bool zeroPastDepth;
+  Idx thread, batch, rowBase, columnBase;
+  Value stagedA, stagedB;
+
+  int64_t aShare() const { return blockRows * step; }
+  int64_t bShare() const { return step * blockColumns; }
+
+  SmallVector<Num> read(Idx slice) const {
+    SmallVector<Num> values;
+    Idx k0 = slice * Idx(step), lastRow = problem.rows - Idx(1);
+    Idx lastDepth(problem.depth - 1), lastColumn(problem.columns - 1);
+    for (int64_t q = 0; q < aShare(); q += threads) {
+      Idx flat = thread + Idx(q);
+      Idx row = min(rowBase + flat / Idx(step), lastRow);
+      Idx k = k0 + flat % Idx(step);
+      Num value = problem.loadA(batch, row, min(k, lastDepth));
+      values.push_back(zeroPastDepth
+                           ? select(k < Idx(problem.depth), value, Num(0.0))
+                           : value);
+    }
+    for (int64_t q = 0; q < bShare(); q += threads) {
+      Idx flat = thread + Idx(q);
+      Idx column = min(columnBase + flat % Idx(blockColumns), lastColumn);
+      Idx k = min(k0 + flat / Idx(blockColumns), lastDepth);
+      values.push_back(problem.loadB(batch, k, column));
+    }
+    return values;
+  }
+
+  void stage(ArrayRef<Num> values) const {
+    size_t next = 0;
+    for (int64_t q = 0; q < aShare(); q += threads) {
+      Idx flat = thread + Idx(q);
+      store(values[next++], stagedA, {flat % Idx(step), flat / Idx(step)});
+    }
+    for (int64_t q = 0; q < bShare(); q += threads) {
+      Idx flat = thread + Idx(q);
+      store(values[next++], stagedB,
+            {flat / Idx(blockColumns), flat % Idx(blockColumns)});
+    }
+  }
+};
+
+/// The sums of every slice: the first staged, then for each full slice the
+/// next read before `add` uses the current one (`add(sums, depths)` adds
+/// the first `depths` rows of the staged slice), then the partial last.
+SmallVector<Num>
+sumSlices(const SliceStager &stager, ArrayRef<Num> init,
+          llvm::function_ref<SmallVector<Num>(ArrayRef<Num>, int64_t)> add) {
+  const int64_t fullSteps = stager.problem.depth / stager.step,
+                lastStep = stager.problem.depth % stager.step;
+  stager.stage(stager.read(Idx(0)));
+  barrier();
+  SmallVector<Num> sums = foldRangeStep(
+      Idx(0), Idx(fullSteps), Idx(1), init, [&](Idx s, ArrayRef<Num> current) {
+        SmallVector<Num> next = stager.read(s + Idx(1));
+        SmallVector<Num> added = add(current, stager.step);
+        barrier();
+        stager.stage(next);
+        barrier();
+        return added;
+      });
+  if (lastStep > 0)
+    sums = add(sums, lastStep);
+  return sums;
+}
+
+void emitFmaGemm(StringRef name, const GemmProblem &problem,
+                 const GemmTiles &tiles, int64_t blocksPerSm) {
   const int64_t across = tiles.threadsAcross(), down = tiles.threadsDown();
   const int64_t threads = tiles.threads(), step = tiles.depthStep;
   const int64_t rowWidth = vectorWidth(tiles.threadRows);
   const int64_t columnWidth = vectorWidth(tiles.threadColumns);
-  const int64_t stagedA = tiles.blockRows * step,
-                stagedB = step * tiles.blockColumns;
-  assert(stagedA % threads == 0 && stagedB % threads == 0 &&
+  assert((tiles.blockRows * step) % threads == 0 &&
+         (step * tiles.blockColumns) % threads == 0 &&
          tiles.blockRows % kStagedRowPad == 0 && "slices the threads share");
   const int64_t columnBlocks =
       llvm::divideCeil(problem.columns, tiles.blockColumns);
   const bool columnsFill = problem.columns % tiles.blockColumns == 0;
-  const int64_t fullSteps = problem.depth / step,
-                lastStep = problem.depth % step;
   Idx lastRow = problem.rows - Idx(1);
   Idx lastColumn(problem.columns - 1);
 
@@ -115,44 +193,19 @@ void emitTiledGemm(StringRef name, const GemmProblem &problem,
             ownedOffsets(t / Idx(across), tiles.threadRows, rowWidth, down);
         SmallVector<Idx> columns = ownedOffsets(
             t % Idx(across), tiles.threadColumns, columnWidth, across);
+        SliceStager stager{problem,
+                           tiles.blockRows,
+                           tiles.blockColumns,
+                           step,
+                           threads,
+                           /*zeroPastDepth=*/false,
+                           t,
+                           batch,
+                           rowBase,
+                           columnBase,
+                           stagedARows,
+                           stagedBRows};
 
-        // The thread's share of slice `s` (k from s * step), read from
-        // global memory. Rows and columns past the end read the last one
-        // again (their sums store its value again, below); depths past the
-        // end are staged but never added.
-        auto readSlice = [&](Idx s) {
-          SmallVector<Num> values;
-          Idx k0 = s * Idx(step);
-          for (int64_t q = 0; q < stagedA; q += threads) {
-            Idx flat = t + Idx(q);
-            Idx row = min(rowBase + flat / Idx(step), lastRow);
-            Idx k = min(k0 + flat % Idx(step), Idx(problem.depth - 1));
-            values.push_back(problem.loadA(batch, row, k));
-          }
-          for (int64_t q = 0; q < stagedB; q += threads) {
-            Idx flat = t + Idx(q);
-            Idx column =
-                min(columnBase + flat % Idx(tiles.blockColumns), lastColumn);
-            Idx k = min(k0 + flat / Idx(tiles.blockColumns),
-                        Idx(problem.depth - 1));
-            values.push_back(problem.loadB(batch, k, column));
-          }
-          return values;
-        };
-        auto stageSlice = [&](ArrayRef<Num> values) {
-          size_t next = 0;
-          for (int64_t q = 0; q < stagedA; q += threads) {
-            Idx flat = t + Idx(q);
-            store(values[next++], stagedARows,
-                  {flat % Idx(step), flat / Idx(step)});
-          }
-          for (int64_t q = 0; q < stagedB; q += threads) {
-            Idx flat = t + Idx(q);
-            store(values[next++], stagedBRows,
-                  {flat / Idx(tiles.blockColumns),
-                   flat % Idx(tiles.blockColumns)});
-          }
-        };
         // The first `depths` rows of the staged slice added into `sums`.
         auto addSlice = [&](ArrayRef<Num> sums, int64_t depths) {
           SmallVector<Num> next(sums);
@@ -174,27 +227,15 @@ void emitTiledGemm(StringRef name, const GemmProblem &problem,
           return next;
         };
 
-        SmallVector<Num> sums;
+        SmallVector<Num> init;
         for (int64_t i = 0; i < tiles.threadRows; ++i)
           for (int64_t j = 0; j < tiles.threadColumns; ++j)
-            sums.push_back(
+            init.push_back(
                 problem.loadInit
                     ? problem.loadInit(batch, min(rowBase + rows[i], lastRow),
                                        min(columnBase + columns[j], lastColumn))
                     : Num(0.0));
-        stageSlice(readSlice(Idx(0)));
-        barrier();
-        sums = foldRangeStep(Idx(0), Idx(fullSteps), Idx(1), sums,
-                             [&](Idx s, ArrayRef<Num> current) {
-                               SmallVector<Num> next = readSlice(s + Idx(1));
-                               SmallVector<Num> added = addSlice(current, step);
-                               barrier();
-                               stageSlice(next);
-                               barrier();
-                               return added;
-                             });
-        if (lastStep > 0)
-          sums = addSlice(sums, lastStep);
+        SmallVector<Num> sums = sumSlices(stager, init, addSlice);
 
         // Rows and columns past the end store again the last one's value,
         // which their sums reproduce exactly (their operands were read
@@ -211,6 +252,172 @@ void emitTiledGemm(StringRef name, const GemmProblem &problem,
         }
       },
       blocksPerSm);
+}
+
+/// The shape of one tensor-core product (mma.sync m16n8k8).
+constexpr int64_t kMmaRows = 16, kMmaColumns = 8, kMmaDepth = 8;
+/// Pads each staged depth row by 8 words, so that a warp's fragment loads
+/// (lane 4g + t reads row g of depth t, as the m16n8k8 layout places them:
+/// word 8t + g modulo 32 with rows of 128 + 8) fall in 32 different banks.
+constexpr int64_t kMmaRowPad = 8;
+
+/// The split-precision GEMM. Slices are staged as by the CUDA-core
+/// schedule; each warp keeps its warpRows x warpColumns outputs as m16n8k8
+/// fragments, splits each operand into its TF32 parts (high, low) as it
+/// leaves workgroup memory, and adds a slice as three products per
+/// fragment pair, the small ones first (low x high, high x low, then
+/// high x high), into sums that start from zero each slice; the slice's
+/// sums are then added to the running sums in IEEE fp32. The tensor cores
+/// thus sum at most a slice's depth of products at a time, and the long
+/// sum over the depth is rounded as IEEE fp32, in blocks of the slice.
+void emitMmaGemm(StringRef name, const GemmProblem &problem,
+                 const MmaTiles &tiles, int64_t blocksPerSm) {
+  const int64_t threads = tiles.threads(), step = tiles.depthStep;
+  const int64_t rowTiles = tiles.warpRows / kMmaRows,
+                columnTiles = tiles.warpColumns / kMmaColumns;
+  const int64_t fragments = rowTiles * columnTiles * 4;
+  assert(tiles.warpRows % kMmaRows == 0 &&
+         tiles.warpColumns % kMmaColumns == 0 && step % kMmaDepth == 0 &&
+         (tiles.blockRows * step) % threads == 0 &&
+         (step * tiles.blockColumns) % threads == 0 && "tensor-core tiles");
+  const int64_t columnBlocks =
+      llvm::divideCeil(problem.columns, tiles.blockColumns);
+  const bool columnsFill = problem.columns % tiles.blockColumns == 0;
+  Idx lastRow = problem.rows - Idx(1);
+  Idx lastColumn(problem.columns - 1);
+
+  launchKernel(
+      name,
+      {ceilDiv(problem.rows, tiles.blockRows), Idx(columnBlocks),
+       Idx(problem.batches)},
+      {Idx(threads), Idx(1), Idx(1)},
+      {SmallVector<int64_t>{step, tiles.blockRows + kMmaRowPad},
+       SmallVector<int64_t>{step, tiles.blockColumns + kMmaRowPad}},
+      [&](const LaunchIds &ids) {
+        Idx t = ids.thread[0], batch = ids.block[2];
+        Idx rowBase = ids.block[0] * Idx(tiles.blockRows);
+        Idx columnBase = ids.block[1] * Idx(tiles.blockColumns);
+        Value stagedA = ids.workgroup[0], stagedB = ids.workgroup[1];
+        Idx lane = t % Idx(kWarpSize), warp = t / Idx(kWarpSize);
+        Idx group = lane / Idx(4), inGroup = lane % Idx(4);
+        Idx warpRow = warp / Idx(tiles.warpsAcross()) * Idx(tiles.warpRows);
+        Idx warpColumn =
+            warp % Idx(tiles.warpsAcross()) * Idx(tiles.warpColumns);
+        SliceStager stager{problem,
+                           tiles.blockRows,
+                           tiles.blockColumns,
+                           step,
+                           threads,
+                           /*zeroPastDepth=*/problem.depth % kMmaDepth != 0,
+                           t,
+                           batch,
+                           rowBase,
+                           columnBase,
+                           stagedA,
+                           stagedB};
+
+        // The tile row and column of fragment element r of product (i, j).
+        auto rowOf = [&](int64_t i, int64_t r) {
+          return warpRow + Idx(i * kMmaRows + (r / 2) * 8) + group;
+        };
+        auto columnOf = [&](int64_t j, int64_t r) {
+          return warpColumn + Idx(j * kMmaColumns + r % 2) + inGroup * Idx(2);
+        };
+        auto fragment = [&](int64_t i, int64_t j, int64_t r) {
+          return (i * columnTiles + j) * 4 + r;
+        };
+        // The (high, low) parts of a staged value.
+        auto parts = [&](Value staged, Idx k, Idx place) {
+          return splitTF32(load(staged, {k, place}));
+        };
+
+        auto addSlice = [&](ArrayRef<Num> sums, int64_t depths) {
+          SmallVector<Num> slice(fragments, Num(0.0));
+          for (int64_t k0 = 0; k0 < depths; k0 += kMmaDepth) {
+            Idx kLow = Idx(k0) + inGroup, kHigh = Idx(k0 + 4) + inGroup;
+            SmallVector<SmallVector<Num>> aHigh, aLow;
+            for (int64_t i = 0; i < rowTiles; ++i) {
+              Idx row = warpRow + Idx(i * kMmaRows) + group;
+              SmallVector<Num> high, low;
+              for (auto [k, place] :
+                   {std::pair{kLow, row}, std::pair{kLow, row + Idx(8)},
+                    std::pair{kHigh, row}, std::pair{kHigh, row + Idx(8)}}) {
+                std::array<Num, 2> pair = parts(stagedA, k, place);
+                high.push_back(pair[0]);
+                low.push_back(pair[1]);
+              }
+              aHigh.push_back(high);
+              aLow.push_back(low);
+            }
+            for (int64_t j = 0; j < columnTiles; ++j) {
+              Idx column = warpColumn + Idx(j * kMmaColumns) + group;
+              std::array<Num, 2> b0 = parts(stagedB, kLow, column);
+              std::array<Num, 2> b1 = parts(stagedB, kHigh, column);
+              SmallVector<Num> bHigh = {b0[0], b1[0]}, bLow = {b0[1], b1[1]};
+              for (int64_t i = 0; i < rowTiles; ++i) {
+                SmallVector<Num> c;
+                for (int64_t r = 0; r < 4; ++r)
+                  c.push_back(slice[fragment(i, j, r)]);
+                c = mmaTF32(aLow[i], bHigh, c);
+                c = mmaTF32(aHigh[i], bLow, c);
+                c = mmaTF32(aHigh[i], bHigh, c);
+                for (int64_t r = 0; r < 4; ++r)
+                  slice[fragment(i, j, r)] = c[r];
+              }
+            }
+          }
+          SmallVector<Num> next;
+          for (int64_t f = 0; f < fragments; ++f)
+            next.push_back(sums[f] + slice[f]);
+          return next;
+        };
+
+        SmallVector<Num> init(fragments, Num(0.0));
+        if (problem.loadInit)
+          for (int64_t i = 0; i < rowTiles; ++i)
+            for (int64_t j = 0; j < columnTiles; ++j)
+              for (int64_t r = 0; r < 4; ++r)
+                init[fragment(i, j, r)] = problem.loadInit(
+                    batch, min(rowBase + rowOf(i, r), lastRow),
+                    min(columnBase + columnOf(j, r), lastColumn));
+        SmallVector<Num> sums = sumSlices(stager, init, addSlice);
+
+        // As the CUDA-core schedule: rows and columns past the end store the
+        // last one's value again.
+        for (int64_t i = 0; i < rowTiles; ++i)
+          for (int64_t j = 0; j < columnTiles; ++j)
+            for (int64_t r = 0; r < 4; ++r) {
+              Idx row = min(rowBase + rowOf(i, r), lastRow);
+              Idx column = columnsFill
+                               ? columnBase + columnOf(j, r)
+                               : min(columnBase + columnOf(j, r), lastColumn);
+              problem.store(batch, row, column, sums[fragment(i, j, r)]);
+            }
+      },
+      blocksPerSm);
+}
+} // namespace
+
+MmaTiles chooseMmaTiles(const GemmTiles &tiles) {
+  // Eight warps, four down and two across: a warp's 32 x (columns / 2)
+  // outputs, as running and slice sums, fit one block of 256 threads on a
+  // multiprocessor in registers.
+  return MmaTiles{128, tiles.blockColumns, 16, 32, tiles.blockColumns / 2};
+}
+
+void emitTiledGemm(StringRef name, const GemmProblem &problem,
+                   KernelConfigAttr config) {
+  ArrayRef<int64_t> block = config.getWorkgroupTile();
+  assert(block.size() == 3 && "a GEMM's workgroup tile");
+  if (config.getPrecision() == GemmPrecision::TF32x3) {
+    ArrayRef<int64_t> warp = config.getWarpTile();
+    assert(warp.size() == 2 && "a tensor-core GEMM's warp tile");
+    emitMmaGemm(name, problem,
+                MmaTiles{block[0], block[1], block[2], warp[0], warp[1]},
+                config.getBlocksPerSm());
+    return;
+  }
+  emitFmaGemm(name, problem, gemmTilesOf(config), config.getBlocksPerSm());
 }
 
 } // namespace mlir::sezm::microkernels

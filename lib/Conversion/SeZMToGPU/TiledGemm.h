@@ -38,8 +38,25 @@ GemmTiles chooseGemmTiles(int64_t columns);
 /// narrowest ones waste most of a block and stay loop kernels).
 bool gemmTakesColumns(int64_t columns);
 
-/// The tiles that a kernel configuration records.
-GemmTiles gemmTilesOf(KernelConfigAttr config);
+/// The tiles of the split-precision (tensor-core) GEMM: a block computes
+/// blockRows x blockColumns outputs, staging depthStep of the depth at a
+/// time in workgroup memory, and each warp a warpRows x warpColumns part of
+/// them as m16n8k8 products.
+struct MmaTiles {
+  int64_t blockRows, blockColumns, depthStep, warpRows, warpColumns;
+
+  int64_t warpsAcross() const { return blockColumns / warpColumns; }
+  int64_t warpsDown() const { return blockRows / warpRows; }
+  int64_t threads() const { return warpsAcross() * warpsDown() * 32; }
+};
+
+/// The tensor-core tiles for a product the CUDA-core schedule would tile as
+/// `tiles` (the same block of outputs).
+MmaTiles chooseMmaTiles(const GemmTiles &tiles);
+
+/// The blocks per multiprocessor the tensor-core GEMM is tuned for: its
+/// running and per-slice sums take most of a thread's registers.
+constexpr int64_t kMmaBlocksPerSm = 1;
 
 /// Batches of products C[b] = init[b] + A[b] B[b], b < batches, each A
 /// (rows x depth) and B (depth x columns), read through the loaders below
@@ -63,9 +80,11 @@ Value assembleWeights(KernelIO &io, StringRef name, int64_t focus,
                       int64_t depth, int64_t columns,
                       llvm::function_ref<Num(Idx, Idx, Idx)> weight);
 
-/// Launches the kernel `name` that computes `problem` with `tiles`.
+/// Launches the kernel `name` that computes `problem` as `config` says: on
+/// the CUDA cores with its thread tiles, or, with `precision = tf32x3`, in
+/// split precision on the tensor cores with its warp tiles.
 void emitTiledGemm(StringRef name, const GemmProblem &problem,
-                   const GemmTiles &tiles, int64_t blocksPerSm);
+                   KernelConfigAttr config);
 
 } // namespace mlir::sezm::microkernels
 

@@ -22,6 +22,24 @@ def SeZM_Strategy : I32EnumAttr<"Strategy", "how an op becomes a GPU kernel", [
   let genSpecializedAttr = 0;
 }
 
+def SeZM_GemmPrecision : I32EnumAttr<"GemmPrecision",
+    "how a GEMM-shaped kernel multiplies fp32", [
+  // IEEE fp32 fused multiply-adds on the CUDA cores.
+  I32EnumAttrCase<"IEEE", 0, "ieee">,
+  // Split precision on the tensor cores: each fp32 operand the sum of a
+  // high and a low TF32 part, three TF32 products (low*high, high*low,
+  // high*high; low*low dropped) summed per staged slice, the slices' sums
+  // added in IEEE fp32: fp32-grade accuracy.
+  I32EnumAttrCase<"TF32x3", 1, "tf32x3">,
+]> {
+  let cppNamespace = "::mlir::sezm";
+  let genSpecializedAttr = 0;
+}
+
+def SeZM_GemmPrecisionParameter : EnumParameter<SeZM_GemmPrecision> {
+  let defaultValue = "::mlir::sezm::GemmPrecision::IEEE";
+}
+
 // A list of tile sizes, written `[128, 64, 16]`.
 def SeZM_TileSizesParameter : OptionalArrayRefParameter<"int64_t"> {
   let printer = [{
@@ -59,7 +77,10 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
     also records its tiles: `workgroup_tile` = [rows, columns, depth step] of
     the output tile a block computes and the depth it stages per step,
     `thread_tile` = [rows, columns] of the sums each thread keeps in
-    registers.
+    registers. `precision` says how a GEMM multiplies: `ieee` (the default,
+    not printed) on the CUDA cores, or `tf32x3` on the tensor cores, where
+    `warp_tile` = [rows, columns] of the output each warp computes with
+    m16n8k8 products replaces `thread_tile`.
 
     Examples:
     ```mlir
@@ -68,6 +89,9 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
     #sezm.kernel_config<strategy = microkernel, kernel = "tiled_matmul",
                         blocks_per_sm = 2, workgroup_tile = [128, 128, 16],
                         thread_tile = [8, 8]>
+    #sezm.kernel_config<strategy = microkernel, kernel = "so2_linear",
+                        blocks_per_sm = 1, workgroup_tile = [128, 128, 16],
+                        precision = tf32x3, warp_tile = [32, 64]>
     ```
   }];
   let parameters = (ins
@@ -75,7 +99,9 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
     OptionalParameter<"::mlir::StringAttr">:$kernel,
     DefaultValuedParameter<"int64_t", "0">:$blocks_per_sm,
     SeZM_TileSizesParameter:$workgroup_tile,
-    SeZM_TileSizesParameter:$thread_tile
+    SeZM_TileSizesParameter:$thread_tile,
+    SeZM_GemmPrecisionParameter:$precision,
+    SeZM_TileSizesParameter:$warp_tile
   );
   let assemblyFormat = "`<` struct(params) `>`";
 }
