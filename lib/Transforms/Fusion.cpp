@@ -216,60 +216,66 @@ static bool isUnreadInit(linalg::GenericOp generic, OpOperand &operand) {
   return generic.getMatchingBlockArgument(&operand).use_empty();
 }
 
-/// Fuses one plain elementwise producer into the plain elementwise generic
-/// that is its only user; false when there is none left.
-static bool fuseOneProducer(RewriterBase &rewriter, func::FuncOp func) {
-  bool fused = false;
-  func.walk([&](linalg::GenericOp consumer) {
-    if (!isPlainElementwise(consumer))
-      return WalkResult::advance();
-    for (OpOperand *input : consumer.getDpsInputOperands()) {
-      auto producer = input->get().getDefiningOp<linalg::GenericOp>();
-      if (!isPlainElementwise(producer))
-        continue;
-      Value value = input->get();
-      // One read of it, by this consumer; the consumer may also write into
-      // it (convert-elementwise-to-linalg's destination is the first
-      // operand), which then writes into the producer's destination.
-      int64_t reads = 0;
-      bool fusable = isUnreadInit(producer, producer.getDpsInitsMutable()[0]);
-      for (OpOperand &use : value.getUses()) {
-        if (use.getOwner() != consumer)
-          fusable = false;
-        else if (consumer.isDpsInput(&use))
-          ++reads;
-        else if (!isUnreadInit(consumer, use))
-          fusable = false;
-      }
-      if (!fusable || reads != 1)
-        continue;
-      for (OpOperand &init : consumer.getDpsInitsMutable())
-        if (init.get() == value)
-          rewriter.modifyOpInPlace(
-              consumer, [&] { init.set(producer.getDpsInits()[0]); });
-      rewriter.setInsertionPoint(consumer);
-      FailureOr<linalg::ElementwiseOpFusionResult> result =
-          linalg::fuseElementwiseOps(rewriter, input);
-      if (failed(result))
-        continue;
-      for (auto [original, replacement] : result->replacements)
-        rewriter.replaceAllUsesWith(original, replacement);
-      rewriter.eraseOp(consumer);
-      rewriter.eraseOp(producer);
-      fused = true;
-      return WalkResult::interrupt();
+/// Fuses one plain elementwise producer of `consumer` (a plain elementwise
+/// generic that is the producer's only user) into it; returns the fused
+/// generic, or null when no producer fuses.
+static linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
+                                         linalg::GenericOp consumer) {
+  for (OpOperand *input : consumer.getDpsInputOperands()) {
+    auto producer = input->get().getDefiningOp<linalg::GenericOp>();
+    if (!isPlainElementwise(producer))
+      continue;
+    Value value = input->get();
+    // One read of it, by this consumer; the consumer may also write into it
+    // (convert-elementwise-to-linalg's destination is the first operand),
+    // which then writes into the producer's destination.
+    int64_t reads = 0;
+    bool fusable = isUnreadInit(producer, producer.getDpsInitsMutable()[0]);
+    for (OpOperand &use : value.getUses()) {
+      if (use.getOwner() != consumer)
+        fusable = false;
+      else if (consumer.isDpsInput(&use))
+        ++reads;
+      else if (!isUnreadInit(consumer, use))
+        fusable = false;
     }
-    return WalkResult::advance();
-  });
-  return fused;
+    if (!fusable || reads != 1)
+      continue;
+    for (OpOperand &init : consumer.getDpsInitsMutable())
+      if (init.get() == value)
+        rewriter.modifyOpInPlace(consumer,
+                                 [&] { init.set(producer.getDpsInits()[0]); });
+    rewriter.setInsertionPoint(consumer);
+    FailureOr<linalg::ElementwiseOpFusionResult> result =
+        linalg::fuseElementwiseOps(rewriter, input);
+    if (failed(result))
+      continue;
+    for (auto [original, replacement] : result->replacements)
+      rewriter.replaceAllUsesWith(original, replacement);
+    rewriter.eraseOp(consumer);
+    rewriter.eraseOp(producer);
+    return cast<linalg::GenericOp>(result->fusedOp);
+  }
+  return nullptr;
+}
+
+/// Each plain elementwise generic, in program order, takes its producers
+/// one at a time until none fuses. A producer comes before its consumer,
+/// so the ops a fusion erases have all been visited: one pass, linear in
+/// the function's generics.
+static void fuseElementwiseChains(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<linalg::GenericOp> generics;
+  func.walk([&](linalg::GenericOp generic) { generics.push_back(generic); });
+  for (linalg::GenericOp consumer : generics)
+    while (isPlainElementwise(consumer))
+      consumer = fuseOneProducer(rewriter, consumer);
 }
 
 struct FuseElementwisePass
     : sezm::impl::FuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
-    while (fuseOneProducer(rewriter, getOperation())) {
-    }
+    fuseElementwiseChains(rewriter, getOperation());
   }
 };
 } // namespace

@@ -113,7 +113,7 @@ void AttentionSoftmax::emitLogitGradients(KernelIO &io, Value att,
         });
     streams.store(total, weighted, n, s);
     Num z = streams.load(nullLogit, s);
-    Num sigmoidZ = Num(1.0) / (Num(1.0) + exp(-z));
+    Num sigmoidZ = sigmoid(z);
     streams.store(-total * streams.load(nullWeight, n, s) / nullMass(z) *
                       sigmoidZ,
                   nullShares, n, s);

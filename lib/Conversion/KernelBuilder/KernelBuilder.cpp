@@ -141,6 +141,8 @@ Num kernel::cos(Num a) { return Num(math::CosOp::create(b(), loc(), a)); }
 Num kernel::max(Num a, Num c) {
   return Num(arith::MaxNumFOp::create(b(), loc(), a, c));
 }
+Num kernel::sigmoid(Num a) { return Num(1.0) / (Num(1.0) + exp(-a)); }
+
 Num kernel::select(Value cond, Num a, Num c) {
   return Num(arith::SelectOp::create(b(), loc(), cond, a, c));
 }

@@ -116,6 +116,8 @@ Num log(Num a);
 Num sin(Num a);
 Num cos(Num a);
 Num max(Num a, Num b);
+/// The logistic function 1 / (1 + exp(-a)).
+Num sigmoid(Num a);
 /// cond ? a : b, for an i1 condition.
 Num select(Value cond, Num a, Num b);
 Value operator<(Num a, Num b);

@@ -28,13 +28,6 @@ namespace {
 /// Threads per block of the elementwise launches.
 constexpr int64_t kGateThreads = 256;
 
-Num sigmoid(Num x) { return Num(1.0) / (Num(1.0) + exp(-x)); }
-
-/// The rows of degree l >= 1 in the m-major layout: m = 0, -1, +1.
-std::array<int64_t, 3> rowsOfDegree(int64_t lmax, int64_t l) {
-  return {l, lmax + l, 2 * lmax + l};
-}
-
 /// The shapes a gate's GEMMs take: static rows and channels, streams wide
 /// enough for the GEMM's columns.
 bool gateShapesTaken(Value z, int64_t lmax, int64_t focus) {
@@ -117,7 +110,7 @@ void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config) {
         storeOut(zs * sigmoid(zs), {e, Idx(0), c});
         for (int64_t l = 1; l <= lmax; ++l) {
           Num gate = load(values, {e, f, Idx((l - 1) * width) + cf});
-          for (int64_t row : rowsOfDegree(lmax, l))
+          for (int64_t row : SO2Layout{lmax}.reducedRowsOfDegree(l))
             storeOut(load(z, {e, Idx(row), c}) * gate, {e, Idx(row), c});
         }
       });
@@ -154,7 +147,7 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
           Idx k = Idx((l - 1) * width) + cf;
           Num gate = load(values, {e, f, k});
           std::optional<Num> gateGrad;
-          for (int64_t row : rowsOfDegree(lmax, l)) {
+          for (int64_t row : SO2Layout{lmax}.reducedRowsOfDegree(l)) {
             Num g = load(grad, {e, Idx(row), c});
             store(g * gate, zGrad, {e, Idx(row), c});
             Num term = g * load(z, {e, Idx(row), c});

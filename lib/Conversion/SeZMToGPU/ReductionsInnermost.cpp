@@ -36,14 +36,14 @@ namespace {
 struct ReductionsInnermostPass
     : sezm::impl::ReductionsInnermostBase<ReductionsInnermostPass> {
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> ops;
+    SmallVector<std::pair<linalg::LinalgOp, SmallVector<unsigned>>> ops;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (!parallelFirst(op).empty())
-        ops.push_back(op);
+      SmallVector<unsigned> order = parallelFirst(op);
+      if (!order.empty())
+        ops.emplace_back(op, std::move(order));
     });
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : ops) {
-      SmallVector<unsigned> order = parallelFirst(op);
+    for (auto &[op, order] : ops) {
       rewriter.setInsertionPoint(op);
       auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
       if (!generic) {

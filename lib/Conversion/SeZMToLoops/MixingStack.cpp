@@ -78,13 +78,6 @@ EdgeStreamIndex splitEdgeStream(Idx flat, int64_t focus, int64_t perStream) {
           flat % Idx(perStream)};
 }
 
-Num sigmoid(Num x) { return Num(1.0) / (Num(1.0) + exp(-x)); }
-
-/// The rows of degree l >= 1 in the m-major layout: m = 0, -1, +1.
-std::array<int64_t, 3> rowsOfDegree(SO2Layout layout, int64_t l) {
-  return {l, layout.lmax + l, 2 * layout.lmax + l};
-}
-
 /// A scratch copy of per-stream weights (F, I, O) as (F, O, I), so that
 /// threads over consecutive inputs i read consecutive weights in a sum over
 /// outputs (a gradient's access) instead of one cache line each.
@@ -360,7 +353,7 @@ void sezm::emitKernel(GateOp op, KernelIO &io) {
           SmallVector<Num> gates = gatesOf(z, gw, s, width, e, l, c0, count);
           for (int64_t j = 0; j < count; ++j) {
             Idx c = s.channelOf(Idx(c0 + j));
-            for (int64_t row : rowsOfDegree(layout, l))
+            for (int64_t row : layout.reducedRowsOfDegree(l))
               storeOut(load(z, {e, row, c}) * gates[j], {e, Idx(row), c});
           }
         }
@@ -376,7 +369,7 @@ void sezm::emitKernel(GateOp op, KernelIO &io) {
     storeOut(zs * sigmoid(zs), {e, Idx(0), c});
     for (int64_t l = 1; l <= layout.lmax; ++l) {
       Num gate = gateOf(z, gw, s, f, width, e, l, cf);
-      for (int64_t row : rowsOfDegree(layout, l))
+      for (int64_t row : layout.reducedRowsOfDegree(l))
         storeOut(load(z, {e, row, c}) * gate, {e, Idx(row), c});
     }
   });
@@ -398,7 +391,7 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
   // rows' gradients.
   auto gateRows = [&](Idx e, Idx f, Idx cf, Idx c, int64_t l, Num gate) {
     std::optional<Num> gateGrad;
-    for (int64_t row : rowsOfDegree(layout, l)) {
+    for (int64_t row : layout.reducedRowsOfDegree(l)) {
       Num g = load(grad, {e, row, c});
       store(g * gate, zGrad, {e, row, c});
       Num term = g * load(z, {e, row, c});

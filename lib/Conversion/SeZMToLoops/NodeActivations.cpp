@@ -15,7 +15,6 @@ using namespace mlir::sezm;
 using namespace mlir::sezm::kernel;
 
 namespace {
-Num sigmoid(Num x) { return Num(1.0) / (Num(1.0) + exp(-x)); }
 
 /// The packed rows of degree l: l^2 .. (l+1)^2 - 1.
 std::pair<int64_t, int64_t> rowsOfDegree(int64_t l) {

@@ -8,6 +8,7 @@
 #ifndef SEZM_DIALECT_SEZM_SO2LAYOUT_H
 #define SEZM_DIALECT_SEZM_SO2LAYOUT_H
 
+#include <array>
 #include <cstdint>
 
 namespace mlir::sezm {
@@ -56,6 +57,10 @@ struct SO2Layout {
     return packedRowOfReduced(j) * packedRows() + d;
   }
 
+  /// The reduced rows of degree l >= 1: its m = 0, m = -1 and m = +1 rows.
+  std::array<int64_t, 3> reducedRowsOfDegree(int64_t l) const {
+    return {l, lmax + l, 2 * lmax + l};
+  }
   /// Degree of reduced row j.
   int64_t degreeOfReduced(int64_t j) const {
     if (j <= lmax)
