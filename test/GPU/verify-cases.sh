@@ -5,14 +5,16 @@
 # both, and every output compared (max |gpu - cpu| <= atol + rtol * max
 # |cpu|). Each entry compiles only its own function where split-cases.py
 # wrote one beside its inputs. Runs JOBS entries at a time; prints one line per entry and a
-# summary; fails if any entry does.
-#   verify-cases.sh CASES_DIR SEZM_RUN [RTOL] [ATOL] [JOBS]
+# summary; fails if any entry does. FLAGS go to every sezm-run (e.g.
+# "--gemm-precision tf32x3").
+#   verify-cases.sh CASES_DIR SEZM_RUN [RTOL] [ATOL] [JOBS] [FLAGS]
 set -uo pipefail
 cases=$1
 run=$2
 rtol=${3:-2e-5}
 atol=${4:-1e-6}
 jobs=${5:-1}
+read -r -a flags <<< "${6:-}"
 logs=$(mktemp -d)
 for module in "$cases"/*/module.mlir; do
   test=$(dirname "$module")
@@ -30,7 +32,8 @@ for module in "$cases"/*/module.mlir; do
     [ -f "$entry_dir/module.mlir" ] && source=$entry_dir/module.mlir
     (
       if "$run" "$source" --entry "$entry" "${args[@]}" --device gpu \
-          --verify --rtol "$rtol" --atol "$atol" > "$log.out" 2>&1; then
+          --verify --rtol "$rtol" --atol "$atol" "${flags[@]}" \
+          > "$log.out" 2>&1; then
         echo ok > "$log.status"
       else
         echo FAIL > "$log.status"

@@ -563,12 +563,20 @@ static Num shuffleXor(Num value, int64_t offset) {
 }
 
 std::array<Num, 2> kernel::splitTF32(Num x) {
+  // Rounds to TF32, to nearest with ties away from zero, as cvt.rna.tf32.f32
+  // does for finite values: half of TF32's last place added to the
+  // magnitude's bits, the 13 bits below it cleared. Two integer ops at the
+  // full rate, where the conversion runs at a quarter of it.
   auto toTF32 = [](Value value) {
-    Value bits = NVVM::ConvertFloatToTF32Op::create(
-        b(), loc(), b().getI32Type(), value,
-        NVVM::FPRoundingModeAttr::get(b().getContext(),
-                                      NVVM::FPRoundingMode::RNA));
-    return Num(arith::BitcastOp::create(b(), loc(), b().getF32Type(), bits)
+    Type i32 = b().getI32Type();
+    Value bits = arith::BitcastOp::create(b(), loc(), i32, value);
+    auto constant = [&](int64_t v) {
+      return arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, v));
+    };
+    Value rounded = arith::AddIOp::create(b(), loc(), bits, constant(0x1000));
+    Value kept = arith::AndIOp::create(
+        b(), loc(), rounded, constant(static_cast<int32_t>(0xffffe000)));
+    return Num(arith::BitcastOp::create(b(), loc(), b().getF32Type(), kept)
                    .getResult());
   };
   Num high = toTF32(x);
