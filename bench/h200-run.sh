@@ -8,6 +8,8 @@
 #               sezm-run on the GPU, with --verify against the CPU
 #   cases       the execution tests' cases through sezm-run --device gpu
 #               --verify (test/GPU/verify-cases.sh)
+#   cases-split the same with the GPU code in split precision
+#               (--gemm-precision tf32x3)
 #   bench:N,..  bench/so2-bench.sh at those atom counts (--no-compile unless
 #               bench-compile:N,..)
 #   ncu:N       an Nsight Compute profile of sezm's SO(2) kernels at N atoms
@@ -110,14 +112,20 @@ for step in "$@"; do
         --species H,O --device gpu --verify --bench 20 2>&1 |
         tee "$out/sezm-min.log" || status=1
       ;;
-    cases)
-      rm -rf /tmp/cases
-      SEZM_GPU_CASES=/tmp/cases "$tools/bin/SeZMExecutionTests" \
-        > "$out/cases-cpu.log" 2>&1 || { status=1; tail -20 "$out/cases-cpu.log"; }
-      python3 "$root/test/GPU/split-cases.py" /tmp/cases
+    cases | cases-split)
+      # cases-split: the same, the GPU code with --gemm-precision tf32x3.
+      flags=
+      [ "$step" = cases-split ] && flags="--gemm-precision tf32x3"
+      if [ -z "${cases_made:-}" ]; then
+        cases_made=1
+        rm -rf /tmp/cases
+        SEZM_GPU_CASES=/tmp/cases "$tools/bin/SeZMExecutionTests" \
+          > "$out/cases-cpu.log" 2>&1 || { status=1; tail -20 "$out/cases-cpu.log"; }
+        python3 "$root/test/GPU/split-cases.py" /tmp/cases
+      fi
       bash "$root/test/GPU/verify-cases.sh" /tmp/cases "$tools/bin/sezm-run" \
-        2e-5 1e-6 "$(nproc)" > "$out/cases.log" 2>&1 || status=1
-      grep -v "^ok" "$out/cases.log" | tail -40
+        2e-5 1e-6 "$(nproc)" "$flags" > "$out/$step.log" 2>&1 || status=1
+      grep -v "^ok" "$out/$step.log" | tail -40
       ;;
     bench:* | bench-compile:*)
       sizes=${step#*:}

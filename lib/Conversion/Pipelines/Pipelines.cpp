@@ -177,7 +177,8 @@ void sezm::registerPipelines() {
       "sezm-pipeline",
       "The whole compiler: schedule, fusion, then the lowering for the target "
       "(target=cpu|gpu, schedule=auto|inference|training, chip=sm_XX, "
-      "forces-of=<energy function>, plan-at=N=...,E=...)",
+      "forces-of=<energy function>, plan-at=N=...,E=..., "
+      "gemm-precision=ieee|tf32x3)",
       buildSeZMPipeline);
   PassPipelineRegistration<>(
       "sezm-cpu-pipeline",
