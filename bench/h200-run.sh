@@ -116,6 +116,11 @@ for step in "$@"; do
       # cases-split: the same, the GPU code with --gemm-precision tf32x3.
       flags=
       [ "$step" = cases-split ] && flags="--gemm-precision tf32x3"
+      # The CPU JIT links OpenMP's runtime from this machine's path, which
+      # the GPU machine lacks: the carried copy goes there.
+      omp=/usr/lib/x86_64-linux-gnu/libomp.so.5
+      [ -e "$omp" ] || cp "$tools/lib/libomp.so.5" "$omp" ||
+        echo "no $omp: the CPU side of --verify will fail"
       if [ -z "${cases_made:-}" ]; then
         cases_made=1
         rm -rf /tmp/cases

@@ -18,6 +18,9 @@ xz -T2 -6 -c "$standalone/unittests/SeZMExecutionTests" \
 cp "$standalone/bin/sezm-exec" "$standalone/bin/make-so2-workload" \
   "$standalone/bin/sezm-md-example" "$out/bin/"
 cp "$standalone/lib/libsezm_runtime.so" "$out/lib/"
+# The CPU JIT (sezm-run --verify, the execution tests) and CPU artifacts
+# need OpenMP's runtime, which the GPU machine lacks.
+cp -L /usr/lib/x86_64-linux-gnu/libomp.so.5 "$out/lib/"
 python3 "$root/examples/sezm-min/make_weights.py" /tmp/sezm-min.safetensors
 "$build/bin/sezm-compile" "$root/examples/sezm-min/model.mlir" \
   --forces-of energy --weights /tmp/sezm-min.safetensors \
