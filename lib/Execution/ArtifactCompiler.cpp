@@ -25,6 +25,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -138,42 +139,93 @@ static llvm::Error addCubins(sezmrt::Artifact &contents, llvm::StringRef chip) {
   std::string ptxas = findPtxas();
   if (ptxas.empty())
     return llvm::Error::success();
-  llvm::SmallString<128> ptxPath, cubinPath;
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("sezm", "ptx", ptxPath))
-    return llvm::createStringError("cannot create a temporary file: " +
-                                   ec.message());
-  llvm::FileRemover removePtx(ptxPath);
-  if (std::error_code ec =
-          llvm::sys::fs::createTemporaryFile("sezm", "cubin", cubinPath))
-    return llvm::createStringError("cannot create a temporary file: " +
-                                   ec.message());
-  llvm::FileRemover removeCubin(cubinPath);
+  // One ptxas per kernel module, as many at once as there are cores.
+  struct Job {
+    std::string module;
+    llvm::SmallString<128> ptxPath, cubinPath;
+    llvm::sys::ProcessInfo process;
+    bool started = false;
+  };
+  std::vector<std::unique_ptr<Job>> jobs;
   std::string arch = ("-arch=" + chip).str();
-  std::map<std::string, std::string> cubins;
+  auto removeFiles = [&] {
+    for (const std::unique_ptr<Job> &job : jobs) {
+      llvm::sys::fs::remove(job->ptxPath);
+      llvm::sys::fs::remove(job->cubinPath);
+    }
+  };
   for (const auto &[name, text] : contents.sections) {
     if (!llvm::StringRef(name).starts_with("ptx/"))
       continue;
-    {
-      std::error_code ec;
-      llvm::raw_fd_ostream os(ptxPath, ec, llvm::sys::fs::OF_None);
-      if (ec)
-        return llvm::createStringError(ptxPath.str() + ": " + ec.message());
-      os << text;
+    auto job = std::make_unique<Job>();
+    job->module = name.substr(4);
+    jobs.push_back(std::move(job));
+    Job &last = *jobs.back();
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("sezm", "ptx", last.ptxPath)) {
+      removeFiles();
+      return llvm::createStringError("cannot create a temporary file: " +
+                                     ec.message());
     }
-    llvm::SmallVector<llvm::StringRef> args = {ptxas,   arch, "-O3",
-                                               ptxPath, "-o", cubinPath};
-    std::string message;
-    if (llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0,
-                                  &message) != 0)
-      return llvm::createStringError(
-          "ptxas rejected the PTX of kernel module '" + name.substr(4) + "'" +
-          (message.empty() ? "" : ": " + message));
-    std::string cubin, error;
-    if (!sezmrt::readFileBytes(std::string(cubinPath), cubin, error))
-      return llvm::createStringError(error);
-    cubins["cubin/" + name.substr(4)] = std::move(cubin);
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "sezm", "cubin", last.cubinPath)) {
+      removeFiles();
+      return llvm::createStringError("cannot create a temporary file: " +
+                                     ec.message());
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream os(last.ptxPath, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      removeFiles();
+      return llvm::createStringError(last.ptxPath.str() + ": " + ec.message());
+    }
+    os << text;
   }
+  const size_t parallel =
+      std::max(1u, llvm::hardware_concurrency().compute_thread_count());
+  std::string failure;
+  // Waits for a job's ptxas and reads its cubin.
+  std::map<std::string, std::string> cubins;
+  auto finish = [&](Job &job) {
+    if (!job.started)
+      return;
+    std::string message;
+    llvm::sys::ProcessInfo done =
+        llvm::sys::Wait(job.process, /*SecondsToWait=*/std::nullopt, &message);
+    if (!failure.empty())
+      return;
+    if (done.ReturnCode != 0) {
+      failure = "ptxas rejected the PTX of kernel module '" + job.module + "'" +
+                (message.empty() ? "" : ": " + message);
+      return;
+    }
+    std::string cubin, error;
+    if (!sezmrt::readFileBytes(std::string(job.cubinPath), cubin, error)) {
+      failure = error;
+      return;
+    }
+    cubins["cubin/" + job.module] = std::move(cubin);
+  };
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (i >= parallel)
+      finish(*jobs[i - parallel]);
+    Job &job = *jobs[i];
+    llvm::SmallVector<llvm::StringRef> args = {
+        ptxas, arch, "-O3", job.ptxPath, "-o", job.cubinPath};
+    std::string message;
+    bool failed = false;
+    job.process = llvm::sys::ExecuteNoWait(ptxas, args, std::nullopt, {}, 0,
+                                           &message, &failed);
+    job.started = !failed;
+    if (failed && failure.empty())
+      failure = "cannot run " + ptxas + ": " + message;
+  }
+  for (size_t i = jobs.size() > parallel ? jobs.size() - parallel : 0;
+       i < jobs.size(); ++i)
+    finish(*jobs[i]);
+  removeFiles();
+  if (!failure.empty())
+    return llvm::createStringError(failure);
   contents.sections.insert(cubins.begin(), cubins.end());
   return llvm::Error::success();
 }

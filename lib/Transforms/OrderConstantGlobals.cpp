@@ -3,6 +3,7 @@
 #include "SeZM/Transforms/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -26,15 +27,10 @@ struct OrderConstantGlobalsPass
       if (global && global.getConstant() && global.isPrivate())
         uses.insert(global);
     });
-    // The final names may be taken by globals still to be renamed: each
-    // takes a passing name first.
+    // Every reference renamed in one walk of the module (a rename per global
+    // would walk it once each).
     MLIRContext *context = &getContext();
-    for (auto [index, global] : llvm::enumerate(uses))
-      if (failed(symbols.rename(
-              global, StringAttr::get(context, "__sezm_renaming_" +
-                                                   std::to_string(index)))))
-        return signalPassFailure();
-    Operation *after = nullptr;
+    llvm::DenseMap<StringAttr, StringAttr> renamed;
     for (auto [index, item] : llvm::enumerate(uses)) {
       memref::GlobalOp global = item;
       MemRefType type = global.getType();
@@ -43,8 +39,32 @@ struct OrderConstantGlobalsPass
       for (int64_t extent : type.getShape())
         os << extent << "x";
       os << type.getElementType();
-      if (failed(symbols.rename(global, StringAttr::get(context, name))))
+      renamed[global.getSymNameAttr()] = StringAttr::get(context, name);
+    }
+    for (const auto &entry : renamed) {
+      StringAttr name = entry.second;
+      Operation *holder = symbols.lookup(name);
+      if (holder && !renamed.count(SymbolTable::getSymbolName(holder))) {
+        holder->emitError()
+            << "sezm-order-constant-globals: the name " << name << " is taken";
         return signalPassFailure();
+      }
+    }
+    AttrTypeReplacer replacer;
+    replacer.addReplacement([&](SymbolRefAttr ref) -> std::optional<Attribute> {
+      auto it = renamed.find(ref.getRootReference());
+      if (it == renamed.end())
+        return std::nullopt;
+      return SymbolRefAttr::get(it->second, ref.getNestedReferences());
+    });
+    module->walk([&](Operation *op) {
+      if (!isa<memref::GlobalOp>(op))
+        replacer.replaceElementsIn(op);
+    });
+    for (memref::GlobalOp global : uses)
+      global.setSymNameAttr(renamed.lookup(global.getSymNameAttr()));
+    Operation *after = nullptr;
+    for (memref::GlobalOp global : uses) {
       if (after)
         global->moveAfter(after);
       else

@@ -62,7 +62,8 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createOrderConstantGlobals());
-  pm.addPass(createCanonicalizerPass());
+  // Per function, so that the functions are canonicalized side by side.
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
   // On the GPU the plan frees each buffer after its last use (the
   // ownership-based deallocation does not see into gpu.launch); on the CPU
   // that deallocation frees them.
@@ -120,12 +121,12 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addNestedPass<func::FuncOp>(sezm::createNameKernels());
   pm.addNestedPass<func::FuncOp>(sezm::createBuffersOnDevice());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createLowerAffinePass());
+  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
   // Constants (row offsets, shuffle distances) go into the kernels instead
   // of being passed as arguments, so that they fold into addresses and
   // instructions.
-  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(sezm::createOutlineKernels());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
