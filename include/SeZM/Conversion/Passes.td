@@ -403,6 +403,39 @@ def NameKernels : Pass<"sezm-name-kernels", "::mlir::func::FuncOp"> {
   }];
 }
 
+def SinkIntoLaunches
+    : Pass<"sezm-sink-into-launches", "::mlir::func::FuncOp"> {
+  let summary = "Clone the constants and index computations a gpu.launch "
+                "uses into its body";
+  let description = [{
+    What `gpu-launch-sink-index-computations` does, in time linear in the
+    launches' bodies: a value a launch uses from above that is an
+    `arith.constant`, `func.constant`, `memref.dim`, `arith.select` or
+    `arith.cmpi` (over such values or the launch's other operands) is
+    cloned at the start of the body, in the same order, so that outlining
+    passes it no argument and the kernel folds it into its addresses and
+    instructions. The uses are rewritten by one walk of the body, where the
+    upstream pass walks every use of each sunk value once per launch (the
+    shared constants of a function with hundreds of launches have thousands
+    of uses).
+
+    Before:
+    ```mlir
+    %c64 = arith.constant 64 : index
+    gpu.launch ... { ... %i = arith.muli %bx, %c64 : index ... }
+    ```
+    After:
+    ```mlir
+    %c64 = arith.constant 64 : index
+    gpu.launch ... {
+      %c64_0 = arith.constant 64 : index
+      ... %i = arith.muli %bx, %c64_0 : index ...
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def OutlineKernels : Pass<"sezm-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Outline each gpu.launch into a kernel of its own gpu.module, "
                 "with the launch's NVVM attributes";

@@ -126,7 +126,7 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
   // Constants (row offsets, shuffle distances) go into the kernels instead
   // of being passed as arguments, so that they fold into addresses and
   // instructions.
-  pm.addNestedPass<func::FuncOp>(createGpuLaunchSinkIndexComputationsPass());
+  pm.addNestedPass<func::FuncOp>(sezm::createSinkIntoLaunches());
   pm.addPass(sezm::createOutlineKernels());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
