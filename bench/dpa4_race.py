@@ -209,7 +209,7 @@ def main():
               f"time)")
         print(f"  DeePMD-kit forward_common_lower: {deepmd_ms:.2f} ms, peak "
               f"{deepmd_peak / 1e9:.2f} GB, first call {first_s:.1f} s")
-        def compute(model):
+        def run(model):
             if rt.sezm_model_compute_edges_gpu_f64(
                     model, args.entry.encode(), natoms, nedges,
                     len(type_map), xyz.data_ptr(), types.data_ptr(),
@@ -217,6 +217,9 @@ def main():
                     energy.data_ptr(), forces.data_ptr(),
                     virial.data_ptr()):
                 raise RuntimeError(rt.sezm_last_error().decode())
+
+        def compute(model):
+            run(model)
             return (energy.cpu().numpy().reshape(()).copy(),
                     forces.cpu().numpy().copy(), virial.cpu().numpy().copy())
 
@@ -234,13 +237,7 @@ def main():
         plotted = None
         for artifact, model in zip(args.artifact, models):
             def sezm_call():
-                if rt.sezm_model_compute_edges_gpu_f64(
-                        model, args.entry.encode(), natoms, nedges,
-                        len(type_map), xyz.data_ptr(), types.data_ptr(),
-                        edge_index.data_ptr(), edge_vec.data_ptr(),
-                        energy.data_ptr(), forces.data_ptr(),
-                        virial.data_ptr()):
-                    raise RuntimeError(rt.sezm_last_error().decode())
+                run(model)
 
             rt.sezm_reset_device_peak()
             try:

@@ -338,7 +338,7 @@ static llvm::Error lower(ModuleOp module, bool forGpu,
   if (forGpu)
     pipeline.features = ptxFeatures(options.chip);
   pipeline.fuse = options.fuse;
-  pipeline.gemmPrecision = options.gemmPrecision;
+  pipeline.gemmPrecision = stringifyGemmPrecision(options.gemmPrecision).str();
   buildSeZMPipeline(pm, pipeline);
   if (options.timing)
     pm.enableTiming();
@@ -483,10 +483,7 @@ llvm::Error sezm::compileArtifact(ModuleOp module,
   if (options.emit == Emit::PTX && !gpu)
     return llvm::createStringError("--emit=ptx is the GPU's: give "
                                    "--target gpu");
-  if (options.gemmPrecision != "ieee" && options.gemmPrecision != "tf32x3")
-    return llvm::createStringError("--gemm-precision=" + options.gemmPrecision +
-                                   ": expected ieee or tf32x3");
-  if (options.gemmPrecision == "tf32x3" && !gpu)
+  if (options.gemmPrecision == GemmPrecision::TF32x3 && !gpu)
     return llvm::createStringError(
         "--gemm-precision=tf32x3 is for the GPU's tensor cores: give "
         "--target gpu or all (the CPU code stays IEEE fp32)");
@@ -509,8 +506,9 @@ llvm::Error sezm::compileArtifact(ModuleOp module,
     auto signature = getEntrySignature(module, func.getSymName());
     if (!signature)
       return signature.takeError();
-    if (gpu && options.gemmPrecision != "ieee")
-      signature->gemmPrecision = options.gemmPrecision;
+    if (gpu && options.gemmPrecision != GemmPrecision::IEEE)
+      signature->gemmPrecision =
+          stringifyGemmPrecision(options.gemmPrecision).str();
     entries.push_back(std::move(*signature));
   }
   if (entries.empty())

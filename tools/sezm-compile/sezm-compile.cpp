@@ -222,7 +222,12 @@ int main(int argc, char **argv) {
   options.chip = chip;
   options.emit = static_cast<Emit>(emit.getValue());
   options.fuse = !noFusion;
-  options.gemmPrecision = gemmPrecision;
+  std::optional<mlir::sezm::GemmPrecision> precisionMode =
+      mlir::sezm::symbolizeGemmPrecision(gemmPrecision);
+  if (!precisionMode)
+    return fail("--gemm-precision=" + gemmPrecision +
+                ": expected ieee or tf32x3");
+  options.gemmPrecision = *precisionMode;
   options.timing = timePhases;
   if (!weights.empty() && emit != Output::Artifact)
     return fail("--weights goes with --emit=artifact");

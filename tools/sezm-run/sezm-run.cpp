@@ -467,7 +467,7 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
   options.target = mlir::sezm::CompileOptions::Target::Gpu;
   options.chip = chip;
   options.fuse = !noFusion;
-  options.gemmPrecision = gemmPrecision;
+  options.gemmPrecision = *mlir::sezm::symbolizeGemmPrecision(gemmPrecision);
   if (llvm::Error error = mlir::sezm::compileArtifact(*copy, options, artifact))
     return std::move(error);
   std::string ranOn;
@@ -674,10 +674,12 @@ int main(int argc, char **argv) {
   if (checkForces && !useCpu)
     return fail("--check-forces differentiates the CPU code: give a module "
                 "or a checkpoint, on --device cpu");
-  if (gemmPrecision != "ieee" && gemmPrecision != "tf32x3")
+  std::optional<mlir::sezm::GemmPrecision> precisionMode =
+      mlir::sezm::symbolizeGemmPrecision(gemmPrecision);
+  if (!precisionMode)
     return fail("--gemm-precision=" + gemmPrecision +
                 ": expected ieee or tf32x3");
-  if (gemmPrecision != "ieee" && !useGpu)
+  if (*precisionMode != mlir::sezm::GemmPrecision::IEEE && !useGpu)
     return fail("--gemm-precision=" + gemmPrecision +
                 " is how the GPU code is compiled: give a module or a "
                 "checkpoint with --device gpu or --verify");

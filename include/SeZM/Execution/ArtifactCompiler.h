@@ -11,6 +11,7 @@
 #ifndef SEZM_EXECUTION_ARTIFACTCOMPILER_H
 #define SEZM_EXECUTION_ARTIFACTCOMPILER_H
 
+#include "SeZM/Dialect/SeZM/SeZMAttrs.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
 
@@ -37,10 +38,10 @@ struct CompileOptions {
   std::string weights;
   /// Whether the graph fusions run (false: to compare against them).
   bool fuse = true;
-  /// How the GPU code's GEMM-tiled kernels multiply fp32: "ieee" (CUDA-core
-  /// fused multiply-adds) or "tf32x3" (split precision on the tensor cores,
+  /// How the GPU code's GEMM-tiled kernels multiply fp32: IEEE (CUDA-core
+  /// fused multiply-adds) or TF32x3 (split precision on the tensor cores,
   /// sm_80 and later), recorded in the manifest.
-  std::string gemmPrecision = "ieee";
+  GemmPrecision gemmPrecision = GemmPrecision::IEEE;
   /// Whether to report on stderr where compiling spends its time: each
   /// pass (MLIR's timing report) and the phases after the passes (host
   /// code generation and linking, ptxas).

@@ -85,19 +85,41 @@ static GemmTiles gemmTilesOf(KernelConfigAttr config) {
 }
 
 namespace {
-/// How a block stages one slice of the depth (`step` of it) in workgroup
-/// memory: A transposed ([k][row], so that a thread reads the rows it owns
-/// as one access) and B as it is ([k][column]), each thread reading its
-/// share from global memory first (`read`, whose loads are then in flight
-/// while the previous slice is used) and storing it after (`stage`). Rows
-/// and columns past the end read the last one again; depths past the end
-/// are read clamped (never added), or as zeros in A where `zeroPastDepth`.
-struct SliceStager {
+/// One block of a GEMM launch: where its tile of outputs lies, and how it
+/// stages one slice of the depth (`step` of it) in workgroup memory: A
+/// transposed ([k][row], so that a thread reads the rows it owns as one
+/// access) and B as it is ([k][column]), each thread reading its share from
+/// global memory first (`read`, whose loads are then in flight while the
+/// previous slice is used) and storing it after (`stage`). Rows and columns
+/// past the end read the last one again; depths past the end are read
+/// clamped (never added), or as zeros in A where `zeroPastDepth`.
+struct GemmBlock {
   const GemmProblem &problem;
   int64_t blockRows, blockColumns, step, threads;
   bool zeroPastDepth;
   Idx thread, batch, rowBase, columnBase;
   Value stagedA, stagedB;
+  /// The last row and column of the output (the row computed on the host).
+  Idx lastRow, lastColumn;
+
+  /// The output row and column of a tile's row and column, clamped to the
+  /// last: rows and columns past the end read and store the last one's
+  /// values, which their sums reproduce exactly (their operands were read
+  /// there), with no branches, into which the last slice's arithmetic
+  /// would be sunk, its operands all live at once.
+  Idx clampRow(Idx row) const { return min(rowBase + row, lastRow); }
+  Idx clampColumn(Idx column) const {
+    return min(columnBase + column, lastColumn);
+  }
+
+  /// Stores a sum at output row `outputRow` (clampRow's) and tile column
+  /// `column`.
+  void storeOutput(Idx outputRow, Idx column, Num value) const {
+    problem.store(batch, outputRow,
+                  problem.columns % blockColumns == 0 ? columnBase + column
+                                                      : clampColumn(column),
+                  value);
+  }
 
   int64_t aShare() const { return blockRows * step; }
   int64_t bShare() const { return step * blockColumns; }
@@ -142,24 +164,54 @@ struct SliceStager {
 /// next read before `add` uses the current one (`add(sums, depths)` adds
 /// the first `depths` rows of the staged slice), then the partial last.
 SmallVector<Num>
-sumSlices(const SliceStager &stager, ArrayRef<Num> init,
+sumSlices(const GemmBlock &block, ArrayRef<Num> init,
           llvm::function_ref<SmallVector<Num>(ArrayRef<Num>, int64_t)> add) {
-  const int64_t fullSteps = stager.problem.depth / stager.step,
-                lastStep = stager.problem.depth % stager.step;
-  stager.stage(stager.read(Idx(0)));
+  const int64_t fullSteps = block.problem.depth / block.step,
+                lastStep = block.problem.depth % block.step;
+  block.stage(block.read(Idx(0)));
   barrier();
   SmallVector<Num> sums = foldRangeStep(
       Idx(0), Idx(fullSteps), Idx(1), init, [&](Idx s, ArrayRef<Num> current) {
-        SmallVector<Num> next = stager.read(s + Idx(1));
-        SmallVector<Num> added = add(current, stager.step);
+        SmallVector<Num> next = block.read(s + Idx(1));
+        SmallVector<Num> added = add(current, block.step);
         barrier();
-        stager.stage(next);
+        block.stage(next);
         barrier();
         return added;
       });
   if (lastStep > 0)
     sums = add(sums, lastStep);
   return sums;
+}
+
+/// Launches `name` over the blocks of `problem`'s output, blockRows x
+/// blockColumns each (batches on the grid's third axis), `threads` each,
+/// with the staged slices' rows padded by `padA` and `padB`: body(block).
+void launchGemm(StringRef name, const GemmProblem &problem, int64_t blockRows,
+                int64_t blockColumns, int64_t step, int64_t threads,
+                bool zeroPastDepth, int64_t padA, int64_t padB,
+                int64_t blocksPerSm,
+                llvm::function_ref<void(const GemmBlock &)> body) {
+  const int64_t columnBlocks = llvm::divideCeil(problem.columns, blockColumns);
+  Idx lastRow = problem.rows - Idx(1);
+  Idx lastColumn(problem.columns - 1);
+  launchKernel(
+      name,
+      {ceilDiv(problem.rows, blockRows), Idx(columnBlocks),
+       Idx(problem.batches)},
+      {Idx(threads), Idx(1), Idx(1)},
+      {SmallVector<int64_t>{step, blockRows + padA},
+       SmallVector<int64_t>{step, blockColumns + padB}},
+      [&](const LaunchIds &ids) {
+        Idx t = ids.thread[0], batch = ids.block[2];
+        Idx rowBase = ids.block[0] * Idx(blockRows);
+        Idx columnBase = ids.block[1] * Idx(blockColumns);
+        body(GemmBlock{problem, blockRows, blockColumns, step, threads,
+                       zeroPastDepth, t, batch, rowBase, columnBase,
+                       ids.workgroup[0], ids.workgroup[1], lastRow,
+                       lastColumn});
+      },
+      blocksPerSm);
 }
 
 void emitFmaGemm(StringRef name, const GemmProblem &problem,
@@ -171,40 +223,15 @@ void emitFmaGemm(StringRef name, const GemmProblem &problem,
   assert((tiles.blockRows * step) % threads == 0 &&
          (step * tiles.blockColumns) % threads == 0 &&
          tiles.blockRows % kStagedRowPad == 0 && "slices the threads share");
-  const int64_t columnBlocks =
-      llvm::divideCeil(problem.columns, tiles.blockColumns);
-  const bool columnsFill = problem.columns % tiles.blockColumns == 0;
-  Idx lastRow = problem.rows - Idx(1);
-  Idx lastColumn(problem.columns - 1);
-
-  launchKernel(
-      name,
-      {ceilDiv(problem.rows, tiles.blockRows), Idx(columnBlocks),
-       Idx(problem.batches)},
-      {Idx(threads), Idx(1), Idx(1)},
-      {SmallVector<int64_t>{step, tiles.blockRows + kStagedRowPad},
-       SmallVector<int64_t>{step, tiles.blockColumns}},
-      [&](const LaunchIds &ids) {
-        Idx t = ids.thread[0], batch = ids.block[2];
-        Idx rowBase = ids.block[0] * Idx(tiles.blockRows);
-        Idx columnBase = ids.block[1] * Idx(tiles.blockColumns);
-        Value stagedARows = ids.workgroup[0], stagedBRows = ids.workgroup[1];
+  launchGemm(
+      name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
+      /*zeroPastDepth=*/false, kStagedRowPad, /*padB=*/0, blocksPerSm,
+      [&](const GemmBlock &block) {
+        Idx t = block.thread;
         SmallVector<Idx> rows =
             ownedOffsets(t / Idx(across), tiles.threadRows, rowWidth, down);
         SmallVector<Idx> columns = ownedOffsets(
             t % Idx(across), tiles.threadColumns, columnWidth, across);
-        SliceStager stager{problem,
-                           tiles.blockRows,
-                           tiles.blockColumns,
-                           step,
-                           threads,
-                           /*zeroPastDepth=*/false,
-                           t,
-                           batch,
-                           rowBase,
-                           columnBase,
-                           stagedARows,
-                           stagedBRows};
 
         // The first `depths` rows of the staged slice added into `sums`.
         auto addSlice = [&](ArrayRef<Num> sums, int64_t depths) {
@@ -213,11 +240,11 @@ void emitFmaGemm(StringRef name, const GemmProblem &problem,
             SmallVector<Num> a, b;
             for (int64_t i = 0; i < tiles.threadRows; i += rowWidth)
               llvm::append_range(
-                  a, loadVector(stagedARows, {Idx(kk), rows[i]}, rowWidth));
+                  a, loadVector(block.stagedA, {Idx(kk), rows[i]}, rowWidth));
             for (int64_t j = 0; j < tiles.threadColumns; j += columnWidth)
-              llvm::append_range(
-                  b,
-                  loadVector(stagedBRows, {Idx(kk), columns[j]}, columnWidth));
+              llvm::append_range(b, loadVector(block.stagedB,
+                                               {Idx(kk), columns[j]},
+                                               columnWidth));
             for (int64_t i = 0; i < tiles.threadRows; ++i)
               for (int64_t j = 0; j < tiles.threadColumns; ++j) {
                 Num &sum = next[i * tiles.threadColumns + j];
@@ -230,28 +257,19 @@ void emitFmaGemm(StringRef name, const GemmProblem &problem,
         SmallVector<Num> init;
         for (int64_t i = 0; i < tiles.threadRows; ++i)
           for (int64_t j = 0; j < tiles.threadColumns; ++j)
-            init.push_back(
-                problem.loadInit
-                    ? problem.loadInit(batch, min(rowBase + rows[i], lastRow),
-                                       min(columnBase + columns[j], lastColumn))
-                    : Num(0.0));
-        SmallVector<Num> sums = sumSlices(stager, init, addSlice);
-
-        // Rows and columns past the end store again the last one's value,
-        // which their sums reproduce exactly (their operands were read
-        // there): no branches, into which the last slice's arithmetic would
-        // be sunk, its operands all live at once.
+            init.push_back(problem.loadInit
+                               ? problem.loadInit(block.batch,
+                                                  block.clampRow(rows[i]),
+                                                  block.clampColumn(columns[j]))
+                               : Num(0.0));
+        SmallVector<Num> sums = sumSlices(block, init, addSlice);
         for (int64_t i = 0; i < tiles.threadRows; ++i) {
-          Idx row = min(rowBase + rows[i], lastRow);
-          for (int64_t j = 0; j < tiles.threadColumns; ++j) {
-            Idx column = columnsFill ? columnBase + columns[j]
-                                     : min(columnBase + columns[j], lastColumn);
-            problem.store(batch, row, column,
-                          sums[i * tiles.threadColumns + j]);
-          }
+          Idx row = block.clampRow(rows[i]);
+          for (int64_t j = 0; j < tiles.threadColumns; ++j)
+            block.storeOutput(row, columns[j],
+                              sums[i * tiles.threadColumns + j]);
         }
-      },
-      blocksPerSm);
+      });
 }
 
 /// The shape of one tensor-core product (mma.sync m16n8k8).
@@ -280,41 +298,17 @@ void emitMmaGemm(StringRef name, const GemmProblem &problem,
          tiles.warpColumns % kMmaColumns == 0 && step % kMmaDepth == 0 &&
          (tiles.blockRows * step) % threads == 0 &&
          (step * tiles.blockColumns) % threads == 0 && "tensor-core tiles");
-  const int64_t columnBlocks =
-      llvm::divideCeil(problem.columns, tiles.blockColumns);
-  const bool columnsFill = problem.columns % tiles.blockColumns == 0;
-  Idx lastRow = problem.rows - Idx(1);
-  Idx lastColumn(problem.columns - 1);
-
-  launchKernel(
-      name,
-      {ceilDiv(problem.rows, tiles.blockRows), Idx(columnBlocks),
-       Idx(problem.batches)},
-      {Idx(threads), Idx(1), Idx(1)},
-      {SmallVector<int64_t>{step, tiles.blockRows + kMmaRowPad},
-       SmallVector<int64_t>{step, tiles.blockColumns + kMmaRowPad}},
-      [&](const LaunchIds &ids) {
-        Idx t = ids.thread[0], batch = ids.block[2];
-        Idx rowBase = ids.block[0] * Idx(tiles.blockRows);
-        Idx columnBase = ids.block[1] * Idx(tiles.blockColumns);
-        Value stagedA = ids.workgroup[0], stagedB = ids.workgroup[1];
-        Idx lane = t % Idx(kWarpSize), warp = t / Idx(kWarpSize);
+  launchGemm(
+      name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
+      /*zeroPastDepth=*/problem.depth % kMmaDepth != 0, kMmaRowPad, kMmaRowPad,
+      blocksPerSm, [&](const GemmBlock &block) {
+        Value stagedA = block.stagedA, stagedB = block.stagedB;
+        Idx lane = block.thread % Idx(kWarpSize),
+            warp = block.thread / Idx(kWarpSize);
         Idx group = lane / Idx(4), inGroup = lane % Idx(4);
         Idx warpRow = warp / Idx(tiles.warpsAcross()) * Idx(tiles.warpRows);
         Idx warpColumn =
             warp % Idx(tiles.warpsAcross()) * Idx(tiles.warpColumns);
-        SliceStager stager{problem,
-                           tiles.blockRows,
-                           tiles.blockColumns,
-                           step,
-                           threads,
-                           /*zeroPastDepth=*/problem.depth % kMmaDepth != 0,
-                           t,
-                           batch,
-                           rowBase,
-                           columnBase,
-                           stagedA,
-                           stagedB};
 
         // The tile row and column of fragment element r of product (i, j).
         auto rowOf = [&](int64_t i, int64_t r) {
@@ -377,24 +371,16 @@ void emitMmaGemm(StringRef name, const GemmProblem &problem,
           for (int64_t i = 0; i < rowTiles; ++i)
             for (int64_t j = 0; j < columnTiles; ++j)
               for (int64_t r = 0; r < 4; ++r)
-                init[fragment(i, j, r)] = problem.loadInit(
-                    batch, min(rowBase + rowOf(i, r), lastRow),
-                    min(columnBase + columnOf(j, r), lastColumn));
-        SmallVector<Num> sums = sumSlices(stager, init, addSlice);
-
-        // As the CUDA-core schedule: rows and columns past the end store the
-        // last one's value again.
+                init[fragment(i, j, r)] =
+                    problem.loadInit(block.batch, block.clampRow(rowOf(i, r)),
+                                     block.clampColumn(columnOf(j, r)));
+        SmallVector<Num> sums = sumSlices(block, init, addSlice);
         for (int64_t i = 0; i < rowTiles; ++i)
           for (int64_t j = 0; j < columnTiles; ++j)
-            for (int64_t r = 0; r < 4; ++r) {
-              Idx row = min(rowBase + rowOf(i, r), lastRow);
-              Idx column = columnsFill
-                               ? columnBase + columnOf(j, r)
-                               : min(columnBase + columnOf(j, r), lastColumn);
-              problem.store(batch, row, column, sums[fragment(i, j, r)]);
-            }
-      },
-      blocksPerSm);
+            for (int64_t r = 0; r < 4; ++r)
+              block.storeOutput(block.clampRow(rowOf(i, r)), columnOf(j, r),
+                                sums[fragment(i, j, r)]);
+      });
 }
 } // namespace
 
