@@ -114,6 +114,12 @@ public:
       fail(where(key) + " = " + render(v) + ": expected a number");
     return v->real;
   }
+  bool flag(const std::string &key) {
+    const PyObject *v = get(key);
+    if (!v || v->kind != Kind::Bool)
+      fail(where(key) + " = " + render(v) + ": expected true or false");
+    return v->boolean;
+  }
   std::string text(const std::string &key) {
     const PyObject *v = get(key);
     if (!v || v->kind != Kind::String)
@@ -173,6 +179,13 @@ private:
   std::set<std::string> known;
 };
 
+/// What a grid net does on the grid (DeePMD-kit's grid_op): the product of
+/// its two fields (GridProduct, "glu"); the same after a channel map of each
+/// (one scalar-routed branch, GridBranch: its router's softmax over one
+/// branch is 1) and before an output map; or maps of both fields' frame
+/// channels side by side (GridMLP, "mlp").
+enum class GridOp { Product, Branch, Mlp };
+
 /// The sizes of an imported model.
 struct Config {
   /// DeePMD-kit's sandwich norms: [pre-SO2, post-SO2, pre-FFN, post-FFN].
@@ -183,6 +196,15 @@ struct Config {
   /// DeePMD-kit's S2-grid GLU FFN (s2_activation [false, true]) in place of
   /// the packed GatedActivation.
   bool s2Ffn = false;
+  /// DeePMD-kit's SO(3)-grid nets (DPA4-Mini): in each block's FFN
+  /// (ffn_so3_grid, in place of the packed or S2 one), on the aggregated
+  /// message with the block's node features (message_node_so3), and in the
+  /// read-out (so3_readout "glu" or "mlp": the whole node tensor).
+  bool ffnSO3 = false, messageSO3 = false;
+  GridOp ffnOp = GridOp::Product, messageOp = GridOp::Product;
+  std::string readout = "none";
+  /// The SO(3) grids' largest frame order |k|.
+  int64_t kmax = 0;
   /// DeePMD-kit's env seed: the FiLM of the l = 0 features and the
   /// geometric initial embedding (GIE) of the l >= 1 rows.
   bool envSeed = false;
@@ -340,7 +362,9 @@ Config readConfig(const PyObject *params) {
       fail(d.where("s2_activation") + " = " + render(s2) +
            ": S2-grid activations inside the SO(2) convolution are not built "
            "(sezm imports [false, false] and [false, true])");
-    c.s2Ffn = s2->items[1]->boolean;
+    // DeePMD-kit's FFN takes the SO(3) grid over the S2 one.
+    c.ffnSO3 = d.flag("ffn_so3_grid");
+    c.s2Ffn = s2->items[1]->boolean && !c.ffnSO3;
     // The FFN's grid: Lebedev (DeePMD-kit's default), not the product grid.
     const PyObject *lebedev = d.get("lebedev_quadrature");
     bool onLebedev =
@@ -352,15 +376,55 @@ Config readConfig(const PyObject *params) {
            ": the S2 FFN on the theta-phi product grid is not built (sezm "
            "imports the Lebedev grid, DeePMD-kit's default)");
   }
-  d.require("so3_readout", "\"none\"", "the l = 0 readout FFN");
+  c.readout = d.text("so3_readout");
+  if (c.readout != "none" && c.readout != "glu" && c.readout != "mlp")
+    fail(d.where("so3_readout") + " = \"" + c.readout +
+         "\": expected \"none\", \"glu\" or \"mlp\"");
   d.require("readout_layers", "1", "one readout FFN");
   d.require("ffn_blocks", "1", "one FFN per block");
-  d.require("ffn_so3_grid", "false", "no SO(3)-grid FFNs yet");
-  d.require("grid_mlp", "false", "no grid MLPs yet");
-  d.require("grid_branch", "0", "no grid branches yet");
+  c.messageSO3 = d.flag("message_node_so3");
+  if (c.messageSO3 && c.focus != 1)
+    fail(d.where("message_node_so3") + " = true with n_focus " +
+         std::to_string(c.focus) +
+         ": the message-node SO(3) grid net is built for one focus stream");
+  c.kmax = d.integer("kmax");
+  if (c.kmax < 0 || c.kmax > c.lmax)
+    fail(d.where("kmax") + " = " + std::to_string(c.kmax) +
+         ": expected a frame order from 0 to lmax " + std::to_string(c.lmax));
+  // grid_mlp and grid_branch: one value for every grid path, or one per
+  // path [node-wise, message-node, FFN].
+  auto perPath = [&](const std::string &key, Kind kind) {
+    const PyObject *v = d.get(key);
+    std::vector<const PyObject *> items;
+    if (v && v->kind == kind)
+      items.assign(3, v);
+    else if (v && v->kind == Kind::List && v->items.size() == 3)
+      items = v->items;
+    for (const PyObject *item : items)
+      if (item->kind != kind)
+        items.clear();
+    if (items.empty())
+      fail(d.where(key) + " = " + render(v) + ": expected " +
+           (kind == Kind::Bool ? "true or false" : "an integer") +
+           ", or three of them [node-wise, message-node, FFN]");
+    return items;
+  };
+  std::vector<const PyObject *> mlp = perPath("grid_mlp", Kind::Bool),
+                                branches = perPath("grid_branch", Kind::Int);
+  auto gridOp = [&](int path, const char *what) {
+    int64_t count = branches[path]->integer;
+    if (count < 0 || count > 1)
+      fail(d.where("grid_branch") + " = " + render(d.get("grid_branch")) +
+           ": sezm builds at most one scalar-routed branch (the " + what +
+           " grid path asks for " + std::to_string(count) + ")");
+    return count == 1 ? GridOp::Branch
+                      : (mlp[path]->boolean ? GridOp::Mlp : GridOp::Product);
+  };
+  c.messageOp = gridOp(1, "message-node");
+  c.ffnOp = gridOp(2, "FFN");
   for (const char *key :
-       {"node_wise_s2", "node_wise_so3", "message_node_s2", "message_node_so3",
-        "so2_norm", "atten_f_mix", "atten_v_proj", "atten_o_proj", "mlp_bias",
+       {"node_wise_s2", "node_wise_so3", "message_node_s2", "so2_norm",
+        "atten_f_mix", "atten_v_proj", "atten_o_proj", "mlp_bias",
         "layer_scale", "edge_cartesian", "add_chg_spin_ebd"})
     d.require(key, "false", "that option is not built");
   for (const char *key :
@@ -395,8 +459,8 @@ Config readConfig(const PyObject *params) {
          "\": sezm imports float32 and float64 models");
   c.precision = precision;
   // Training-only settings and sizes that do not change the function.
-  d.ignore({"sel", "random_gamma", "kmax", "lebedev_quadrature", "use_amp",
-            "eps", "trainable", "seed"});
+  d.ignore({"sel", "random_gamma", "lebedev_quadrature", "use_amp", "eps",
+            "trainable", "seed"});
   d.refuseUnknown();
 
   Section f(params->get("fitting_net"), "model_params.fitting_net");
@@ -669,8 +733,9 @@ Array perFocus(const Array &w, int64_t focus, int64_t stride, int64_t first,
   return out;
 }
 
-/// A (L+1)-block-diagonal matrix of `w` (in, out): the per-degree
-/// radial_hidden_proj as one product over (E, (L+1)*in).
+/// A block-diagonal matrix of `degrees` copies of `w` (in, out): a
+/// per-degree (or per-frame) channel map as one product over (rows,
+/// degrees*in), as the radial_hidden_proj and the grid nets' output maps.
 Array blockDiagonal(const Array &w, int64_t degrees) {
   int64_t in = w.shape[0], out = w.shape[1];
   Array big({degrees * in, degrees * out});
@@ -740,66 +805,181 @@ Array squeezeFront(Array a) {
   return a;
 }
 
-/// DeePMD-kit's S2-grid GLU FFN of block `v` on %<in> (N, D, C), up to
-/// the second degree linear: left and right halves of so3_linear_1 (two
-/// degree linears); out = from_grid(to_grid(left) to_grid(right)) over the
-/// coefficient axis (channels-major rows: (N Hf, D) by (D, P)); out times
-/// sigmoid(sp scalar_gate) and, in the l = 0 row, plus SwiGLU(sp) =
-/// silu(left0) right0, with sp = [left0, right0] the halves' l = 0 rows.
-/// Defines %<v>g (N, D, Hf).
-void writeS2Ffn(Writer &w, const std::string &v, const std::string &in,
-                const Config &c, int64_t P) {
-  const int64_t C = c.channels, L = c.lmax, D = c.packed(), Hf = c.ffnHidden;
+/// Frame-packed weights (..., K Win) with each frame's block times m (Win,
+/// Wout): (..., K Wout). A channel map applied per frame after a linear map,
+/// folded into it.
+Array foldFrames(const Array &w, const Array &m, int64_t frames) {
+  int64_t in = m.shape[0], out = m.shape[1];
+  int64_t rows = static_cast<int64_t>(w.values.size()) / (frames * in);
+  std::vector<int64_t> shape = w.shape;
+  shape.back() = frames * out;
+  Array folded(shape);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t f = 0; f < frames; ++f)
+      for (int64_t i = 0; i < in; ++i) {
+        double x = w.values[(r * frames + f) * in + i];
+        for (int64_t o = 0; o < out; ++o)
+          folded.values[(r * frames + f) * out + o] +=
+              x * m.values[i * out + o];
+      }
+  return folded;
+}
+
+/// a + b, of one shape.
+Array sum(Array a, const Array &b) {
+  for (size_t i = 0; i < a.values.size(); ++i)
+    a.values[i] += b.values[i];
+  return a;
+}
+
+/// A grid in the module: its to_grid (D K, points) and from_grid
+/// (points, D K) arguments, for fields of D coefficients in K frames (the
+/// S2 grid: K = 1).
+struct GridNames {
+  std::string to, from;
+  int64_t frames = 1, points = 0;
+};
+
+/// The weights of one DeePMD-kit grid net (S2GridNet or SO3GridNet) in the
+/// module, by argument name: its two fields are degree linears of the
+/// inputs (`left`, `right`: (L+1, Cin, K Wg), with DeePMD-kit's frame
+/// expansion and channel maps folded in), multiplied on the grid; an
+/// optional frame-wise output map (`out`, block-diagonal (K Wg, K W)); the
+/// scalar path from the inputs' l = 0 rows (`left0`, `right0`: (Cin, W) or
+/// empty where the rows themselves are the pair) through the scalar gate
+/// (`gateLeft`, `gateRight`: (W, W)).
+struct GridNet {
+  std::string left, right, out, left0, right0, gateLeft, gateRight;
+  /// The (D Cin, Cin) row-0 selection, the (W, K W) frame tiling (K > 1)
+  /// and the (D, K W) mask of row 0 in frame 0.
+  std::string select, tile, mask;
+  int64_t inWidth = 0, gridWidth = 0, width = 0;
+};
+
+/// %<name> (N, D, K W) = from_grid(to_grid(%a) to_grid(%b)) for frame-packed
+/// fields %a, %b (N, D, K W), channel k W + c of frame k: each field
+/// channels-major ((N W, D K)) times to_grid, the product, times
+/// from_grid, back.
+void writeGridProduct(Writer &w, const std::string &name, const std::string &a,
+                      const std::string &b, int64_t D, const GridNames &grid,
+                      int64_t W) {
+  const int64_t K = grid.frames, J = D * K, P = grid.points;
   std::ostringstream &os = w.os;
   auto ty = [&](Dims dims) { return w.tensor(dims); };
-  os << "  // S2-grid GLU FFN: left and right halves on the " << P
-     << "-point Lebedev grid, multiplied, back to coefficients.\n";
-  for (const char *half : {"l", "r"}) {
-    std::string h = v + "f" + half;
-    os << "  %" << h << " = sezm.degree_linear %" << in << " weight %" << v
-       << "f1" << half << " lmax = " << L << " : (" << ty({-1, D, C}) << ", "
-       << ty({L + 1, C, Hf}) << ") -> " << ty({-1, D, Hf}) << "\n";
-    w.swapLastAxes(h + "t", "n", h, D, Hf);
-    os << "  %" << h << "c = tensor.collapse_shape %" << h
-       << "t [[0, 1], [2]] : " << ty({-1, Hf, D}) << " into " << ty({-1, D})
+  for (auto [tag, field] : {std::pair{"a", a}, std::pair{"b", b}}) {
+    std::string f = name + tag;
+    std::string coefficients = field;
+    if (K > 1) {
+      os << "  %" << f << "k = tensor.expand_shape %" << field
+         << " [[0], [1], [2, 3]] output_shape [%n, " << D << ", " << K << ", "
+         << W << "] : " << ty({-1, D, K * W}) << " into " << ty({-1, D, K, W})
+         << "\n  %" << f << "j = tensor.collapse_shape %" << f
+         << "k [[0], [1, 2], [3]] : " << ty({-1, D, K, W}) << " into "
+         << ty({-1, J, W}) << "\n";
+      coefficients = f + "j";
+    }
+    w.swapLastAxes(f + "t", "n", coefficients, J, W);
+    os << "  %" << f << "c = tensor.collapse_shape %" << f
+       << "t [[0, 1], [2]] : " << ty({-1, W, J}) << " into " << ty({-1, J})
        << "\n";
   }
-  os << "  %" << v << "nh = tensor.dim %" << v << "flc, %c0 : " << ty({-1, D})
-     << "\n";
-  w.matmul(v + "gl", v + "nh", v + "flc", D, "s2to", P);
-  w.matmul(v + "gr", v + "nh", v + "frc", D, "s2to", P);
-  os << "  %" << v << "gp = arith.mulf %" << v << "gl, %" << v
-     << "gr : " << ty({-1, P}) << "\n";
-  w.matmul(v + "gb", v + "nh", v + "gp", P, "s2from", D);
-  os << "  %" << v << "gx = tensor.expand_shape %" << v
-     << "gb [[0, 1], [2]] output_shape [%n, " << Hf << ", " << D
-     << "] : " << ty({-1, D}) << " into " << ty({-1, Hf, D}) << "\n";
-  w.swapLastAxes(v + "gc", "n", v + "gx", Hf, D);
+  os << "  %" << name << "r = tensor.dim %" << name
+     << "ac, %c0 : " << ty({-1, J}) << "\n";
+  w.matmul(name + "ga", name + "r", name + "ac", J, grid.to, P);
+  w.matmul(name + "gb", name + "r", name + "bc", J, grid.to, P);
+  os << "  %" << name << "gp = arith.mulf %" << name << "ga, %" << name
+     << "gb : " << ty({-1, P}) << "\n";
+  w.matmul(name + "gc", name + "r", name + "gp", P, grid.from, J);
+  os << "  %" << name << "gx = tensor.expand_shape %" << name
+     << "gc [[0, 1], [2]] output_shape [%n, " << W << ", " << J
+     << "] : " << ty({-1, J}) << " into " << ty({-1, W, J}) << "\n";
+  if (K == 1) {
+    w.swapLastAxes(name, "n", name + "gx", W, J);
+    return;
+  }
+  w.swapLastAxes(name + "gs", "n", name + "gx", W, J);
+  os << "  %" << name << "gk = tensor.expand_shape %" << name
+     << "gs [[0], [1, 2], [3]] output_shape [%n, " << D << ", " << K << ", "
+     << W << "] : " << ty({-1, J, W}) << " into " << ty({-1, D, K, W})
+     << "\n  %" << name << " = tensor.collapse_shape %" << name
+     << "gk [[0], [1], [2, 3]] : " << ty({-1, D, K, W}) << " into "
+     << ty({-1, D, K * W}) << "\n";
+}
 
-  os << "  // Its scalar path: sp = [left0, right0].\n"
-     << "  %" << v << "xf = tensor.collapse_shape %" << in
-     << " [[0], [1, 2]] : " << ty({-1, D, C}) << " into " << ty({-1, D * C})
-     << "\n";
-  w.matmul(v + "x0", "n", v + "xf", D * C, "sel", C);
-  w.matmul(v + "spl", "n", v + "x0", C, v + "f1l0", Hf);
-  w.matmul(v + "spr", "n", v + "x0", C, v + "f1r0", Hf);
-  w.matmul(v + "zl", "n", v + "spl", Hf, v + "sgl", Hf);
-  w.matmul(v + "zr", "n", v + "spr", Hf, v + "sgr", Hf);
+/// DeePMD-kit's grid net `net` on %<left> and %<right> (N, D, Cin), named
+/// by `v`: the fields, their grid product, the output map, then the scalar
+/// path: out times sigmoid(sp gate) (every row and frame), plus
+/// silu(sp_left) sp_right in row 0 of frame 0, with sp = [sp_left,
+/// sp_right] the inputs' l = 0 rows (through left0 / right0 where given).
+/// Defines %<v> (N, D, K W).
+void writeGridNet(Writer &w, const std::string &v, const std::string &left,
+                  const std::string &right, const GridNet &net,
+                  const GridNames &grid, int64_t L, int64_t D) {
+  const int64_t K = grid.frames, Cin = net.inWidth, Wg = net.gridWidth,
+                W = net.width;
+  std::ostringstream &os = w.os;
+  auto ty = [&](Dims dims) { return w.tensor(dims); };
+  os << "  // Grid net: two fields, multiplied on the " << grid.points
+     << "-point grid" << (K > 1 ? " (" + std::to_string(K) + " frames)" : "")
+     << ", then the scalar path.\n";
+  for (auto [side, in, weight] :
+       {std::tuple{"l", left, net.left}, std::tuple{"r", right, net.right}})
+    os << "  %" << v << side << " = sezm.degree_linear %" << in << " weight %"
+       << weight << " lmax = " << L << " : (" << ty({-1, D, Cin}) << ", "
+       << ty({L + 1, Cin, K * Wg}) << ") -> " << ty({-1, D, K * Wg}) << "\n";
+  writeGridProduct(w, v + "p", v + "l", v + "r", D, grid, Wg);
+  std::string product = v + "p";
+  if (!net.out.empty()) {
+    os << "  %" << v << "pf = tensor.collapse_shape %" << product
+       << " [[0, 1], [2]] : " << ty({-1, D, K * Wg}) << " into "
+       << ty({-1, K * Wg}) << "\n  %" << v << "pn = tensor.dim %" << v
+       << "pf, %c0 : " << ty({-1, K * Wg}) << "\n";
+    w.matmul(v + "po", v + "pn", v + "pf", K * Wg, net.out, K * W);
+    os << "  %" << v << "pw = tensor.expand_shape %" << v
+       << "po [[0, 1], [2]] output_shape [%n, " << D << ", " << K * W
+       << "] : " << ty({-1, K * W}) << " into " << ty({-1, D, K * W}) << "\n";
+    product = v + "pw";
+  }
+
+  // The scalar pair: the inputs' l = 0 rows.
+  std::string sp[2];
+  for (auto [i, in, row0] :
+       {std::tuple{0, left, net.left0}, std::tuple{1, right, net.right0}}) {
+    std::string s = v + (i ? "sr" : "sl");
+    os << "  %" << s << "f = tensor.collapse_shape %" << in
+       << " [[0], [1, 2]] : " << ty({-1, D, Cin}) << " into "
+       << ty({-1, D * Cin}) << "\n";
+    w.matmul(s + "0", "n", s + "f", D * Cin, net.select, Cin);
+    sp[i] = s + "0";
+    if (!row0.empty()) {
+      w.matmul(s, "n", s + "0", Cin, row0, W);
+      sp[i] = s;
+    }
+  }
+  w.matmul(v + "zl", "n", sp[0], W, net.gateLeft, W);
+  w.matmul(v + "zr", "n", sp[1], W, net.gateRight, W);
   os << "  %" << v << "z = arith.addf %" << v << "zl, %" << v
-     << "zr : " << ty({-1, Hf}) << "\n";
-  w.sigmoid(v + "gate", "n", v + "z", Hf);
-  w.broadcast(v + "gateX", "n", v + "gate", D, Hf, 1);
-  os << "  %" << v << "gg = arith.mulf %" << v << "gc, %" << v
-     << "gateX : " << ty({-1, D, Hf}) << "\n";
-  w.silu(v + "sw", "n", v + "spl", Hf);
-  os << "  %" << v << "swg = arith.mulf %" << v << "sw, %" << v
-     << "spr : " << ty({-1, Hf}) << "\n";
-  w.broadcast(v + "swB", "n", v + "swg", D, Hf, 1);
-  w.broadcast(v + "mask", "n", "s2row0", D, Hf, 0);
+     << "zr : " << ty({-1, W}) << "\n";
+  w.sigmoid(v + "gate", "n", v + "z", W);
+  w.silu(v + "sw", "n", sp[0], W);
+  os << "  %" << v << "swg = arith.mulf %" << v << "sw, %" << sp[1] << " : "
+     << ty({-1, W}) << "\n";
+  std::string gate = v + "gate", swiglu = v + "swg";
+  if (K > 1) {
+    w.matmul(v + "gateK", "n", gate, W, net.tile, K * W);
+    w.matmul(v + "swgK", "n", swiglu, W, net.tile, K * W);
+    gate = v + "gateK";
+    swiglu = v + "swgK";
+  }
+  w.broadcast(v + "gateX", "n", gate, D, K * W, 1);
+  os << "  %" << v << "gg = arith.mulf %" << product << ", %" << v
+     << "gateX : " << ty({-1, D, K * W}) << "\n";
+  w.broadcast(v + "swB", "n", swiglu, D, K * W, 1);
+  w.broadcast(v + "mask", "n", net.mask, D, K * W, 0);
   os << "  %" << v << "sw0 = arith.mulf %" << v << "swB, %" << v
-     << "mask : " << ty({-1, D, Hf}) << "\n"
-     << "  %" << v << "g = arith.addf %" << v << "gg, %" << v
-     << "sw0 : " << ty({-1, D, Hf}) << "\n";
+     << "mask : " << ty({-1, D, K * W}) << "\n"
+     << "  %" << v << " = arith.addf %" << v << "gg, %" << v
+     << "sw0 : " << ty({-1, D, K * W}) << "\n";
 }
 
 /// DeePMD-kit's env seed, defining %x0 (N, D, C) from %<typeRows> (the
@@ -1048,6 +1228,8 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
 
   // Each block's sandwich norms' degree weights, as attribute text.
   std::vector<std::array<std::string, 4>> normWeights(c.blocks);
+  // Each block's grid nets (message node, FFN), where it has them.
+  std::vector<GridNet> messageNets(c.blocks), ffnNets(c.blocks);
 
   // Weights, in the order the function takes them.
   arg("type_embedding", "temb",
@@ -1066,21 +1248,120 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
       state.take(std::string("descriptor.radial_embedding.net.") +
                      (c.edgeNorm ? "3" : "2") + ".matrix",
                  {c.radialHidden, (L + 1) * C}));
-  // The S2 FFN's grid (rebuilt, not in the state dict): to_grid as (D, P)
-  // and from_grid as (P, D), for products over the coefficient axis, and a
-  // mask of the l = 0 row, where its scalar path adds.
-  int64_t P = 0;
+  // The grid nets' grids (rebuilt, not in the state dict): to_grid as
+  // (D K, P) and from_grid as (P, D K), for products over the coefficient
+  // axis; and their constant selections, tilings and masks, each once.
+  std::set<std::string> constants;
+  auto constant = [&](const std::string &name, const std::string &value,
+                      const std::function<Array()> &make) {
+    if (constants.insert(value).second)
+      arg(name, value, make());
+    return value;
+  };
+  GridNames s2Names, so3Names;
   if (c.s2Ffn) {
     std::optional<sezmrt::S2Grid> grid = sezmrt::s2Grid(static_cast<int>(L));
     if (!grid)
       fail("no S2 grid for lmax " + std::to_string(L));
-    P = grid->points();
+    int64_t P = grid->points();
     arg("ffn.s2_to_grid", "s2to", transposed(grid->toGrid, P, D));
     arg("ffn.s2_from_grid", "s2from", transposed(grid->fromGrid, D, P));
-    Array mask({D, Hf});
-    std::fill(mask.values.begin(), mask.values.begin() + Hf, 1.0);
-    arg("ffn.row0_mask", "s2row0", mask);
+    s2Names = {"s2to", "s2from", 1, P};
   }
+  const int64_t K3 = 2 * c.kmax + 1;
+  if (c.ffnSO3 || c.messageSO3 || c.readout != "none") {
+    std::optional<sezmrt::SO3Grid> grid =
+        sezmrt::so3Grid(static_cast<int>(L), static_cast<int>(c.kmax));
+    if (!grid)
+      fail("no SO(3) grid for lmax " + std::to_string(L) + ", kmax " +
+           std::to_string(c.kmax));
+    int64_t G = grid->points(), J = grid->coefficients();
+    arg("grid.so3_to_grid", "so3to", transposed(grid->toGrid, G, J));
+    arg("grid.so3_from_grid", "so3from", transposed(grid->fromGrid, J, G));
+    so3Names = {"so3to", "so3from", K3, G};
+  }
+  // The constants of a grid net of `frames` frames, input width `in` and
+  // width `width`.
+  auto gridConstants = [&](GridNet &net, int64_t frames) {
+    int64_t in = net.inWidth, width = net.width;
+    std::string kw = std::to_string(frames) + "x" + std::to_string(width);
+    net.select = constant("grid.row0_select_" + std::to_string(in),
+                          "gsel" + std::to_string(in),
+                          [&] { return rowZeroSelection(D, in); });
+    net.mask = constant("grid.row0_mask_" + kw, "gmask" + kw, [&] {
+      Array mask({D, frames * width});
+      std::fill(mask.values.begin(), mask.values.begin() + width, 1.0);
+      return mask;
+    });
+    if (frames > 1)
+      net.tile = constant("grid.frame_tile_" + kw, "gtile" + kw, [&] {
+        Array tile({width, frames * width});
+        for (int64_t f = 0; f < frames; ++f)
+          for (int64_t k = 0; k < width; ++k)
+            tile.values[k * frames * width + f * width + k] = 1.0;
+        return tile;
+      });
+  };
+  // A self-mode grid net (an FFN's) on so3_linear_1 `w1` (L+1, Cin, 2 K W)
+  // of DeePMD-kit's module `key`: the halves (left, right) with the op's
+  // channel maps folded in, their l = 0 frame-0 blocks for the scalar pair,
+  // the output map and the scalar gate (2W, W) split by the half it reads.
+  auto selfGridNet = [&](const std::string &name, const std::string &value,
+                         const std::string &key, const Array &w1,
+                         int64_t frames, int64_t width, GridOp op) {
+    GridNet net;
+    net.inWidth = w1.shape[1];
+    net.width = net.gridWidth = width;
+    Array left = lastAxisSlice(w1, 0, frames * width),
+          right = lastAxisSlice(w1, frames * width, frames * width);
+    Array gridLeft = left, gridRight = right, out;
+    if (op == GridOp::Branch) {
+      gridLeft = foldFrames(
+          left, state.take(key + "grid_op.left_proj.weight", {width, width}),
+          frames);
+      gridRight = foldFrames(
+          right, state.take(key + "grid_op.right_proj.weight", {width, width}),
+          frames);
+      // The router's softmax over one branch is 1 for any input.
+      state.take(key + "grid_op.router.weight", {2 * width, 1});
+      out = state.take(key + "grid_op.out_proj.weight", {width, width});
+    } else if (op == GridOp::Mlp) {
+      // Both maps read each frame's [left, right] channels side by side.
+      auto fold = [&](const char *map) {
+        Array m = state.take(key + "grid_op." + map + ".weight",
+                             {2 * width, 2 * width});
+        return sum(foldFrames(left, firstAxisSlice(m, 0, width), frames),
+                   foldFrames(right, firstAxisSlice(m, width, width), frames));
+      };
+      gridLeft = fold("left_proj");
+      gridRight = fold("right_proj");
+      net.gridWidth = 2 * width;
+      out = state.take(key + "grid_op.out_proj.weight", {2 * width, width});
+    }
+    net.left = value + "f1l";
+    net.right = value + "f1r";
+    arg(name + "so3_linear_1.left", net.left, gridLeft);
+    arg(name + "so3_linear_1.right", net.right, gridRight);
+    net.left0 = value + "f1l0";
+    net.right0 = value + "f1r0";
+    arg(name + "so3_linear_1.left0", net.left0,
+        squeezeFront(firstAxisSlice(lastAxisSlice(left, 0, width), 0, 1)));
+    arg(name + "so3_linear_1.right0", net.right0,
+        squeezeFront(firstAxisSlice(lastAxisSlice(right, 0, width), 0, 1)));
+    if (!out.values.empty()) {
+      net.out = value + "gop";
+      arg(name + "grid_op.out_proj", net.out, blockDiagonal(out, frames));
+    }
+    Array gate = state.take(key + "scalar_gate.weight", {2 * width, width});
+    net.gateLeft = value + "sgl";
+    net.gateRight = value + "sgr";
+    arg(name + "scalar_gate.left", net.gateLeft,
+        firstAxisSlice(gate, 0, width));
+    arg(name + "scalar_gate.right", net.gateRight,
+        firstAxisSlice(gate, width, width));
+    gridConstants(net, frames);
+    return net;
+  };
   // The env seed. The G net's input [rbf_proj, te[t_src], te[t_dst]] is
   // split by part: its type rows become per-type tables te W (T+1,
   // hidden). The FiLM strengths exp(log) are folded into constants below.
@@ -1228,22 +1509,68 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     }
     arg(n + "post_focus_mix", v + "post",
         state.take(p + "so2_conv.post_focus_mix.weight", {L + 1, Cw, C}));
-    Array f1 = state.take(p + "ffns.0.so3_linear_1.weight", {L + 1, C, 2 * Hf});
-    if (c.s2Ffn) {
-      // The S2 grid net's two halves (left, right) as two degree linears,
-      // their l = 0 matrices for its scalar path, and the scalar gate
-      // (2Hf, Hf) split by the half it reads.
-      Array left = lastAxisSlice(f1, 0, Hf), right = lastAxisSlice(f1, Hf, Hf);
-      arg(n + "ffn.so3_linear_1.left", v + "f1l", left);
-      arg(n + "ffn.so3_linear_1.right", v + "f1r", right);
-      arg(n + "ffn.so3_linear_1.left0", v + "f1l0",
-          squeezeFront(firstAxisSlice(left, 0, 1)));
-      arg(n + "ffn.so3_linear_1.right0", v + "f1r0",
-          squeezeFront(firstAxisSlice(right, 0, 1)));
-      Array gate =
-          state.take(p + "ffns.0.act.scalar_gate.weight", {2 * Hf, Hf});
-      arg(n + "ffn.scalar_gate.left", v + "sgl", firstAxisSlice(gate, 0, Hf));
-      arg(n + "ffn.scalar_gate.right", v + "sgr", firstAxisSlice(gate, Hf, Hf));
+    if (c.messageSO3) {
+      // DeePMD-kit's message-node SO(3) grid net (cross mode, one focus
+      // stream): the frame expansion (L+1, Cw, K Cw) of the aggregated
+      // message (left) and of the block's node features (right), with the
+      // op's channel maps folded in; the scalar pair is their l = 0 rows;
+      // the frame contraction (L+1, K Cw, Cw) with the residual scale
+      // folded into its columns.
+      std::string key = p + "so2_conv.message_node_grid_product.";
+      std::string name = n + "message_grid.";
+      GridNet net;
+      net.inWidth = net.width = net.gridWidth = Cw;
+      Array expand =
+          state.take(key + "frame_expand.weight", {L + 1, Cw, K3 * Cw});
+      Array left = expand, right = expand, out;
+      if (c.messageOp == GridOp::Branch) {
+        left = foldFrames(
+            expand, state.take(key + "grid_op.left_proj.weight", {Cw, Cw}), K3);
+        right = foldFrames(
+            expand, state.take(key + "grid_op.right_proj.weight", {Cw, Cw}),
+            K3);
+        state.take(key + "grid_op.router.weight", {2 * Cw, 1});
+        out = state.take(key + "grid_op.out_proj.weight", {Cw, Cw});
+      } else if (c.messageOp == GridOp::Mlp) {
+        left = foldFrames(
+            expand, state.take(key + "grid_op.left_proj.weight", {Cw, 2 * Cw}),
+            K3);
+        right = foldFrames(
+            expand, state.take(key + "grid_op.right_proj.weight", {Cw, 2 * Cw}),
+            K3);
+        net.gridWidth = 2 * Cw;
+        out = state.take(key + "grid_op.out_proj.weight", {2 * Cw, Cw});
+      }
+      net.left = v + "mxl";
+      net.right = v + "mxr";
+      arg(name + "frame_expand.left", net.left, left);
+      arg(name + "frame_expand.right", net.right, right);
+      if (!out.values.empty()) {
+        net.out = v + "mop";
+        arg(name + "grid_op.out_proj", net.out, blockDiagonal(out, K3));
+      }
+      Array gate = state.take(key + "scalar_gate.weight", {2 * Cw, Cw});
+      net.gateLeft = v + "msgl";
+      net.gateRight = v + "msgr";
+      arg(name + "scalar_gate.left", net.gateLeft, firstAxisSlice(gate, 0, Cw));
+      arg(name + "scalar_gate.right", net.gateRight,
+          firstAxisSlice(gate, Cw, Cw));
+      gridConstants(net, K3);
+      Array contract =
+          state.take(key + "frame_contract.weight", {L + 1, K3 * Cw, Cw});
+      Array scale = state.take(key + "residual_scale", {1, Cw});
+      for (size_t i = 0; i < contract.values.size(); ++i)
+        contract.values[i] *= scale.values[i % Cw];
+      arg(name + "frame_contract", v + "mcw", contract);
+      messageNets[b] = net;
+    }
+    // The FFN: packed GLU, or a grid net (S2, or SO(3) with its frames).
+    const int64_t Kf = c.ffnSO3 ? K3 : 1;
+    Array f1 =
+        state.take(p + "ffns.0.so3_linear_1.weight", {L + 1, C, 2 * Kf * Hf});
+    if (c.s2Ffn || c.ffnSO3) {
+      ffnNets[b] = selfGridNet(n + "ffn.", v, p + "ffns.0.act.", f1, Kf, Hf,
+                               c.ffnSO3 ? c.ffnOp : GridOp::Product);
     } else {
       arg(n + "ffn.so3_linear_1", v + "f1", f1);
       arg(n + "ffn.gate", v + "fg",
@@ -1283,15 +1610,29 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
       text += "]";
     }
     arg(n + "ffn.so3_linear_2", v + "f2",
-        state.take(p + "ffns.0.so3_linear_2.weight", {L + 1, Hf, C}));
+        state.take(p + "ffns.0.so3_linear_2.weight", {L + 1, Kf * Hf, C}));
   }
-  arg("output_ffn.row0", "sel", rowZeroSelection(D, C));
-  arg("output_ffn.so3_linear_1", "o1",
-      squeezeFront(state.take("descriptor.output_ffn.so3_linear_1.weight",
-                              {1, C, 2 * Ho})));
-  arg("output_ffn.so3_linear_2", "o2",
-      squeezeFront(
-          state.take("descriptor.output_ffn.so3_linear_2.weight", {1, Ho, C})));
+  std::string select = constant("output_ffn.row0", "sel",
+                                [&] { return rowZeroSelection(D, C); });
+  GridNet readoutNet;
+  if (c.readout == "none") {
+    arg("output_ffn.so3_linear_1", "o1",
+        squeezeFront(state.take("descriptor.output_ffn.so3_linear_1.weight",
+                                {1, C, 2 * Ho})));
+    arg("output_ffn.so3_linear_2", "o2",
+        squeezeFront(state.take("descriptor.output_ffn.so3_linear_2.weight",
+                                {1, Ho, C})));
+  } else {
+    // so3_readout: an SO(3)-grid FFN on the whole node tensor.
+    readoutNet =
+        selfGridNet("output_ffn.", "o", "descriptor.output_ffn.act.",
+                    state.take("descriptor.output_ffn.so3_linear_1.weight",
+                               {L + 1, C, 2 * K3 * Ho}),
+                    K3, Ho, c.readout == "mlp" ? GridOp::Mlp : GridOp::Product);
+    arg("output_ffn.so3_linear_2", "o2",
+        state.take("descriptor.output_ffn.so3_linear_2.weight",
+                   {L + 1, K3 * Ho, C}));
+  }
   std::string fit = "fitting_net.filter_layers.networks.0.";
   arg("fitting_net.matrix", "fm",
       state.take(fit + "hidden_layers.0.linear.matrix", {C, 2 * Hfit}));
@@ -1511,15 +1852,26 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
          << frameType << ", " << ty({-1, D, D}) << ", " << ty({-1}) << ", "
          << ty({-1}) << ", tensor<?xi64>, tensor<?xi64>) -> " << wideType
          << "\n";
-    os << "  %" << v << "so2 = sezm.degree_linear %" << v << "agg weight %" << v
+    std::string agg = v + "agg";
+    if (c.messageSO3) {
+      writeGridNet(w, v + "m", agg, v + "xw", messageNets[b], so3Names, L, D);
+      os << "  %" << v << "mc = sezm.degree_linear %" << v << "m weight %" << v
+         << "mcw lmax = " << L << " : (" << ty({-1, D, K3 * Cw}) << ", "
+         << ty({L + 1, K3 * Cw, Cw}) << ") -> " << wideType << "\n"
+         << "  %" << v << "aggm = arith.addf %" << agg << ", %" << v
+         << "mc : " << wideType << "\n";
+      agg = v + "aggm";
+    }
+    os << "  %" << v << "so2 = sezm.degree_linear %" << agg << " weight %" << v
        << "post lmax = " << L << " : (" << wideType << ", "
        << ty({L + 1, Cw, C}) << ") -> " << nodeType << "\n";
     std::string so2Out = c.sandwich[1] ? norm(1, v + "so2", "n1") : v + "so2";
     os << "  %" << v << "x1 = arith.addf %" << x << ", %" << so2Out << " : "
        << nodeType << "\n";
     std::string ffnIn = c.sandwich[2] ? norm(2, v + "x1", "n2") : v + "x1";
-    if (c.s2Ffn)
-      writeS2Ffn(w, v, ffnIn, c, P);
+    if (c.s2Ffn || c.ffnSO3)
+      writeGridNet(w, v + "g", ffnIn, ffnIn, ffnNets[b],
+                   c.ffnSO3 ? so3Names : s2Names, L, D);
     else
       os << "  %" << v << "h = sezm.degree_linear %" << ffnIn << " weight %"
          << v << "f1 lmax = " << L << " : (" << nodeType << ", "
@@ -1527,9 +1879,10 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
          << "  %" << v << "g = sezm.glu %" << v << "h weight %" << v
          << "fg lmax = " << L << " : (" << ty({-1, D, 2 * Hf}) << ", "
          << ty({Hf, L * Hf}) << ") -> " << ty({-1, D, Hf}) << "\n";
+    const int64_t Kf = c.ffnSO3 ? K3 : 1;
     os << "  %" << v << "ffn = sezm.degree_linear %" << v << "g weight %" << v
-       << "f2 lmax = " << L << " : (" << ty({-1, D, Hf}) << ", "
-       << ty({L + 1, Hf, C}) << ") -> " << nodeType << "\n";
+       << "f2 lmax = " << L << " : (" << ty({-1, D, Kf * Hf}) << ", "
+       << ty({L + 1, Kf * Hf, C}) << ") -> " << nodeType << "\n";
     std::string ffnOut = c.sandwich[3] ? norm(3, v + "ffn", "n3") : v + "ffn";
     os << "  %" << v << "x = arith.addf %" << v << "x1, %" << ffnOut << " : "
        << nodeType << "\n";
@@ -1537,20 +1890,32 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   }
 
   // Readout and fitting.
-  os << "\n  // Readout: y = x0 + FFN0(x0) on the l = 0 row; then the GLU "
-        "fitting net and the per-type bias.\n"
+  os << "\n  // Readout: y = x0 + FFN0(x0) on the l = 0 row (so3_readout: "
+        "row 0 of x + FFN(x)); then the GLU fitting net and the per-type "
+        "bias.\n"
      << "  %xf = tensor.collapse_shape %" << x
      << " [[0], [1, 2]] : " << nodeType << " into " << ty({-1, D * C}) << "\n";
-  w.matmul("y0", "n", "xf", D * C, "sel", C);
-  w.matmul("oh", "n", "y0", C, "o1", 2 * Ho);
-  os << "  %oh3 = tensor.expand_shape %oh [[0], [1, 2]] output_shape [%n, 1, "
-     << 2 * Ho << "] : " << ty({-1, 2 * Ho}) << " into " << ty({-1, 1, 2 * Ho})
-     << "\n"
-     << "  %og3 = sezm.glu %oh3 lmax = 0 : (" << ty({-1, 1, 2 * Ho}) << ") -> "
-     << ty({-1, 1, Ho}) << "\n"
-     << "  %og = tensor.collapse_shape %og3 [[0], [1, 2]] : " << ty({-1, 1, Ho})
-     << " into " << ty({-1, Ho}) << "\n";
-  w.matmul("oy", "n", "og", Ho, "o2", C);
+  w.matmul("y0", "n", "xf", D * C, select, C);
+  if (c.readout == "none") {
+    w.matmul("oh", "n", "y0", C, "o1", 2 * Ho);
+    os << "  %oh3 = tensor.expand_shape %oh [[0], [1, 2]] output_shape [%n, "
+          "1, "
+       << 2 * Ho << "] : " << ty({-1, 2 * Ho}) << " into "
+       << ty({-1, 1, 2 * Ho}) << "\n"
+       << "  %og3 = sezm.glu %oh3 lmax = 0 : (" << ty({-1, 1, 2 * Ho})
+       << ") -> " << ty({-1, 1, Ho}) << "\n"
+       << "  %og = tensor.collapse_shape %og3 [[0], [1, 2]] : "
+       << ty({-1, 1, Ho}) << " into " << ty({-1, Ho}) << "\n";
+    w.matmul("oy", "n", "og", Ho, "o2", C);
+  } else {
+    writeGridNet(w, "og", x, x, readoutNet, so3Names, L, D);
+    os << "  %offn = sezm.degree_linear %og weight %o2 lmax = " << L << " : ("
+       << ty({-1, D, K3 * Ho}) << ", " << ty({L + 1, K3 * Ho, C}) << ") -> "
+       << nodeType << "\n"
+       << "  %offnf = tensor.collapse_shape %offn [[0], [1, 2]] : " << nodeType
+       << " into " << ty({-1, D * C}) << "\n";
+    w.matmul("oy", "n", "offnf", D * C, select, C);
+  }
   os << "  %y = arith.addf %y0, %oy : " << ty({-1, C}) << "\n";
   w.matmul("fz", "n", "y", C, "fm", 2 * Hfit);
   os << "  %fbB = linalg.broadcast ins(%fb : " << ty({2 * Hfit})

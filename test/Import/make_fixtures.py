@@ -189,6 +189,27 @@ DPA4_DEFAULT = {
 DPA4_DEFAULT_HEADS = json.loads(json.dumps(DPA4_DEFAULT))
 DPA4_DEFAULT_HEADS["descriptor"].update({"n_atten_head": 2, "n_focus": 2})
 
+# DeePMD-kit 3.2.0's own water example (examples/water/dpa4/input.json,
+# "DPA4-Mini"): channels 32, lmax 2, 2 blocks of 3 mixing layers, the SO(3)
+# grid nets (kmax 1: frames 0, -1, 1 on Lebedev x 4 gamma) in the message
+# (cross GLU product), in each FFN (one scalar-routed branch) and in the
+# read-out (grid MLP): import issue III.
+DPA4_MINI = {
+    "type": "dpa4",
+    "type_map": ["O", "H"],
+    "descriptor": {"type": "dpa4", "rcut": 6.0, "channels": 32,
+                   "n_radial": 16, "edge_norm": False, "use_env_seed": True,
+                   "lmax": 2, "mmax": 1, "n_blocks": 2, "mixing_layers": 3,
+                   "radial_so2_mode": "degree_channel", "radial_so2_rank": 1,
+                   "n_focus": 1, "focus_dim": 0, "n_atten_head": 1,
+                   "message_node_so3": True, "ffn_neurons": 0,
+                   "ffn_so3_grid": True, "grid_mlp": False,
+                   "grid_branch": [0, 0, 1], "ffn_blocks": 1,
+                   "so3_readout": "mlp", "precision": "float32"},
+    "fitting_net": {"type": "dpa4_ener", "neuron": [0],
+                    "precision": "float32"},
+}
+
 # The variants of SeZM-min's shape: config, seed, perturbation strength.
 # The norms amplify the perturbation: a third of it keeps the forces
 # below 1 eV/A (at full strength they pass 400 eV/A).
@@ -200,6 +221,7 @@ VARIANTS = {
     "sezm-min-attention": (SEZM_MIN_ATTENTION, 26, 0.3),
     "dpa4-default": (DPA4_DEFAULT, 27, 0.3),
     "dpa4-default-heads": (DPA4_DEFAULT_HEADS, 28, 0.3),
+    "dpa4-mini": (DPA4_MINI, 29, 0.3),
 }
 
 # Tensors DeePMD-kit rebuilds at model construction: not perturbed.
@@ -355,6 +377,13 @@ def broken_fixtures(out):
         {"s2_activation": [True, True]}))
     broken("productgrid", lambda m, p: p["descriptor"].update(
         {"s2_activation": [False, True], "lebedev_quadrature": False}))
+    broken("branches", lambda m, p: p["descriptor"].update(
+        {"ffn_so3_grid": True, "grid_branch": [0, 0, 2]}))
+    broken("kmax", lambda m, p: p["descriptor"].update({"kmax": 2}))
+    broken("messagefocus", lambda m, p: p["descriptor"].update(
+        {"message_node_so3": True, "n_focus": 2}))
+    broken("readout", lambda m, p: p["descriptor"].update(
+        {"so3_readout": "attention"}))
 
 
 def sezm_min_shape_fixture(out, name="sezm-min-shape", model=SEZM_MIN_SHAPE,
