@@ -436,6 +436,39 @@ def SinkIntoLaunches
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }
 
+def SerializeKernelModules
+    : Pass<"sezm-serialize-kernel-modules", "::mlir::ModuleOp"> {
+  let summary = "Serialize every gpu.module for its targets, the modules "
+                "side by side, each into a gpu.binary";
+  let description = [{
+    What `gpu-module-to-binary` does, with the modules serialized on the
+    context's threads at once rather than one after another (LLVM's NVPTX
+    code generation of a model's hundreds of kernel modules is the longest
+    pass of a GPU compile): each `gpu.module` is serialized for each of its
+    targets (`#nvvm.target`, ...) in the format asked for, and replaced, in
+    place and in order, by a `gpu.binary` of the same name holding one
+    object per target. The result does not depend on the thread count.
+
+    Before:
+    ```mlir
+    gpu.module @k [#nvvm.target<chip = "sm_90">] {
+      llvm.func @k() attributes {gpu.kernel, nvvm.kernel} { llvm.return }
+    }
+    ```
+    After (`format = "isa"`):
+    ```mlir
+    gpu.binary @k  [#gpu.object<#nvvm.target<chip = "sm_90">,
+                                assembly = "...">]
+    ```
+  }];
+  let options = [
+    Option<"format", "format", "std::string", /*default=*/"\"isa\"",
+           "What each object holds: offloading, assembly (isa), binary, "
+           "fatbinary (fatbin) or llvm">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def OutlineKernels : Pass<"sezm-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Outline each gpu.launch into a kernel of its own gpu.module, "
                 "with the launch's NVVM attributes";

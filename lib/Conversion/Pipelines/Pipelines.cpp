@@ -4,13 +4,22 @@
 #include "SeZM/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/BufferizationToMemRef/BufferizationToMemRef.h"
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMPass.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/SCFToGPU/SCFToGPUPass.h"
 #include "mlir/Conversion/SCFToOpenMP/SCFToOpenMP.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -25,6 +34,16 @@
 
 using namespace mlir;
 using namespace mlir::sezm;
+
+/// Canonicalization without region simplification: the functions' regions
+/// are loop and launch bodies of one block, which the simplification (block
+/// merging, dead block arguments) leaves as they are after walking them,
+/// the longest part of canonicalizing a model's thousands of kernels.
+static std::unique_ptr<Pass> createLoopCanonicalizer() {
+  GreedyRewriteConfig config;
+  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  return createCanonicalizerPass(config);
+}
 
 /// Kernels as loop nests, bufferized, with buffers freed after last use:
 /// the part the CPU and GPU pipelines share. The GPU first takes the ops it
@@ -63,7 +82,7 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   pm.addPass(createOrderConstantGlobals());
   // Per function, so that the functions are canonicalized side by side.
-  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createLoopCanonicalizer());
   // On the GPU the plan frees each buffer after its last use (the
   // ownership-based deallocation does not see into gpu.launch); on the CPU
   // that deallocation frees them.
@@ -121,7 +140,7 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
   pm.addNestedPass<func::FuncOp>(sezm::createNameKernels());
   pm.addNestedPass<func::FuncOp>(sezm::createBuffersOnDevice());
-  pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createLoopCanonicalizer());
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());
   // Constants (row offsets, shuffle distances) go into the kernels instead
   // of being passed as arguments, so that they fold into addresses and
@@ -130,12 +149,39 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
   pm.addPass(sezm::createOutlineKernels());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
-  gpu::GPUToNVVMPipelineOptions nvvm;
-  nvvm.cubinChip = options.chip;
-  nvvm.cubinFeatures = options.features;
-  nvvm.cubinFormat = "isa";
-  nvvm.optLevel = 3;
-  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+  // Upstream's gpu-lower-to-nvvm-pipeline, with the kernel modules
+  // serialized side by side (sezm-serialize-kernel-modules) to PTX.
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertIndexToLLVMPassOptions index;
+  index.indexBitwidth = 64;
+  pm.addPass(createConvertIndexToLLVMPass(index));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  SerializeKernelModulesOptions serialize;
+  serialize.format = "isa";
+  pm.addPass(sezm::createSerializeKernelModules(serialize));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
 void sezm::buildSeZMPipeline(OpPassManager &pm,
