@@ -206,6 +206,37 @@ def FlattenParallelLoops
   }];
 }
 
+def LinalgToParallelLoops
+    : Pass<"sezm-linalg-to-parallel-loops", "::mlir::func::FuncOp"> {
+  let summary = "Lower the linalg ops outside gpu.launch bodies to "
+                "scf.parallel loops, visiting only them";
+  let description = [{
+    What `convert-linalg-to-parallel-loops` does: each linalg op on buffers
+    becomes an `scf.parallel` nest over its parallel dimensions around
+    `scf.for` loops over its reductions, and the index and dim arithmetic
+    of the new loops is folded (the canonicalizations of `memref.dim`,
+    `tensor.dim` and `affine.apply`). Upstream applies its patterns to every
+    op of the function, where a GPU function holds thousands of
+    hand-scheduled kernels' bodies that have no linalg op; this pass
+    visits the linalg ops outside `gpu.launch` bodies and folds only the ops
+    it creates.
+
+    Before:
+    ```mlir
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+        ins(%a : memref<?xf32>) outs(%b : memref<?xf32>) { ... }
+    ```
+    After:
+    ```mlir
+    %n = memref.dim %a, %c0 : memref<?xf32>
+    scf.parallel (%i) = (%c0) to (%n) step (%c1) { ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def ReductionsInnermost
     : Pass<"sezm-reductions-innermost", "::mlir::func::FuncOp"> {
   let summary = "Put the reduction loops of a GPU loop kernel innermost";

@@ -132,7 +132,7 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
   // Every parallel loop (the kernels' edge and node loops, linalg's loops)
   // becomes a launch of one thread per iteration.
   pm.addNestedPass<func::FuncOp>(sezm::createReductionsInnermost());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(sezm::createLinalgToParallelLoops());
   pm.addNestedPass<func::FuncOp>(sezm::createFlattenParallelLoops());
   pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
       {options.threadsPerBlock}, /*noMinMaxBounds=*/true));

@@ -1,0 +1,42 @@
+// Linalg ops outside launches become scf.parallel nests (reductions as
+// scf.for inside), their static extents folded to constants; a launch's
+// body is not visited (its foldable add stays, where upstream's
+// convert-linalg-to-parallel-loops folds, and would here erase, the whole
+// side-effect-free launch).
+// RUN: sezm-opt %s --sezm-linalg-to-parallel-loops | FileCheck %s
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @lower
+// CHECK-NOT: linalg.
+// CHECK: %[[N:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x8xf32>
+// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[N]])
+// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[C8:.*]] step
+// CHECK: memref.load %{{.*}}[%[[I]], %[[K]]] : memref<?x8xf32>
+// CHECK: arith.addf
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]]] : memref<?xf32>
+// CHECK: gpu.launch
+// CHECK: %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT: arith.addi %[[Z]], %[[Z]] : index
+// CHECK: %[[C4:.*]] = arith.constant 4 : index
+// CHECK: scf.parallel (%{{.*}}) = (%{{.*}}) to (%[[C4]])
+// CHECK-NOT: linalg.
+func.func @lower(%a: memref<?x8xf32>, %b: memref<?xf32>, %s: memref<4xf32>,
+                 %t: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#id, #row],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a : memref<?x8xf32>) outs(%b : memref<?xf32>) {
+    ^bb0(%x: f32, %acc: f32):
+      %sum = arith.addf %x, %acc : f32
+      linalg.yield %sum : f32
+  }
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    %c0 = arith.constant 0 : index
+    %two = arith.addi %c0, %c0 : index
+    gpu.terminator
+  }
+  linalg.copy ins(%s : memref<4xf32>) outs(%t : memref<4xf32>)
+  return
+}
