@@ -210,6 +210,15 @@ DPA4_MINI = {
                     "precision": "float32"},
 }
 
+# A smaller DPA4-Mini (channels 16, one block of two layers) with the other
+# grid ops: one scalar-routed branch in the message node, the grid MLP in
+# the FFN, the plain product in the read-out.
+DPA4_MINI_VARIANTS = json.loads(json.dumps(DPA4_MINI))
+DPA4_MINI_VARIANTS["descriptor"].update(
+    {"channels": 16, "n_blocks": 1, "mixing_layers": 2,
+     "grid_mlp": [False, False, True], "grid_branch": [0, 1, 0],
+     "so3_readout": "glu"})
+
 # The variants of SeZM-min's shape: config, seed, perturbation strength.
 # The norms amplify the perturbation: a third of it keeps the forces
 # below 1 eV/A (at full strength they pass 400 eV/A).
@@ -222,6 +231,7 @@ VARIANTS = {
     "dpa4-default": (DPA4_DEFAULT, 27, 0.3),
     "dpa4-default-heads": (DPA4_DEFAULT_HEADS, 28, 0.3),
     "dpa4-mini": (DPA4_MINI, 29, 0.3),
+    "dpa4-mini-variants": (DPA4_MINI_VARIANTS, 30, 0.3),
 }
 
 # Tensors DeePMD-kit rebuilds at model construction: not perturbed.
