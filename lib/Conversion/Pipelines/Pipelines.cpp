@@ -149,27 +149,31 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
   pm.addPass(sezm::createOutlineKernels());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
 
-  // Upstream's gpu-lower-to-nvvm-pipeline, with the kernel modules
-  // serialized side by side (sezm-serialize-kernel-modules) to PTX.
-  pm.addPass(createConvertNVGPUToNVVMPass());
-  pm.addPass(createGpuKernelOutliningPass());
-  pm.addPass(createConvertVectorToSCFPass());
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertNVVMToLLVMPass());
+  // Upstream's gpu-lower-to-nvvm-pipeline, with its passes that rewrite op
+  // by op run on each function and kernel module side by side (nestAny:
+  // each op in the module), where upstream runs them on the whole module,
+  // and the kernel modules serialized side by side
+  // (sezm-serialize-kernel-modules) to PTX.
+  OpPassManager &beforeLLVMFuncs = pm.nestAny();
+  beforeLLVMFuncs.addPass(createConvertNVGPUToNVVMPass());
+  beforeLLVMFuncs.addPass(createConvertVectorToSCFPass());
+  beforeLLVMFuncs.addPass(createSCFToControlFlowPass());
+  beforeLLVMFuncs.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.chip;
   target.features = options.features;
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createArithToLLVMConversionPass());
+  OpPassManager &afterLLVMFuncs = pm.nestAny();
+  afterLLVMFuncs.addPass(memref::createExpandStridedMetadataPass());
+  afterLLVMFuncs.addPass(createLowerAffinePass());
+  afterLLVMFuncs.addPass(createArithToLLVMConversionPass());
   ConvertIndexToLLVMPassOptions index;
   index.indexBitwidth = 64;
-  pm.addPass(createConvertIndexToLLVMPass(index));
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
+  afterLLVMFuncs.addPass(createConvertIndexToLLVMPass(index));
+  afterLLVMFuncs.addPass(createCanonicalizerPass());
+  afterLLVMFuncs.addPass(createCSEPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps());
   pm.addNestedPass<gpu::GPUModuleOp>(createCanonicalizerPass());
   pm.addNestedPass<gpu::GPUModuleOp>(createCSEPass());
