@@ -9,6 +9,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
@@ -332,6 +333,7 @@ static llvm::Error lower(ModuleOp module, bool forGpu,
     return success();
   });
   PassManager pm(module.getContext());
+  pm.enableVerifier(options.verifyEach);
   SeZMPipelineOptions pipeline;
   pipeline.target = forGpu ? "gpu" : "cpu";
   pipeline.chip = options.chip;
@@ -342,7 +344,7 @@ static llvm::Error lower(ModuleOp module, bool forGpu,
   buildSeZMPipeline(pm, pipeline);
   if (options.timing)
     pm.enableTiming();
-  if (failed(pm.run(module)))
+  if (failed(pm.run(module)) || (!options.verifyEach && failed(verify(module))))
     return llvm::createStringError(std::string("lowering for the ") +
                                    (forGpu ? "GPU" : "CPU") + " failed:\n" +
                                    diagnostics);

@@ -123,6 +123,13 @@ static cl::opt<bool>
                         "each pass, code generation, linking and ptxas"),
                cl::cat(category));
 
+static cl::opt<bool> verifyEach(
+    "verify-each",
+    cl::desc("Verify the IR after every pass of the lowering, to find the "
+             "pass that breaks it (slower); by default the IR is verified "
+             "once, after the lowering"),
+    cl::cat(category));
+
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "sezm-compile") << message << "\n";
   return 1;
@@ -229,6 +236,7 @@ int main(int argc, char **argv) {
                 ": expected ieee or tf32x3");
   options.gemmPrecision = *precisionMode;
   options.timing = timePhases;
+  options.verifyEach = verifyEach;
   if (!weights.empty() && emit != Output::Artifact)
     return fail("--weights goes with --emit=artifact");
   if (!weights.empty() && imported)
