@@ -1280,14 +1280,18 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     arg("grid.so3_from_grid", "so3from", transposed(grid->fromGrid, J, G));
     so3Names = {"so3to", "so3from", K3, G};
   }
+  // The (D W, W) selection of row 0 of flattened (N, D W) features.
+  auto rowSelect = [&](int64_t width) {
+    return constant("row0_select_" + std::to_string(width),
+                    "sel" + std::to_string(width),
+                    [&] { return rowZeroSelection(D, width); });
+  };
   // The constants of a grid net of `frames` frames, input width `in` and
   // width `width`.
   auto gridConstants = [&](GridNet &net, int64_t frames) {
-    int64_t in = net.inWidth, width = net.width;
+    int64_t width = net.width;
     std::string kw = std::to_string(frames) + "x" + std::to_string(width);
-    net.select = constant("grid.row0_select_" + std::to_string(in),
-                          "gsel" + std::to_string(in),
-                          [&] { return rowZeroSelection(D, in); });
+    net.select = rowSelect(net.inWidth);
     net.mask = constant("grid.row0_mask_" + kw, "gmask" + kw, [&] {
       Array mask({D, frames * width});
       std::fill(mask.values.begin(), mask.values.begin() + width, 1.0);
@@ -1612,8 +1616,7 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     arg(n + "ffn.so3_linear_2", v + "f2",
         state.take(p + "ffns.0.so3_linear_2.weight", {L + 1, Kf * Hf, C}));
   }
-  std::string select = constant("output_ffn.row0", "sel",
-                                [&] { return rowZeroSelection(D, C); });
+  std::string select = rowSelect(C);
   GridNet readoutNet;
   if (c.readout == "none") {
     arg("output_ffn.so3_linear_1", "o1",
