@@ -15,6 +15,8 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/Bitcode/BitcodeWriter.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -26,11 +28,13 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -365,6 +369,79 @@ static llvm::Error temporaryFile(llvm::StringRef suffix, std::string &path) {
   return llvm::Error::success();
 }
 
+/// Writes `module`'s object code for `machine` to `path`.
+static llvm::Error emitObject(llvm::Module &module,
+                              llvm::TargetMachine &machine,
+                              const std::string &path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return llvm::createStringError(path + ": " + ec.message());
+  llvm::legacy::PassManager codegen;
+  if (machine.addPassesToEmitFile(codegen, os, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+    return llvm::createStringError("the host target cannot emit objects");
+  codegen.run(module);
+  return llvm::Error::success();
+}
+
+/// The parts the CPU library's code is optimized and generated in, side by
+/// side: a count of its own, so that the library does not depend on the
+/// cores of the machine that compiles it.
+constexpr unsigned kCodeParts = 8;
+
+/// The CPU's code of `module` (not yet optimized) as kCodeParts objects:
+/// split by function (the entries call the outlined loop bodies through the
+/// OpenMP runtime, so little inlining crosses parts), each part in a context
+/// of its own, optimized (O3) and compiled for `level` on its own thread.
+static llvm::Error compileInParts(llvm::Module &module,
+                                  const llvm::Target *target,
+                                  const llvm::Triple &triple,
+                                  const std::string &level,
+                                  std::vector<std::string> &objectPaths) {
+  std::vector<llvm::SmallString<0>> parts;
+  llvm::SplitModule(module, kCodeParts,
+                    [&](std::unique_ptr<llvm::Module> part) {
+                      llvm::raw_svector_ostream os(parts.emplace_back());
+                      llvm::WriteBitcodeToFile(*part, os);
+                    });
+  objectPaths.assign(parts.size(), std::string());
+  for (std::string &path : objectPaths)
+    if (llvm::Error error = temporaryFile("o", path))
+      return error;
+  std::vector<std::string> failures(parts.size());
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(kCodeParts));
+  for (size_t i = 0; i < parts.size(); ++i)
+    pool.async([&, i] {
+      llvm::LLVMContext context;
+      llvm::Expected<std::unique_ptr<llvm::Module>> part =
+          llvm::parseBitcodeFile(
+              llvm::MemoryBufferRef(
+                  llvm::StringRef(parts[i].data(), parts[i].size()), "part"),
+              context);
+      if (!part) {
+        failures[i] = llvm::toString(part.takeError());
+        return;
+      }
+      std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+          triple, level, "", llvm::TargetOptions(), llvm::Reloc::PIC_,
+          std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+      (*part)->setDataLayout(machine->createDataLayout());
+      if (llvm::Error error = makeOptimizingTransformer(
+              /*optLevel=*/3, /*sizeLevel=*/0, machine.get())(part->get())) {
+        failures[i] = llvm::toString(std::move(error));
+        return;
+      }
+      if (llvm::Error error = emitObject(**part, *machine, objectPaths[i]))
+        failures[i] = llvm::toString(std::move(error));
+    });
+  pool.wait();
+  for (const std::string &failure : failures)
+    if (!failure.empty())
+      return llvm::createStringError("compiling the CPU code: " + failure);
+  return llvm::Error::success();
+}
+
 /// Writes a lowered program's host code as `emit` (LLVM IR, an object or a
 /// shared library) to `outputPath`. The GPU's host code is a launch sequence
 /// and is compiled for the portable x86-64 baseline as it stands, without
@@ -400,7 +477,9 @@ writeHostCode(ModuleOp lowered, bool forGpu,
              : llvm::CodeGenOptLevel::Aggressive));
   llvmModule->setDataLayout(machine->createDataLayout());
   llvmModule->setTargetTriple(triple);
-  if (!forGpu)
+  // The CPU library's code is optimized in its parts (compileInParts).
+  bool inParts = !forGpu && emit == CompileOptions::Emit::Library;
+  if (!forGpu && !inParts)
     if (llvm::Error error = makeOptimizingTransformer(
             /*optLevel=*/3, /*sizeLevel=*/0, machine.get())(llvmModule.get()))
       return error;
@@ -414,25 +493,26 @@ writeHostCode(ModuleOp lowered, bool forGpu,
     return llvm::Error::success();
   }
 
-  std::string objectPath = outputPath;
   bool library = emit != CompileOptions::Emit::Object;
-  if (library)
-    if (llvm::Error error = temporaryFile("o", objectPath))
+  std::vector<std::string> objectPaths;
+  std::vector<std::unique_ptr<llvm::FileRemover>> removeObjects;
+  if (inParts) {
+    if (llvm::Error error =
+            compileInParts(*llvmModule, target, triple, level, objectPaths))
       return error;
-  llvm::FileRemover removeObject(library ? objectPath : "");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(objectPath, ec, llvm::sys::fs::OF_None);
-    if (ec)
-      return llvm::createStringError(objectPath + ": " + ec.message());
-    llvm::legacy::PassManager codegen;
-    if (machine->addPassesToEmitFile(codegen, os, nullptr,
-                                     llvm::CodeGenFileType::ObjectFile))
-      return llvm::createStringError("the host target cannot emit objects");
-    codegen.run(*llvmModule);
+  } else {
+    objectPaths.push_back(outputPath);
+    if (library)
+      if (llvm::Error error = temporaryFile("o", objectPaths.back()))
+        return error;
+    if (llvm::Error error =
+            emitObject(*llvmModule, *machine, objectPaths.back()))
+      return error;
   }
   if (!library)
     return llvm::Error::success();
+  for (const std::string &path : objectPaths)
+    removeObjects.push_back(std::make_unique<llvm::FileRemover>(path));
 
   std::string linker = findLinker();
   if (linker.empty())
@@ -440,7 +520,9 @@ writeHostCode(ModuleOp lowered, bool forGpu,
         "no C++ compiler on PATH to link the library (set CXX, or emit an "
         "object and link it yourself)");
   llvm::SmallVector<llvm::StringRef> linkArgs = {linker, "-shared", "-o",
-                                                 outputPath, objectPath};
+                                                 outputPath};
+  for (const std::string &path : objectPaths)
+    linkArgs.push_back(path);
   // The CPU code's threads: the OpenMP runtime sezm was built with.
   if (!forGpu)
     linkArgs.push_back(SEZM_OPENMP_LIBRARY);
