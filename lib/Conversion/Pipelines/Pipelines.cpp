@@ -105,7 +105,7 @@ void sezm::buildCpuPipeline(OpPassManager &pm, ArrayRef<std::string> memoryAt) {
   // static schedule; no reduction crosses threads, so any thread count gives
   // the same bits); the loops inside it run in order.
   pm.addNestedPass<func::FuncOp>(sezm::createCpuMatmulOrder());
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToParallelLoopsPass());
+  pm.addNestedPass<func::FuncOp>(sezm::createLinalgToParallelLoops());
   pm.addNestedPass<func::FuncOp>(sezm::createSequentialInnerLoops());
   pm.addPass(sezm::createOutlineCpuLoops());
   pm.addPass(createConvertSCFToOpenMPPass());
