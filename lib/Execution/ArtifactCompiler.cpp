@@ -394,11 +394,11 @@ constexpr unsigned kCodeParts = 8;
 /// split by function (the entries call the outlined loop bodies through the
 /// OpenMP runtime, so little inlining crosses parts), each part in a context
 /// of its own, optimized (O3) and compiled for `level` on its own thread.
-static llvm::Error compileInParts(llvm::Module &module,
-                                  const llvm::Target *target,
-                                  const llvm::Triple &triple,
-                                  const std::string &level,
-                                  std::vector<std::string> &objectPaths) {
+static llvm::Error
+compileInParts(llvm::Module &module, const llvm::Target *target,
+               const llvm::Triple &triple, const std::string &level,
+               llvm::function_ref<llvm::Error(std::string &)> temporaryObject,
+               std::vector<std::string> &objectPaths) {
   std::vector<llvm::SmallString<0>> parts;
   llvm::SplitModule(module, kCodeParts,
                     [&](std::unique_ptr<llvm::Module> part) {
@@ -407,7 +407,7 @@ static llvm::Error compileInParts(llvm::Module &module,
                     });
   objectPaths.assign(parts.size(), std::string());
   for (std::string &path : objectPaths)
-    if (llvm::Error error = temporaryFile("o", path))
+    if (llvm::Error error = temporaryObject(path))
       return error;
   std::vector<std::string> failures(parts.size());
   llvm::DefaultThreadPool pool(llvm::hardware_concurrency(kCodeParts));
@@ -494,16 +494,23 @@ writeHostCode(ModuleOp lowered, bool forGpu,
   }
 
   bool library = emit != CompileOptions::Emit::Object;
-  std::vector<std::string> objectPaths;
+  // A library's objects are temporary files, removed however this returns.
   std::vector<std::unique_ptr<llvm::FileRemover>> removeObjects;
+  auto temporaryObject = [&](std::string &path) -> llvm::Error {
+    if (llvm::Error error = temporaryFile("o", path))
+      return error;
+    removeObjects.push_back(std::make_unique<llvm::FileRemover>(path));
+    return llvm::Error::success();
+  };
+  std::vector<std::string> objectPaths;
   if (inParts) {
-    if (llvm::Error error =
-            compileInParts(*llvmModule, target, triple, level, objectPaths))
+    if (llvm::Error error = compileInParts(*llvmModule, target, triple, level,
+                                           temporaryObject, objectPaths))
       return error;
   } else {
     objectPaths.push_back(outputPath);
     if (library)
-      if (llvm::Error error = temporaryFile("o", objectPaths.back()))
+      if (llvm::Error error = temporaryObject(objectPaths.back()))
         return error;
     if (llvm::Error error =
             emitObject(*llvmModule, *machine, objectPaths.back()))
@@ -511,8 +518,6 @@ writeHostCode(ModuleOp lowered, bool forGpu,
   }
   if (!library)
     return llvm::Error::success();
-  for (const std::string &path : objectPaths)
-    removeObjects.push_back(std::make_unique<llvm::FileRemover>(path));
 
   std::string linker = findLinker();
   if (linker.empty())
