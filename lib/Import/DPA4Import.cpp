@@ -1306,54 +1306,58 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
         return tile;
       });
   };
-  // A self-mode grid net (an FFN's) on so3_linear_1 `w1` (L+1, Cin, 2 K W)
-  // of DeePMD-kit's module `key`: the halves (left, right) with the op's
-  // channel maps folded in, their l = 0 frame-0 blocks for the scalar pair,
-  // the output map and the scalar gate (2W, W) split by the half it reads.
-  auto selfGridNet = [&](const std::string &name, const std::string &value,
-                         const std::string &key, const Array &w1,
-                         int64_t frames, int64_t width, GridOp op) {
+  // A grid net's weights from its fields' degree linears `left` and
+  // `right` (L+1, Cin, K W): DeePMD-kit's grid op (module `key`) with its
+  // channel maps folded into them, the scalar pair's l = 0 matrices where
+  // given (`left0`, `right0`), the output map and the scalar gate (2W, W)
+  // split by the half it reads. Arguments are named `name` + `fieldArg` /
+  // "grid_op.out_proj" / "scalar_gate.*", values `fieldValue` + l / r,
+  // `outValue`, `value` + sgl / sgr. The grid MLP's maps read each frame's
+  // [left, right] side by side in self mode (the FFNs), each field alone in
+  // cross mode (the message node).
+  auto gridNetWeights = [&](const std::string &name, const std::string &value,
+                            const std::string &fieldArg,
+                            const std::string &fieldValue,
+                            const std::string &outValue, const std::string &key,
+                            const Array &left, const Array &right,
+                            const Array &left0, const Array &right0,
+                            int64_t frames, int64_t width, GridOp op,
+                            bool self) {
     GridNet net;
-    net.inWidth = w1.shape[1];
+    net.inWidth = left.shape[1];
     net.width = net.gridWidth = width;
-    Array left = lastAxisSlice(w1, 0, frames * width),
-          right = lastAxisSlice(w1, frames * width, frames * width);
     Array gridLeft = left, gridRight = right, out;
-    if (op == GridOp::Branch) {
-      gridLeft = foldFrames(
-          left, state.take(key + "grid_op.left_proj.weight", {width, width}),
-          frames);
-      gridRight = foldFrames(
-          right, state.take(key + "grid_op.right_proj.weight", {width, width}),
-          frames);
+    auto fold = [&](const Array &field, const char *map, int64_t mapWidth) {
+      Array m =
+          state.take(key + "grid_op." + map + ".weight",
+                     {self && op == GridOp::Mlp ? 2 * width : width, mapWidth});
+      if (!self || op != GridOp::Mlp)
+        return foldFrames(field, m, frames);
+      // Self mode: the map reads each frame's [left, right] channels.
+      return sum(foldFrames(left, firstAxisSlice(m, 0, width), frames),
+                 foldFrames(right, firstAxisSlice(m, width, width), frames));
+    };
+    if (op != GridOp::Product) {
+      net.gridWidth = op == GridOp::Mlp ? 2 * width : width;
+      gridLeft = fold(left, "left_proj", net.gridWidth);
+      gridRight = fold(right, "right_proj", net.gridWidth);
       // The router's softmax over one branch is 1 for any input.
-      state.take(key + "grid_op.router.weight", {2 * width, 1});
-      out = state.take(key + "grid_op.out_proj.weight", {width, width});
-    } else if (op == GridOp::Mlp) {
-      // Both maps read each frame's [left, right] channels side by side.
-      auto fold = [&](const char *map) {
-        Array m = state.take(key + "grid_op." + map + ".weight",
-                             {2 * width, 2 * width});
-        return sum(foldFrames(left, firstAxisSlice(m, 0, width), frames),
-                   foldFrames(right, firstAxisSlice(m, width, width), frames));
-      };
-      gridLeft = fold("left_proj");
-      gridRight = fold("right_proj");
-      net.gridWidth = 2 * width;
-      out = state.take(key + "grid_op.out_proj.weight", {2 * width, width});
+      if (op == GridOp::Branch)
+        state.take(key + "grid_op.router.weight", {2 * width, 1});
+      out = state.take(key + "grid_op.out_proj.weight", {net.gridWidth, width});
     }
-    net.left = value + "f1l";
-    net.right = value + "f1r";
-    arg(name + "so3_linear_1.left", net.left, gridLeft);
-    arg(name + "so3_linear_1.right", net.right, gridRight);
-    net.left0 = value + "f1l0";
-    net.right0 = value + "f1r0";
-    arg(name + "so3_linear_1.left0", net.left0,
-        squeezeFront(firstAxisSlice(lastAxisSlice(left, 0, width), 0, 1)));
-    arg(name + "so3_linear_1.right0", net.right0,
-        squeezeFront(firstAxisSlice(lastAxisSlice(right, 0, width), 0, 1)));
+    net.left = fieldValue + "l";
+    net.right = fieldValue + "r";
+    arg(name + fieldArg + "left", net.left, gridLeft);
+    arg(name + fieldArg + "right", net.right, gridRight);
+    if (!left0.values.empty()) {
+      net.left0 = fieldValue + "l0";
+      net.right0 = fieldValue + "r0";
+      arg(name + fieldArg + "left0", net.left0, left0);
+      arg(name + fieldArg + "right0", net.right0, right0);
+    }
     if (!out.values.empty()) {
-      net.out = value + "gop";
+      net.out = outValue;
       arg(name + "grid_op.out_proj", net.out, blockDiagonal(out, frames));
     }
     Array gate = state.take(key + "scalar_gate.weight", {2 * width, width});
@@ -1365,6 +1369,20 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
         firstAxisSlice(gate, width, width));
     gridConstants(net, frames);
     return net;
+  };
+  // A self-mode grid net (an FFN's) on so3_linear_1 `w1` (L+1, Cin, 2 K W):
+  // its halves are the fields, their l = 0 frame-0 blocks the scalar pair's.
+  auto selfGridNet = [&](const std::string &name, const std::string &value,
+                         const std::string &key, const Array &w1,
+                         int64_t frames, int64_t width, GridOp op) {
+    Array left = lastAxisSlice(w1, 0, frames * width),
+          right = lastAxisSlice(w1, frames * width, frames * width);
+    auto row0 = [&](const Array &half) {
+      return squeezeFront(firstAxisSlice(lastAxisSlice(half, 0, width), 0, 1));
+    };
+    return gridNetWeights(name, value, "so3_linear_1.", value + "f1",
+                          value + "gop", key, left, right, row0(left),
+                          row0(right), frames, width, op, /*self=*/true);
   };
   // The env seed. The G net's input [rbf_proj, te[t_src], te[t_dst]] is
   // split by part: its type rows become per-type tables te W (T+1,
@@ -1522,44 +1540,12 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
       // folded into its columns.
       std::string key = p + "so2_conv.message_node_grid_product.";
       std::string name = n + "message_grid.";
-      GridNet net;
-      net.inWidth = net.width = net.gridWidth = Cw;
       Array expand =
           state.take(key + "frame_expand.weight", {L + 1, Cw, K3 * Cw});
-      Array left = expand, right = expand, out;
-      if (c.messageOp == GridOp::Branch) {
-        left = foldFrames(
-            expand, state.take(key + "grid_op.left_proj.weight", {Cw, Cw}), K3);
-        right = foldFrames(
-            expand, state.take(key + "grid_op.right_proj.weight", {Cw, Cw}),
-            K3);
-        state.take(key + "grid_op.router.weight", {2 * Cw, 1});
-        out = state.take(key + "grid_op.out_proj.weight", {Cw, Cw});
-      } else if (c.messageOp == GridOp::Mlp) {
-        left = foldFrames(
-            expand, state.take(key + "grid_op.left_proj.weight", {Cw, 2 * Cw}),
-            K3);
-        right = foldFrames(
-            expand, state.take(key + "grid_op.right_proj.weight", {Cw, 2 * Cw}),
-            K3);
-        net.gridWidth = 2 * Cw;
-        out = state.take(key + "grid_op.out_proj.weight", {2 * Cw, Cw});
-      }
-      net.left = v + "mxl";
-      net.right = v + "mxr";
-      arg(name + "frame_expand.left", net.left, left);
-      arg(name + "frame_expand.right", net.right, right);
-      if (!out.values.empty()) {
-        net.out = v + "mop";
-        arg(name + "grid_op.out_proj", net.out, blockDiagonal(out, K3));
-      }
-      Array gate = state.take(key + "scalar_gate.weight", {2 * Cw, Cw});
-      net.gateLeft = v + "msgl";
-      net.gateRight = v + "msgr";
-      arg(name + "scalar_gate.left", net.gateLeft, firstAxisSlice(gate, 0, Cw));
-      arg(name + "scalar_gate.right", net.gateRight,
-          firstAxisSlice(gate, Cw, Cw));
-      gridConstants(net, K3);
+      GridNet net = gridNetWeights(name, v + "m", "frame_expand.", v + "mx",
+                                   v + "mop", key, expand, expand, Array(),
+                                   Array(), K3, Cw, c.messageOp,
+                                   /*self=*/false);
       Array contract =
           state.take(key + "frame_contract.weight", {L + 1, K3 * Cw, Cw});
       Array scale = state.take(key + "residual_scale", {1, Cw});
