@@ -172,7 +172,9 @@ int sezm_model_compute_edges(sezm_model *model, const char *entry,
  *          [0, ntypes), or NULL for no types
  *   cell   host double[9], the lattice vectors as rows, or NULL (no
  *          periodicity); pbc host int[3], periodic along each vector
- * The search tries every pair and image: O(natoms^2) work on the GPU.
+ * The search is a cell list: O(natoms) work on the GPU for a fixed
+ * density. Atoms closer than 0.2 A, a coordinate that is not finite, or a
+ * cell too thin for 127 images within the cutoff are refused.
  * NULL on failure. */
 typedef struct sezm_graph sezm_graph;
 sezm_graph *sezm_graph_from_positions_gpu(int64_t natoms, const float *coord,

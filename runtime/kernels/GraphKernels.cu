@@ -3,108 +3,119 @@
 // What sezm_model_compute_edges_gpu needs besides the caller's arrays: the
 // lattice shift of each edge, the types as int64, and both CSRs. Compiled to
 // PTX by nvcc when the runtime is built and loaded through the driver API.
-// Every array they write is the same on every run: counts by integer
-// atomics, positions in a segment by atomics, then each segment sorted by
-// edge index (a stable counting sort).
+// The neighbour search is a cell list (CellList.h). Every array they write
+// is the same on every run: counts by integer atomics, positions in a
+// segment by atomics, then each segment sorted (a stable counting sort).
 //
 //===----------------------------------------------------------------------===//
 
 #include <stdint.h>
 
-#include "GraphFrame.h"
+#include "CellList.h"
+
+using namespace sezm_cell_list;
 
 extern "C" {
 
-/// Each atom wrapped into the cell along its periodic axes (without a cell
-/// the frame is the identity and nothing is periodic).
+/// Each atom wrapped into the cell along its periodic axes (CellList.h);
+/// the first atom with a coordinate that is not a finite number into *bad.
 __global__ void sezm_wrap(int64_t atoms, const float *coord, Frame frame,
-                          float *wrapped, int32_t *cellOf) {
+                          float *frac, int32_t *cellOf, float *wrapped,
+                          unsigned long long *bad) {
   int64_t a = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (a >= atoms)
     return;
-  float f[3];
+  for (int d = 0; d < 3; ++d)
+    if (!isfinite(coord[3 * a + d]))
+      atomicMin(bad, (unsigned long long)a);
+  wrapAtom(frame, coord, a, frac, cellOf, wrapped);
+}
+
+/// bounds = the smallest fractional coordinate along each axis, then the
+/// largest, by one block of 1024 threads (min and max: the same in any
+/// order).
+__global__ void sezm_fraction_bounds(int64_t atoms, const float *frac,
+                                     float *bounds) {
+  __shared__ float lo[3][1024], hi[3][1024];
+  int t = threadIdx.x;
   for (int k = 0; k < 3; ++k) {
-    f[k] = 0;
-    for (int d = 0; d < 3; ++d)
-      f[k] += coord[3 * a + d] * frame.inverse[3 * d + k];
-    // The cell the atom is in: wrapped = coord - cellOf * cell.
-    float cellIndex = frame.periodic[k] ? floorf(f[k]) : 0.0f;
-    f[k] -= cellIndex;
-    cellOf[3 * a + k] = (int32_t)cellIndex;
+    lo[k][t] = INFINITY;
+    hi[k][t] = -INFINITY;
   }
-  for (int d = 0; d < 3; ++d) {
-    float r = 0;
-    for (int k = 0; k < 3; ++k)
-      r += f[k] * frame.cell[3 * k + d];
-    wrapped[3 * a + d] = r;
+  for (int64_t a = t; a < atoms; a += blockDim.x)
+    for (int k = 0; k < 3; ++k) {
+      lo[k][t] = fminf(lo[k][t], frac[3 * a + k]);
+      hi[k][t] = fmaxf(hi[k][t], frac[3 * a + k]);
+    }
+  __syncthreads();
+  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+    if (t < stride)
+      for (int k = 0; k < 3; ++k) {
+        lo[k][t] = fminf(lo[k][t], lo[k][t + stride]);
+        hi[k][t] = fmaxf(hi[k][t], hi[k][t + stride]);
+      }
+    __syncthreads();
+  }
+  if (t < 3) {
+    bounds[t] = lo[t][0];
+    bounds[3 + t] = hi[t][0];
   }
 }
 
-/// The edges of destination atom i, in the order of sezm's host list:
-/// sources ascending, then lattice images (a, b, c) ascending. With
-/// `rowptr` null, counts them into count[i + 1]; else writes them from
-/// rowptr[i], each with its shift, a whole number of lattice vectors (as
-/// the host list's: the model's edge vector is coord[src] - coord[dst] +
-/// shift), and edge_vec = coord[src] - coord[dst] + shift.
-__device__ void neighboursOf(int64_t i, int64_t atoms, const float *coord,
-                             const float *wrapped, const int32_t *cellOf,
-                             const Frame &frame, int64_t *count,
-                             const int64_t *rowptr, int64_t edges,
-                             int64_t *edgeIndex, float *edgeVec, float *shift) {
-  int64_t found = 0, slot = rowptr ? rowptr[i] : 0;
-  for (int64_t j = 0; j < atoms; ++j)
-    for (int a = -frame.reach[0]; a <= frame.reach[0]; ++a)
-      for (int b = -frame.reach[1]; b <= frame.reach[1]; ++b)
-        for (int c = -frame.reach[2]; c <= frame.reach[2]; ++c) {
-          if (i == j && a == 0 && b == 0 && c == 0)
-            continue;
-          float v[3], r2 = 0;
-          for (int d = 0; d < 3; ++d) {
-            v[d] = wrapped[3 * j + d] +
-                   (a * frame.cell[d] + b * frame.cell[3 + d] +
-                    c * frame.cell[6 + d]) -
-                   wrapped[3 * i + d];
-            r2 += v[d] * v[d];
-          }
-          if (r2 >= frame.cutoff2)
-            continue;
-          if (rowptr) {
-            edgeIndex[slot] = j;
-            edgeIndex[edges + slot] = i;
-            int m[3] = {a + cellOf[3 * i] - cellOf[3 * j],
-                        b + cellOf[3 * i + 1] - cellOf[3 * j + 1],
-                        c + cellOf[3 * i + 2] - cellOf[3 * j + 2]};
-            for (int d = 0; d < 3; ++d) {
-              float t = m[0] * frame.cell[d] + m[1] * frame.cell[3 + d] +
-                        m[2] * frame.cell[6 + d];
-              shift[3 * slot + d] = t;
-              edgeVec[3 * slot + d] = coord[3 * j + d] - coord[3 * i + d] + t;
-            }
-            ++slot;
-          }
-          ++found;
-        }
-  if (!rowptr)
-    count[i + 1] = found;
+__global__ void sezm_bin_atoms(int64_t atoms, const float *frac, Frame frame,
+                               int64_t *binOf) {
+  int64_t a = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  if (a < atoms)
+    binOf[a] = binOfAtom(frame, frac, a);
 }
 
-__global__ void sezm_neighbour_count(int64_t atoms, const float *wrapped,
-                                     Frame frame, int64_t *rowptr) {
+/// rowptr[i + 1] = the number of edges of destination i; the first atom
+/// with a neighbour closer than the minimum separation into *bad.
+__global__ void sezm_neighbour_count(int64_t atoms, const float *frac,
+                                     const float *wrapped,
+                                     const int64_t *binStart,
+                                     const int64_t *binAtoms, Frame frame,
+                                     int64_t *rowptr, unsigned long long *bad) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i < atoms)
-    neighboursOf(i, atoms, nullptr, wrapped, nullptr, frame, rowptr, nullptr, 0,
-                 nullptr, nullptr, nullptr);
+  if (i >= atoms)
+    return;
+  int64_t found = 0;
+  bool tooClose = false;
+  forEachNeighbour(frame, i, frac, wrapped, binStart, binAtoms,
+                   [&](int64_t, float r2) {
+                     ++found;
+                     tooClose |= r2 < frame.minSeparation2;
+                   });
+  rowptr[i + 1] = found;
+  if (tooClose)
+    atomicMin(bad, (unsigned long long)i);
 }
 
-__global__ void sezm_neighbour_fill(int64_t atoms, const float *coord,
-                                    const float *wrapped, const int32_t *cellOf,
-                                    Frame frame, const int64_t *rowptr,
-                                    int64_t edges, int64_t *edgeIndex,
-                                    float *edgeVec, float *shift) {
+/// The edges of destination i from rowptr[i], in the host list's order:
+/// their keys first (in the source row of the edge index), sorted, then
+/// each key made an edge: src, dst, shift and edge_vec.
+__global__ void
+sezm_neighbour_fill(int64_t atoms, const float *coord, const float *frac,
+                    const float *wrapped, const int32_t *cellOf,
+                    const int64_t *binStart, const int64_t *binAtoms,
+                    Frame frame, const int64_t *rowptr, int64_t edges,
+                    int64_t *edgeIndex, float *edgeVec, float *shift) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  if (i < atoms)
-    neighboursOf(i, atoms, coord, wrapped, cellOf, frame, nullptr, rowptr,
-                 edges, edgeIndex, edgeVec, shift);
+  if (i >= atoms)
+    return;
+  int64_t begin = rowptr[i], end = rowptr[i + 1], slot = begin;
+  forEachNeighbour(frame, i, frac, wrapped, binStart, binAtoms,
+                   [&](int64_t key, float) {
+                     // The count saw the same edges; never write past them.
+                     if (slot < end)
+                       edgeIndex[slot++] = key;
+                   });
+  sortKeys(edgeIndex + begin, slot - begin);
+  for (int64_t e = begin; e < slot; ++e) {
+    edgeIndex[e] = edgeFromKey(frame, edgeIndex[e], i, coord, cellOf,
+                               shift + 3 * e, edgeVec + 3 * e);
+    edgeIndex[edges + e] = i;
+  }
 }
 
 /// shift[e] = edge_vec[e] - (coord[src[e]] - coord[dst[e]]), so that the

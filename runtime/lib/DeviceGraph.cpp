@@ -3,14 +3,16 @@
 #include "DeviceGraph.h"
 
 #include "RuntimeState.h"
+#include "SeZM/Support/Structure.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <vector>
 
 #ifdef SEZM_GRAPH_KERNELS
-#include "GraphFrame.h"
+#include "CellList.h"
 #include "GraphKernelsPtx.inc"
 #endif
 
@@ -184,68 +186,97 @@ std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
                                        const void *coordIn, const void *atype,
                                        const double *cell, const int *periodic,
                                        double cutoff) {
-  Frame frame{};
-  double a[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-  if (cell)
-    for (int k = 0; k < 9; ++k)
-      a[k / 3][k % 3] = cell[k];
-  // inverse = adj(a) / det(a); the spacing of the planes of axis k is
-  // volume / |a[k+1] x a[k+2]|.
-  double cross[3][3];
-  for (int k = 0; k < 3; ++k) {
-    const double *u = a[(k + 1) % 3], *v = a[(k + 2) % 3];
-    cross[k][0] = u[1] * v[2] - u[2] * v[1];
-    cross[k][1] = u[2] * v[0] - u[0] * v[2];
-    cross[k][2] = u[0] * v[1] - u[1] * v[0];
-  }
-  double volume =
-      a[0][0] * cross[0][0] + a[0][1] * cross[0][1] + a[0][2] * cross[0][2];
-  if (cell && std::abs(volume) < 1e-9)
-    return "the cell's lattice vectors are linearly dependent";
-  for (int k = 0; k < 3; ++k) {
-    for (int d = 0; d < 3; ++d) {
-      frame.cell[3 * k + d] = static_cast<float>(a[k][d]);
-      frame.inverse[3 * d + k] = static_cast<float>(cross[k][d] / volume);
-    }
-    frame.periodic[k] = cell && periodic && periodic[k];
-    double spacing = std::abs(volume) / std::sqrt(cross[k][0] * cross[k][0] +
-                                                  cross[k][1] * cross[k][1] +
-                                                  cross[k][2] * cross[k][2]);
-    frame.reach[k] =
-        frame.periodic[k] ? static_cast<int>(cutoff / spacing) + 1 : 0;
-  }
-  frame.cutoff2 = static_cast<float>(cutoff * cutoff);
+  using namespace sezm_cell_list;
+  Frame frame;
+  double spacing[3];
+  std::string invalid = makeFrame(cell, periodic, cutoff,
+                                  sezmrt::kMinAtomSeparation, frame, spacing);
+  if (!invalid.empty())
+    return invalid;
 
-  void *cellOf = allocate(atomCount * 12);
-  void *wrapped = allocate(atomCount * 12),
-       *rowptr = allocate((atomCount + 1) * 8);
-  int64_t total = 0;
-  if (!state().failed() && zero(rowptr, 8) &&
+  // Wrapped, the atoms' range along the open axes, the grid.
+  void *frac = allocate(atomCount * 12), *cellOf = allocate(atomCount * 12),
+       *wrapped = allocate(atomCount * 12), *bounds = allocate(24),
+       *bad = allocate(16);
+  // bad: the first non-finite atom, then the first with a neighbour too
+  // close (all ones when none: the kernels take the minimum).
+  uint64_t badHost[2] = {~0ull, ~0ull};
+  float boundsHost[6] = {0, 0, 0, 0, 0, 0};
+  if (!state().failed() &&
+      state().check("cuMemcpyHtoD",
+                    driver().cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(bad),
+                                          badHost, 16)) &&
       launch("sezm_wrap", blocksFor(atomCount), kThreads,
-             {&atomCount, &coordIn, &frame, &wrapped, &cellOf}) &&
-      launch("sezm_neighbour_count", blocksFor(atomCount), kThreads,
-             {&atomCount, &wrapped, &frame, &rowptr}) &&
-      launch("sezm_csr_scan", 1, 1024, {&atomCount, &rowptr}))
+             {&atomCount, &coordIn, &frame, &frac, &cellOf, &wrapped, &bad}) &&
+      launch("sezm_fraction_bounds", 1, 1024, {&atomCount, &frac, &bounds}) &&
+      state().check("cuMemcpyDtoH",
+                    driver().cuMemcpyDtoH(
+                        boundsHost, reinterpret_cast<CUdeviceptr>(bounds), 24)))
     state().check(
         "cuMemcpyDtoH",
-        driver().cuMemcpyDtoH(&total,
-                              reinterpret_cast<CUdeviceptr>(
-                                  static_cast<int64_t *>(rowptr) + atomCount),
-                              8));
-  if (!state().failed()) {
+        driver().cuMemcpyDtoH(badHost, reinterpret_cast<CUdeviceptr>(bad), 16));
+  if (badHost[0] != ~0ull)
+    invalid = "atom " + std::to_string(badHost[0] + 1) +
+              " has a coordinate that is not a finite number";
+  else if (!state().failed())
+    invalid = binFrame(spacing, boundsHost, boundsHost + 3, cutoff, frame);
+
+  // The atoms of each bin (ascending), then each atom's edges.
+  int64_t binCount = int64_t(frame.bins[0]) * frame.bins[1] * frame.bins[2];
+  void *binOf = nullptr, *binAtoms = nullptr, *binStart = nullptr,
+       *cursor = nullptr, *rowptr = nullptr;
+  int64_t total = 0;
+  if (invalid.empty() && !state().failed()) {
+    binOf = allocate(atomCount * 8);
+    binAtoms = allocate(atomCount * 8);
+    binStart = allocate((binCount + 1) * 8);
+    cursor = allocate(binCount * 8);
+    rowptr = allocate((atomCount + 1) * 8);
+    void *tooClose = static_cast<uint64_t *>(bad) + 1;
+    if (launch("sezm_bin_atoms", blocksFor(atomCount), kThreads,
+               {&atomCount, &frac, &frame, &binOf}) &&
+        buildCsr(binCount, atomCount, binOf, binAtoms, binStart, cursor) &&
+        zero(rowptr, 8) &&
+        launch("sezm_neighbour_count", blocksFor(atomCount), kThreads,
+               {&atomCount, &frac, &wrapped, &binStart, &binAtoms, &frame,
+                &rowptr, &tooClose}) &&
+        launch("sezm_csr_scan", 1, 1024, {&atomCount, &rowptr}) &&
+        state().check("cuMemcpyDtoH",
+                      driver().cuMemcpyDtoH(
+                          &total,
+                          reinterpret_cast<CUdeviceptr>(
+                              static_cast<int64_t *>(rowptr) + atomCount),
+                          8)))
+      state().check("cuMemcpyDtoH",
+                    driver().cuMemcpyDtoH(
+                        badHost, reinterpret_cast<CUdeviceptr>(bad), 16));
+    if (badHost[1] != ~0ull) {
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", sezmrt::kMinAtomSeparation);
+      invalid = "atom " + std::to_string(badHost[1] + 1) +
+                " has a neighbour closer than " + limit +
+                " A: atoms this close are taken for an error in the "
+                "structure (they would give unbounded forces)";
+    }
+  }
+  if (invalid.empty() && !state().failed()) {
     ownedEdgeIndex = allocate(total * 16);
     ownedEdgeVec = allocate(total * 12);
     shift = allocate(total * 12);
     launch("sezm_neighbour_fill", blocksFor(atomCount), kThreads,
-           {&atomCount, &coordIn, &wrapped, &cellOf, &frame, &rowptr, &total,
-            &ownedEdgeIndex, &ownedEdgeVec, &shift});
+           {&atomCount, &coordIn, &frac, &wrapped, &cellOf, &binStart,
+            &binAtoms, &frame, &rowptr, &total, &ownedEdgeIndex, &ownedEdgeVec,
+            &shift});
   }
-  mgpuMemFree(cellOf, nullptr);
-  mgpuMemFree(wrapped, nullptr);
-  mgpuMemFree(rowptr, nullptr);
+  for (void *buffer : {frac, cellOf, wrapped, bounds, bad, binOf, binAtoms,
+                       binStart, cursor, rowptr})
+    if (buffer)
+      mgpuMemFree(buffer, nullptr);
   std::string error = takeError();
   if (!error.empty())
     return error;
+  if (!invalid.empty())
+    return invalid;
   return fromEdges(atomCount, total, typeCount, coordIn, atype, ownedEdgeIndex,
                    ownedEdgeVec);
 }

@@ -1,0 +1,285 @@
+//===- CellList.h - the GPU neighbour search's logic, host and device -----===//
+//
+// One definition of the cell-list search for both compilers: nvcc builds it
+// into GraphKernels.cu's kernels, the host compiler into DeviceGraph.cpp
+// (the grid's shape) and into unittests/CellListTest.cpp, which runs the
+// per-atom steps in loops and checks them against the host list and a
+// brute-force search. Atoms are binned in fractional coordinates (the
+// periodic axes wrapped into [0, 1), the others over the atoms' range);
+// each destination atom tries the atoms of the bins within `reach` of its
+// own, and its edges are sorted by (source, periodic image): the order of
+// sezm's host list (lib/Support/Structure.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SEZM_RUNTIME_CELLLIST_H
+#define SEZM_RUNTIME_CELLLIST_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define SEZM_HOST_DEVICE __host__ __device__
+#else
+#include <algorithm>
+#include <cmath>
+#define SEZM_HOST_DEVICE
+#endif
+
+namespace sezm_cell_list {
+
+/// Bins per axis at most (a huge cell does not make a huge grid).
+constexpr int kMaxBins = 64;
+/// A periodic image along one axis is in [-kMaxImage, kMaxImage]: the
+/// search refuses cells so thin that it would need more.
+constexpr int kMaxImage = 127;
+/// Edge keys: source * kImageCodes + the image's code, which sort as
+/// (source, image a, image b, image c).
+constexpr int64_t kImageSpan = 2 * kMaxImage + 1;
+constexpr int64_t kImageCodes = kImageSpan * kImageSpan * kImageSpan;
+
+/// The cell and the grid of bins over it, passed by value to the kernels.
+/// Without a cell: the identity, nothing periodic.
+struct Frame {
+  float cell[9];    // lattice vectors as rows
+  float inverse[9]; // fractional = cartesian * inverse
+  int periodic[3];
+  // The binned range along each axis in fractional coordinates: [0, 1)
+  // along periodic axes, the atoms' range along the others.
+  float origin[3];
+  float extent[3];
+  int bins[3];
+  int reach[3]; // bins searched each way
+  float cutoff2;
+  float minSeparation2;
+};
+
+/// Fractional coordinate k of an atom (cartesian row times the inverse).
+SEZM_HOST_DEVICE inline float fractional(const Frame &frame, const float *r,
+                                         int k) {
+  float f = 0;
+  for (int d = 0; d < 3; ++d)
+    f += r[d] * frame.inverse[3 * d + k];
+  return f;
+}
+
+/// Atom a wrapped into the cell along its periodic axes: its fractional
+/// coordinates (`frac`), the whole cells it moved (wrapped = coord - cellOf
+/// . cell) and its wrapped cartesian position.
+SEZM_HOST_DEVICE inline void wrapAtom(const Frame &frame, const float *coord,
+                                      int64_t a, float *frac, int32_t *cellOf,
+                                      float *wrapped) {
+  float f[3];
+  for (int k = 0; k < 3; ++k) {
+    f[k] = fractional(frame, coord + 3 * a, k);
+    float whole = frame.periodic[k] ? floorf(f[k]) : 0.0f;
+    f[k] -= whole;
+    // Rounding can leave 1.0 after subtracting the floor of -1e-9.
+    if (frame.periodic[k] && f[k] >= 1.0f)
+      f[k] = 0.0f, whole += 1.0f;
+    frac[3 * a + k] = f[k];
+    cellOf[3 * a + k] = (int32_t)whole;
+  }
+  for (int d = 0; d < 3; ++d) {
+    float r = 0;
+    for (int k = 0; k < 3; ++k)
+      r += f[k] * frame.cell[3 * k + d];
+    wrapped[3 * a + d] = r;
+  }
+}
+
+/// The bin of fractional coordinate f along axis k.
+SEZM_HOST_DEVICE inline int binAlong(const Frame &frame, float f, int k) {
+  float t = (f - frame.origin[k]) / frame.extent[k] * frame.bins[k];
+  int bin = t > 0 ? (int)t : 0;
+  return bin < frame.bins[k] ? bin : frame.bins[k] - 1;
+}
+
+/// The linear bin of atom a.
+SEZM_HOST_DEVICE inline int64_t binOfAtom(const Frame &frame, const float *frac,
+                                          int64_t a) {
+  int64_t b[3];
+  for (int k = 0; k < 3; ++k)
+    b[k] = binAlong(frame, frac[3 * a + k], k);
+  return (b[0] * frame.bins[1] + b[1]) * frame.bins[2] + b[2];
+}
+
+SEZM_HOST_DEVICE inline int floorDiv(int t, int n) {
+  return t >= 0 ? t / n : -((-t + n - 1) / n);
+}
+
+/// The edges of destination atom i: every atom j of the bins within reach
+/// (and every periodic image of it that the bins reach) closer than the
+/// cutoff. Calls visit(key, r2) per edge, key = j * kImageCodes + the
+/// image's code (the image in wrapped coordinates, as the host list's).
+/// binStart / binAtoms: the atoms of each bin (a CSR over the bins).
+template <typename Visit>
+SEZM_HOST_DEVICE inline void
+forEachNeighbour(const Frame &frame, int64_t i, const float *frac,
+                 const float *wrapped, const int64_t *binStart,
+                 const int64_t *binAtoms, Visit visit) {
+  int home[3];
+  for (int k = 0; k < 3; ++k)
+    home[k] = binAlong(frame, frac[3 * i + k], k);
+  int offset[3];
+  for (offset[0] = -frame.reach[0]; offset[0] <= frame.reach[0]; ++offset[0])
+    for (offset[1] = -frame.reach[1]; offset[1] <= frame.reach[1]; ++offset[1])
+      for (offset[2] = -frame.reach[2]; offset[2] <= frame.reach[2];
+           ++offset[2]) {
+        int target[3], image[3];
+        bool outside = false;
+        for (int k = 0; k < 3; ++k) {
+          int t = home[k] + offset[k];
+          if (frame.periodic[k]) {
+            image[k] = floorDiv(t, frame.bins[k]);
+            target[k] = t - image[k] * frame.bins[k];
+          } else {
+            image[k] = 0;
+            target[k] = t;
+            outside |= t < 0 || t >= frame.bins[k];
+          }
+        }
+        if (outside)
+          continue;
+        float translation[3];
+        for (int d = 0; d < 3; ++d)
+          translation[d] = image[0] * frame.cell[d] +
+                           image[1] * frame.cell[3 + d] +
+                           image[2] * frame.cell[6 + d];
+        bool unshifted = image[0] == 0 && image[1] == 0 && image[2] == 0;
+        int64_t code =
+            ((image[0] + kMaxImage) * kImageSpan + (image[1] + kMaxImage)) *
+                kImageSpan +
+            (image[2] + kMaxImage);
+        int64_t bin =
+            ((int64_t)target[0] * frame.bins[1] + target[1]) * frame.bins[2] +
+            target[2];
+        for (int64_t p = binStart[bin]; p < binStart[bin + 1]; ++p) {
+          int64_t j = binAtoms[p];
+          if (j == i && unshifted)
+            continue;
+          float r2 = 0;
+          for (int d = 0; d < 3; ++d) {
+            float v = wrapped[3 * j + d] + translation[d] - wrapped[3 * i + d];
+            r2 += v * v;
+          }
+          if (r2 < frame.cutoff2)
+            visit(j * kImageCodes + code, r2);
+        }
+      }
+}
+
+/// keys[0, n) ascending (insertion sort: a segment holds an atom's
+/// ~100-200 edges).
+SEZM_HOST_DEVICE inline void sortKeys(int64_t *keys, int64_t n) {
+  for (int64_t a = 1; a < n; ++a) {
+    int64_t key = keys[a], b = a - 1;
+    while (b >= 0 && keys[b] > key) {
+      keys[b + 1] = keys[b];
+      --b;
+    }
+    keys[b + 1] = key;
+  }
+}
+
+/// The edge of destination i that `key` names: its source, its lattice
+/// shift (whole lattice vectors: edge_vec = coord[src] - coord[i] + shift)
+/// and edge_vec.
+SEZM_HOST_DEVICE inline int64_t edgeFromKey(const Frame &frame, int64_t key,
+                                            int64_t i, const float *coord,
+                                            const int32_t *cellOf, float *shift,
+                                            float *edgeVec) {
+  int64_t j = key / kImageCodes, code = key % kImageCodes;
+  int image[3] = {(int)(code / (kImageSpan * kImageSpan)) - kMaxImage,
+                  (int)(code / kImageSpan % kImageSpan) - kMaxImage,
+                  (int)(code % kImageSpan) - kMaxImage};
+  int m[3];
+  for (int k = 0; k < 3; ++k)
+    m[k] = image[k] + cellOf[3 * i + k] - cellOf[3 * j + k];
+  for (int d = 0; d < 3; ++d) {
+    float t = m[0] * frame.cell[d] + m[1] * frame.cell[3 + d] +
+              m[2] * frame.cell[6 + d];
+    shift[d] = t;
+    edgeVec[d] = coord[3 * j + d] - coord[3 * i + d] + t;
+  }
+  return j;
+}
+
+#ifndef __CUDACC__
+/// The frame of a cell (lattice vectors as rows, or null: no cell and
+/// nothing periodic) before binning. Returns an empty string, or why not.
+inline const char *makeFrame(const double *cellIn, const int *periodic,
+                             double cutoff, double minSeparation, Frame &frame,
+                             double spacing[3]) {
+  frame = Frame{};
+  double a[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  if (cellIn)
+    for (int k = 0; k < 9; ++k)
+      a[k / 3][k % 3] = cellIn[k];
+  // inverse = adj(a) / det(a); the spacing of the planes of axis k is
+  // volume / |a[k+1] x a[k+2]|.
+  double cross[3][3];
+  for (int k = 0; k < 3; ++k) {
+    const double *u = a[(k + 1) % 3], *v = a[(k + 2) % 3];
+    cross[k][0] = u[1] * v[2] - u[2] * v[1];
+    cross[k][1] = u[2] * v[0] - u[0] * v[2];
+    cross[k][2] = u[0] * v[1] - u[1] * v[0];
+  }
+  double volume =
+      a[0][0] * cross[0][0] + a[0][1] * cross[0][1] + a[0][2] * cross[0][2];
+  double scale = 1;
+  for (int k = 0; k < 3; ++k)
+    scale *=
+        std::sqrt(a[k][0] * a[k][0] + a[k][1] * a[k][1] + a[k][2] * a[k][2]);
+  if (!(std::abs(volume) > 1e-12 * scale))
+    return "the cell is degenerate (its lattice vectors span no volume)";
+  for (int k = 0; k < 3; ++k) {
+    for (int d = 0; d < 3; ++d) {
+      frame.cell[3 * k + d] = static_cast<float>(a[k][d]);
+      frame.inverse[3 * d + k] = static_cast<float>(cross[k][d] / volume);
+    }
+    frame.periodic[k] = cellIn && periodic && periodic[k];
+    spacing[k] = std::abs(volume) / std::sqrt(cross[k][0] * cross[k][0] +
+                                              cross[k][1] * cross[k][1] +
+                                              cross[k][2] * cross[k][2]);
+  }
+  frame.cutoff2 = static_cast<float>(cutoff * cutoff);
+  frame.minSeparation2 = static_cast<float>(minSeparation * minSeparation);
+  return "";
+}
+
+/// The grid: a bin per cutoff of the binned range's height (at most
+/// kMaxBins), searched far enough each way to see every atom within the
+/// cutoff. lo / hi: the atoms' fractional range along each axis (used
+/// along the non-periodic ones). Returns an empty string, or why not.
+inline const char *binFrame(const double spacing[3], const float lo[3],
+                            const float hi[3], double cutoff, Frame &frame) {
+  for (int k = 0; k < 3; ++k) {
+    frame.origin[k] = frame.periodic[k] ? 0.0f : lo[k];
+    double extent =
+        frame.periodic[k] ? 1.0 : static_cast<double>(hi[k]) - lo[k];
+    // A hair under a bin per cutoff, so that the float rounding of the
+    // binning cannot put two atoms within the cutoff two bins apart.
+    double height = extent * spacing[k] * (1 - 1e-5);
+    int bins = static_cast<int>(std::min(height / cutoff, double(kMaxBins)));
+    frame.bins[k] = std::max(bins, 1);
+    // A range of zero height (atoms in a plane) is one bin of any extent.
+    frame.extent[k] = extent > 0 ? static_cast<float>(extent) : 1.0f;
+    if (!frame.periodic[k]) {
+      frame.reach[k] = frame.bins[k] > 1 ? 1 : 0;
+      continue;
+    }
+    // Bins of a fractional width 1 / bins: an atom within the cutoff is at
+    // most cutoff * bins / spacing bins away, plus one for where in its bin
+    // each atom is.
+    double need = cutoff * frame.bins[k] / spacing[k] * (1 + 1e-5) + 1;
+    if (!(need <= kMaxImage))
+      return "the cell is too thin for the cutoff: the search on the GPU "
+             "reaches at most 127 periodic images along a lattice vector";
+    frame.reach[k] = static_cast<int>(need);
+  }
+  return "";
+}
+#endif
+
+} // namespace sezm_cell_list
+
+#endif // SEZM_RUNTIME_CELLLIST_H

@@ -1,0 +1,296 @@
+//===- CellListTest.cpp - the GPU neighbour search, run on the host -------===//
+//
+// runtime/kernels/CellList.h is the logic of the GPU's cell-list search;
+// here its per-atom steps run in loops over the atoms, in the order
+// DeviceGraph::fromPositions launches them, and the graph must equal sezm's
+// host list (the same edges in the same order, the same shifts to float
+// rounding) and an all-pairs search over periodic images, on periodic,
+// triclinic, thin, partly periodic and open structures.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CellList.h"
+
+#include "SeZM/Support/Structure.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <set>
+#include <tuple>
+
+using namespace sezmrt;
+using namespace sezm_cell_list;
+
+namespace {
+
+struct CellGraph {
+  std::vector<int64_t> src, dst;
+  std::vector<float> shift, edgeVec;
+  Frame frame;
+};
+
+/// DeviceGraph::fromPositions's kernels as loops over their threads.
+std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
+  int64_t atoms = s.positions.size();
+  std::vector<float> coord;
+  for (const Vec3 &r : s.positions)
+    coord.insert(coord.end(), r.begin(), r.end());
+  double cell[9];
+  int periodic[3];
+  for (int k = 0; k < 3; ++k) {
+    periodic[k] = s.pbc[k];
+    for (int d = 0; d < 3; ++d)
+      cell[3 * k + d] = s.cell[k][d];
+  }
+  Frame &frame = out.frame;
+  double spacing[3];
+  std::string error = makeFrame(s.hasCell ? cell : nullptr, periodic, cutoff,
+                                kMinAtomSeparation, frame, spacing);
+  if (!error.empty())
+    return error;
+  // sezm_wrap, sezm_fraction_bounds.
+  std::vector<float> frac(3 * atoms), wrapped(3 * atoms);
+  std::vector<int32_t> cellOf(3 * atoms);
+  float lo[3] = {INFINITY, INFINITY, INFINITY},
+        hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int64_t a = 0; a < atoms; ++a) {
+    wrapAtom(frame, coord.data(), a, frac.data(), cellOf.data(),
+             wrapped.data());
+    for (int k = 0; k < 3; ++k) {
+      lo[k] = std::min(lo[k], frac[3 * a + k]);
+      hi[k] = std::max(hi[k], frac[3 * a + k]);
+    }
+  }
+  error = binFrame(spacing, lo, hi, cutoff, frame);
+  if (!error.empty())
+    return error;
+  // sezm_bin_atoms and the counting sort by bin (atoms ascending in a bin).
+  int64_t bins = int64_t(frame.bins[0]) * frame.bins[1] * frame.bins[2];
+  std::vector<int64_t> binOf(atoms), binStart(bins + 1, 0), binAtoms(atoms);
+  for (int64_t a = 0; a < atoms; ++a)
+    ++binStart[(binOf[a] = binOfAtom(frame, frac.data(), a)) + 1];
+  for (int64_t b = 0; b < bins; ++b)
+    binStart[b + 1] += binStart[b];
+  std::vector<int64_t> cursor(binStart.begin(), binStart.end() - 1);
+  for (int64_t a = 0; a < atoms; ++a)
+    binAtoms[cursor[binOf[a]]++] = a;
+  // sezm_neighbour_count, the scan, sezm_neighbour_fill.
+  std::vector<int64_t> rowptr(atoms + 1, 0);
+  for (int64_t i = 0; i < atoms; ++i) {
+    bool tooClose = false;
+    forEachNeighbour(frame, i, frac.data(), wrapped.data(), binStart.data(),
+                     binAtoms.data(), [&](int64_t, float r2) {
+                       ++rowptr[i + 1];
+                       tooClose |= r2 < frame.minSeparation2;
+                     });
+    if (tooClose)
+      return "atom " + std::to_string(i + 1) + " has a neighbour too close";
+    rowptr[i + 1] += rowptr[i];
+  }
+  int64_t edges = rowptr[atoms];
+  std::vector<int64_t> edgeIndex(2 * edges);
+  out.shift.resize(3 * edges);
+  out.edgeVec.resize(3 * edges);
+  for (int64_t i = 0; i < atoms; ++i) {
+    int64_t slot = rowptr[i];
+    forEachNeighbour(frame, i, frac.data(), wrapped.data(), binStart.data(),
+                     binAtoms.data(),
+                     [&](int64_t key, float) { edgeIndex[slot++] = key; });
+    EXPECT_EQ(slot, rowptr[i + 1]) << "the fill found what the count found";
+    sortKeys(edgeIndex.data() + rowptr[i], slot - rowptr[i]);
+    for (int64_t e = rowptr[i]; e < slot; ++e) {
+      edgeIndex[e] =
+          edgeFromKey(frame, edgeIndex[e], i, coord.data(), cellOf.data(),
+                      out.shift.data() + 3 * e, out.edgeVec.data() + 3 * e);
+      edgeIndex[edges + e] = i;
+    }
+  }
+  out.src.assign(edgeIndex.begin(), edgeIndex.begin() + edges);
+  out.dst.assign(edgeIndex.begin() + edges, edgeIndex.end());
+  return "";
+}
+
+using EdgeKey = std::tuple<int64_t, int64_t, long, long, long>;
+
+/// Every (src, dst, image) within the cutoff, trying every pair and every
+/// image up to `range` cells away along the periodic axes.
+std::set<EdgeKey> allPairs(const Structure &s, double cutoff, int range) {
+  std::set<EdgeKey> edges;
+  int64_t n = s.positions.size();
+  int r[3];
+  for (int k = 0; k < 3; ++k)
+    r[k] = s.pbc[k] ? range : 0;
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (long a = -r[0]; a <= r[0]; ++a)
+        for (long b = -r[1]; b <= r[1]; ++b)
+          for (long c = -r[2]; c <= r[2]; ++c) {
+            if (i == j && a == 0 && b == 0 && c == 0)
+              continue;
+            double r2 = 0;
+            for (int d = 0; d < 3; ++d) {
+              double v = s.positions[j][d] - s.positions[i][d] +
+                         a * s.cell[0][d] + b * s.cell[1][d] + c * s.cell[2][d];
+              r2 += v * v;
+            }
+            if (r2 < cutoff * cutoff)
+              edges.insert({j, i, a, b, c});
+          }
+  return edges;
+}
+
+/// The cell-list graph's edges as (src, dst, image), the image solved from
+/// the shift (a whole number of lattice vectors to float rounding).
+std::set<EdgeKey> cellGraphEdges(const Structure &s, const CellGraph &g) {
+  std::set<EdgeKey> edges;
+  for (size_t e = 0; e < g.src.size(); ++e) {
+    long image[3];
+    for (int k = 0; k < 3; ++k) {
+      double f = 0;
+      for (int d = 0; d < 3; ++d)
+        f += g.shift[3 * e + d] * g.frame.inverse[3 * d + k];
+      image[k] = std::lround(f);
+      EXPECT_NEAR(f, image[k], 1e-4) << "edge " << e;
+    }
+    edges.insert({g.src[e], g.dst[e], image[0], image[1], image[2]});
+  }
+  return edges;
+}
+
+/// Atoms on a jittered grid of n^3 points in the cell's fractional
+/// coordinates (no two closer than about half the grid spacing), some of
+/// them moved a lattice vector outside the cell (so that an edge's image
+/// is up to two cells more than the search's reach).
+Structure jittered(std::array<Vec3, 3> cell, std::array<bool, 3> pbc, int n,
+                   uint64_t seed, bool hasCell = true) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> jitter(-0.2, 0.2);
+  std::uniform_int_distribution<int> away(-1, 1);
+  Structure s;
+  s.cell = cell;
+  s.hasCell = hasCell;
+  s.pbc = pbc;
+  for (int x = 0; x < n; ++x)
+    for (int y = 0; y < n; ++y)
+      for (int z = 0; z < n; ++z) {
+        double f[3] = {(x + 0.5 + jitter(rng)) / n, (y + 0.5 + jitter(rng)) / n,
+                       (z + 0.5 + jitter(rng)) / n};
+        for (int k = 0; k < 3; ++k)
+          if (pbc[k] && rng() % 4 == 0)
+            f[k] += away(rng);
+        Vec3 r{0, 0, 0};
+        for (int k = 0; k < 3; ++k)
+          for (int d = 0; d < 3; ++d)
+            r[d] += f[k] * cell[k][d];
+        s.positions.push_back(r);
+        s.species.push_back("X");
+      }
+  return s;
+}
+
+/// The cell-list graph equals the host list (order included) and the
+/// all-pairs search; returns the number of edges.
+size_t expectSameGraph(const Structure &s, double cutoff, int range) {
+  CellGraph cells;
+  std::string error = searchOnHost(s, cutoff, cells);
+  EXPECT_EQ(error, "");
+  NeighbourGraph host;
+  EXPECT_TRUE(buildNeighbourGraph(s, cutoff, host, error)) << error;
+  EXPECT_EQ(cells.src, host.src);
+  EXPECT_EQ(cells.dst, host.dst);
+  if (cells.src.size() != host.src.size())
+    return 0;
+  for (size_t e = 0; e < host.src.size(); ++e)
+    for (int d = 0; d < 3; ++d) {
+      EXPECT_NEAR(cells.shift[3 * e + d], host.shift[e][d], 1e-4)
+          << "edge " << e;
+      double v = s.positions[host.src[e]][d] - s.positions[host.dst[e]][d] +
+                 host.shift[e][d];
+      EXPECT_NEAR(cells.edgeVec[3 * e + d], v, 1e-4) << "edge " << e;
+    }
+  EXPECT_EQ(cellGraphEdges(s, cells), allPairs(s, cutoff, range));
+  return cells.src.size();
+}
+
+const std::array<bool, 3> kPeriodic{true, true, true};
+
+} // namespace
+
+TEST(CellList, PeriodicCubeManyBins) {
+  // 14 A at a 4.5 A cutoff: 3 bins per axis, every neighbour bin distinct.
+  Structure s = jittered({Vec3{14, 0, 0}, Vec3{0, 14, 0}, Vec3{0, 0, 14}},
+                         kPeriodic, 7, 1);
+  CellGraph cells;
+  ASSERT_EQ(searchOnHost(s, 4.5, cells), "");
+  EXPECT_EQ(cells.frame.bins[0], 3);
+  EXPECT_EQ(cells.frame.reach[0], 1);
+  EXPECT_GT(expectSameGraph(s, 4.5, 3), 343u * 20);
+}
+
+TEST(CellList, TriclinicCell) {
+  Structure s =
+      jittered({Vec3{13, 0, 0}, Vec3{4.1, 12.2, 0}, Vec3{-3.3, 2.7, 11.8}},
+               kPeriodic, 6, 2);
+  EXPECT_GT(expectSameGraph(s, 4.0, 3), 0u);
+}
+
+TEST(CellList, CellThinnerThanTheCutoff) {
+  // 2.1 A along the third vector at a 5 A cutoff: one bin, three images
+  // each way, several images of the same source in one destination's edges.
+  Structure s =
+      jittered({Vec3{11, 0, 0}, Vec3{2.5, 10.5, 0}, Vec3{0.7, -0.4, 2.1}},
+               kPeriodic, 4, 3);
+  CellGraph cells;
+  ASSERT_EQ(searchOnHost(s, 5.0, cells), "");
+  EXPECT_EQ(cells.frame.bins[2], 1);
+  EXPECT_EQ(cells.frame.reach[2], 3);
+  EXPECT_GT(expectSameGraph(s, 5.0, 6), 0u);
+}
+
+TEST(CellList, PartlyPeriodicAndOpen) {
+  // Periodic along a and c; b open with atoms over four cell heights.
+  Structure slab = jittered({Vec3{12, 0, 0}, Vec3{0, 12, 0}, Vec3{1.5, 0, 12}},
+                            {true, false, true}, 6, 4);
+  for (Vec3 &r : slab.positions)
+    r[1] *= 4;
+  CellGraph cells;
+  ASSERT_EQ(searchOnHost(slab, 4.0, cells), "");
+  EXPECT_GT(cells.frame.bins[1], 5) << "the open axis binned over the atoms";
+  EXPECT_GT(expectSameGraph(slab, 4.0, 3), 0u);
+  // No cell at all: a cluster, binned over its extent.
+  Structure cluster = jittered({Vec3{16, 0, 0}, Vec3{0, 16, 0}, Vec3{0, 0, 16}},
+                               {false, false, false}, 6, 5, /*hasCell=*/false);
+  ASSERT_EQ(searchOnHost(cluster, 4.0, cells), "");
+  EXPECT_EQ(cells.frame.bins[0], 3);
+  EXPECT_GT(expectSameGraph(cluster, 4.0, 0), 0u);
+}
+
+TEST(CellList, OneAtomSeesItsImages) {
+  Structure s;
+  s.cell = {Vec3{3, 0, 0}, Vec3{0, 3, 0}, Vec3{0, 0, 3}};
+  s.hasCell = true;
+  s.pbc = kPeriodic;
+  s.positions = {{-0.2, 1.0, 4.1}};
+  s.species = {"X"};
+  // 6 images at 3 A and 12 at 4.24 A within 4.5 A.
+  EXPECT_EQ(expectSameGraph(s, 4.5, 2), 18u);
+}
+
+TEST(CellList, RefusesCoincidingAtomsAndHopelesslyThinCells) {
+  Structure s = jittered({Vec3{10, 0, 0}, Vec3{0, 10, 0}, Vec3{0, 0, 10}},
+                         kPeriodic, 3, 6);
+  s.positions.push_back(s.positions[4]);
+  s.positions.back()[0] += 10.05; // a periodic image 0.05 A away
+  CellGraph cells;
+  EXPECT_EQ(searchOnHost(s, 4.0, cells), "atom 5 has a neighbour too close");
+  Structure thin = jittered({Vec3{10, 0, 0}, Vec3{0, 10, 0}, Vec3{0, 0, 0.04}},
+                            kPeriodic, 2, 7);
+  EXPECT_NE(searchOnHost(thin, 6.0, cells).find("too thin for the cutoff"),
+            std::string::npos);
+  Structure flat = s;
+  flat.cell[2] = {1, 1, 0};
+  EXPECT_NE(searchOnHost(flat, 4.0, cells).find("degenerate"),
+            std::string::npos);
+}
