@@ -1,6 +1,7 @@
 //===- ToolingTest.cpp - what the tools that run models share -------------===//
 
 #include "SeZM/Support/Tooling.h"
+#include "SeZM/Support/MemoryPlan.h"
 
 #include <gtest/gtest.h>
 
@@ -62,3 +63,33 @@ TEST(Tooling, GraphInputsUseThePortNames) {
   EXPECT_EQ(rowptr.indexAt(2), 2);
 }
 } // namespace
+
+TEST(MemoryPlan, ReadsAndEvaluatesTheRemarkLines) {
+  std::string section =
+      "loc(\"m.mlir\":22:1): inference schedule: @energy_forces planned peak "
+      "max(16388*N + 22420*E + 262144, 14340*N + 25172*E - 4, 8*N*E) bytes "
+      "(unplanned 40748*N + 110524*E + 5378896); 149 buffers, 15 reused\n"
+      "loc(\"m.mlir\":3:1): remark: @energy planned peak 4096*E bytes "
+      "(unplanned 8192*E + x[0]); 1 buffers\n";
+  std::vector<FunctionPlan> plans;
+  ASSERT_EQ(parseMemoryPlan(section, plans), "");
+  ASSERT_EQ(plans.size(), 2u);
+  EXPECT_EQ(plans[0].function, "energy_forces");
+  ASSERT_EQ(plans[0].peak.size(), 3u);
+  std::map<std::string, int64_t> at = {{"N", 4096}, {"E", 647168}};
+  std::string missing;
+  EXPECT_EQ(evaluatePlan(plans[0].peak[1], at, missing),
+            14340ll * 4096 + 25172ll * 647168 - 4);
+  EXPECT_EQ(evaluatePlan(plans[0].peak[2], at, missing), 8ll * 4096 * 647168);
+  EXPECT_EQ(linearCoefficient(plans[0].peak[1], "E"), 25172);
+  EXPECT_EQ(linearCoefficient(plans[0].peak[2], "E"), 0);
+  EXPECT_EQ(plans[1].function, "energy");
+  EXPECT_EQ(evaluatePlan(plans[1].peak[0], at, missing), 4096ll * 647168);
+  EXPECT_FALSE(evaluatePlan(plans[1].unplanned, at, missing));
+  EXPECT_EQ(missing, "x[0]");
+  EXPECT_EQ(parseMemoryPlan("@f planned peak 4*E bytes\n", plans),
+            "memory plan, line 1: not a line of sezm-plan-memory's remark");
+  EXPECT_EQ(parseMemoryPlan("@f planned peak 4**E bytes (unplanned 1)\n", plans)
+                .rfind("memory plan, line 1: cannot read the peak term", 0),
+            0u);
+}

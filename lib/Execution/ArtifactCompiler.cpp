@@ -5,6 +5,7 @@
 #include "SeZM/Conversion/Passes.h"
 #include "SeZM/Execution/EntrySignature.h"
 #include "SeZM/Support/Artifact.h"
+#include "SeZM/Support/MemoryPlan.h"
 #include "SeZM/Support/Safetensors.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -358,6 +359,43 @@ static llvm::Error lower(ModuleOp module, bool forGpu,
   return llvm::Error::success();
 }
 
+/// Each entry argument whose axes the ops' shape contracts make graph sizes
+/// (N, E, N+1) gets them as `sezm.extents` where it has none, so that the
+/// memory plan is stated in N and E (sezm-run --plan evaluates it).
+static void nameGraphExtents(ModuleOp module,
+                             ArrayRef<sezmrt::EntrySignature> entries) {
+  for (const sezmrt::EntrySignature &entry : entries) {
+    auto func = module.lookupSymbol<func::FuncOp>(entry.function);
+    if (!func)
+      continue;
+    std::map<int, SmallVector<std::string>> named;
+    for (const sezmrt::OpContract &contract : entry.contracts)
+      for (const auto &[symbol, extents] : contract.extents)
+        for (const sezmrt::GraphExtent &extent : extents) {
+          auto type =
+              dyn_cast<ShapedType>(func.getArgument(extent.argument).getType());
+          if (!type || func.getArgAttr(extent.argument, kExtentsAttr) ||
+              extent.axis >= type.getRank())
+            continue;
+          SmallVector<std::string> &names = named[extent.argument];
+          names.resize(type.getRank());
+          if (names[extent.axis].empty())
+            names[extent.axis] =
+                symbol + (extent.offset > 0
+                              ? "+" + std::to_string(extent.offset)
+                          : extent.offset < 0 ? std::to_string(extent.offset)
+                                              : "");
+        }
+    Builder builder(func.getContext());
+    for (const auto &[argument, names] : named) {
+      SmallVector<Attribute> attributes;
+      for (const std::string &name : names)
+        attributes.push_back(builder.getStringAttr(name));
+      func.setArgAttr(argument, kExtentsAttr, builder.getArrayAttr(attributes));
+    }
+  }
+}
+
 /// A file in the temporary folder, for what an output is made of.
 static llvm::Error temporaryFile(llvm::StringRef suffix, std::string &path) {
   llvm::SmallString<128> temporary;
@@ -602,6 +640,7 @@ llvm::Error sezm::compileArtifact(ModuleOp module,
   }
   if (entries.empty())
     return llvm::createStringError("the module has no public function");
+  nameGraphExtents(module, entries);
 
   // Names are for the manifest; LLVM has no use for them.
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -682,7 +721,7 @@ llvm::Error sezm::compileArtifact(ModuleOp module,
   }
 
   contents.sections[sezmrt::kManifestSection] = sezmrt::writeManifest(entries);
-  contents.sections["memory-plan"] = plan;
+  contents.sections[sezmrt::kMemoryPlanSection] = plan;
   if (!options.weightsPath.empty() || !options.weights.empty()) {
     std::string weights = options.weights, error;
     if (!options.weightsPath.empty() &&

@@ -212,6 +212,35 @@ private:
     auto type = cast<MemRefType>(buffer.getType());
     if (!type.isDynamicDim(axis))
       return Polynomial::constant(type.getDimSize(axis));
+    // A buffer of the body: its allocation's size, or its source's through
+    // a view.
+    if (Operation *def = buffer.getDefiningOp()) {
+      if (auto alloc = dyn_cast<memref::AllocOp>(def))
+        return of(alloc.getDynamicSizes()[type.getDynamicDimIndex(axis)]);
+      if (auto cast = dyn_cast<memref::CastOp>(def))
+        return extentOf(cast.getSource(), axis, index);
+      if (auto expand = dyn_cast<memref::ExpandShapeOp>(def)) {
+        OpFoldResult size = expand.getMixedOutputShape()[axis];
+        if (auto value = dyn_cast<Value>(size))
+          return of(value);
+        return Polynomial::constant(*getConstantIntValue(size));
+      }
+      if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def)) {
+        Polynomial product = Polynomial::constant(1);
+        SmallVector<ReassociationIndices> groups =
+            collapse.getReassociationIndices();
+        for (int64_t source : groups[axis])
+          product = product * extentOf(collapse.getSrc(), source, index);
+        return product;
+      }
+      if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
+        // A rank-reducing subview drops unit dimensions: not followed.
+        if (subview.getSourceType().getRank() == type.getRank())
+          if (auto value = dyn_cast<Value>(subview.getMixedSizes()[axis]))
+            return of(value);
+      }
+      return opaque();
+    }
     auto arg = dyn_cast<BlockArgument>(buffer);
     if (!arg || arg.getOwner() != &func.getBody().front())
       return opaque();

@@ -95,3 +95,38 @@ func.func @returned(%src: memref<?xi64> {sezm.extents = ["E"]},
   memref.copy %b, %out : memref<?xf32> to memref<?xf32>
   return %a : memref<?x16xf32>
 }
+
+// -----
+
+// An extent read off a view is its source's: through expand_shape's output
+// shape, collapse_shape's product, a cast and a subview's sizes, to the
+// allocation's size and the argument's extent (no opaque ?k symbol).
+// CHECK-LABEL: func.func @views
+// expected-remark @+1 {{@views planned peak 64*E + 4*N bytes (unplanned 192*E + 8*N); 4 buffers, 1 reused, 4 freed after last use}}
+func.func @views(%src: memref<?xi64> {sezm.extents = ["E"]},
+                 %rowptr: memref<?xi64> {sezm.extents = ["N+1"]}) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = memref.dim %src, %c0 : memref<?xi64>
+  %r = memref.dim %rowptr, %c0 : memref<?xi64>
+  %n = arith.subi %r, %c1 : index
+  %one = arith.constant 1.0 : f32
+  %a = memref.alloc(%e) : memref<?x16xf32>
+  linalg.fill ins(%one : f32) outs(%a : memref<?x16xf32>)
+  %flat = memref.collapse_shape %a [[0, 1]] : memref<?x16xf32> into memref<?xf32>
+  %f = memref.dim %flat, %c0 : memref<?xf32>
+  %b = memref.alloc(%f) : memref<?xf32>
+  linalg.fill ins(%one : f32) outs(%b : memref<?xf32>)
+  %nb = memref.alloc(%n) : memref<?xf32>
+  linalg.fill ins(%one : f32) outs(%nb : memref<?xf32>)
+  %wide = memref.expand_shape %nb [[0, 1]] output_shape [%n, 1] : memref<?xf32> into memref<?x1xf32>
+  %cast = memref.cast %wide : memref<?x1xf32> to memref<?x?xf32>
+  %w = memref.dim %cast, %c0 : memref<?x?xf32>
+  %c = memref.alloc(%w) : memref<?xf32>
+  linalg.fill ins(%one : f32) outs(%c : memref<?xf32>)
+  %part = memref.subview %b[0] [%e] [1] : memref<?xf32> to memref<?xf32, strided<[1]>>
+  %p = memref.dim %part, %c0 : memref<?xf32, strided<[1]>>
+  %d = memref.alloc(%p) : memref<?x16xf32>
+  linalg.fill ins(%one : f32) outs(%d : memref<?x16xf32>)
+  return
+}

@@ -12,6 +12,7 @@
 #include "SeZM/Execution/CpuRunner.h"
 #include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Artifact.h"
+#include "SeZM/Support/MemoryPlan.h"
 #include "SeZM/Support/Npy.h"
 #include "SeZM/Support/RuntimeTensors.h"
 #include "SeZM/Support/Safetensors.h"
@@ -121,6 +122,19 @@ static cl::opt<double>
 static cl::opt<double>
     absoluteTolerance("atol", cl::desc("Absolute tolerance of --verify"),
                       cl::init(sezmrt::Tolerance().atol), cl::cat(category));
+static cl::list<int64_t> planAtoms(
+    "plan",
+    cl::desc("Print the entry's planned peak memory at these atom counts "
+             "and run nothing: the memory plan of the artifact (or of the "
+             "module compiled for --device) evaluated at N atoms and E = N "
+             "times the edges per atom of the first --structure (or "
+             "--edges-per-atom)"),
+    cl::CommaSeparated, cl::value_desc("N,..."), cl::cat(category));
+static cl::opt<double> edgesPerAtom(
+    "edges-per-atom",
+    cl::desc("With --plan: the edges per atom of the structures planned for "
+             "(else those of the first --structure)"),
+    cl::value_desc("K"), cl::init(0), cl::cat(category));
 static cl::opt<bool> checkForces(
     "check-forces",
     cl::desc("Check the CPU run's forces against central differences of its "
@@ -481,6 +495,7 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
 struct ArtifactFile {
   std::vector<sezmrt::EntrySignature> entries;
   std::map<std::string, sezmrt::HostTensor> carried;
+  std::string memoryPlan;
 };
 
 static llvm::Expected<std::optional<ArtifactFile>>
@@ -505,12 +520,76 @@ readArtifactFile(const std::string &path) {
   ArtifactFile file;
   error = sezmrt::parseManifest(artifact.sections[sezmrt::kManifestSection],
                                 file.entries);
+  file.memoryPlan = artifact.sections[sezmrt::kMemoryPlanSection];
   auto weights = artifact.sections.find("weights");
   if (error.empty() && weights != artifact.sections.end())
     sezmrt::parseSafetensors(weights->second, file.carried, error);
   if (!error.empty())
     return llvm::createStringError(path + ": " + error);
   return std::optional<ArtifactFile>(std::move(file));
+}
+
+/// A polynomial of the memory plan as text: "25172*E + 14340*N + 262148".
+static std::string planText(const sezmrt::PlanPolynomial &polynomial) {
+  std::string text;
+  for (const sezmrt::PlanTerm &term : polynomial) {
+    int64_t magnitude = std::abs(term.coefficient);
+    text += text.empty() ? (term.coefficient < 0 ? "-" : "")
+                         : (term.coefficient < 0 ? " - " : " + ");
+    std::string product =
+        term.extents.empty() || magnitude != 1 ? std::to_string(magnitude) : "";
+    for (const std::string &extent : term.extents)
+      product += (product.empty() ? "" : "*") + extent;
+    text += product;
+  }
+  return text.empty() ? "0" : text;
+}
+
+/// --plan: the entry's planned peak at each atom count, E = N * perAtom.
+static int printPlan(const std::string &section, const std::string &function,
+                     const std::string &planOf, double perAtom) {
+  std::vector<sezmrt::FunctionPlan> plans;
+  std::string error = sezmrt::parseMemoryPlan(section, plans);
+  if (!error.empty())
+    return fail(planOf + ": " + error);
+  auto plan = llvm::find_if(plans, [&](const sezmrt::FunctionPlan &p) {
+    return p.function == function;
+  });
+  if (plan == plans.end())
+    return fail(planOf + " has no memory plan for @" + function +
+                " (an artifact of an older sezm-compile, or a function with "
+                "no buffers of its own)");
+  llvm::outs() << "@" << function << ": memory plan of " << planOf << ", "
+               << llvm::format("%.1f", perAtom) << " edges per atom\n";
+  for (int64_t atoms : planAtoms) {
+    int64_t edges = std::llround(atoms * perAtom);
+    std::map<std::string, int64_t> extents = {{"N", atoms}, {"E", edges}};
+    std::string missing;
+    std::optional<int64_t> peak;
+    const sezmrt::PlanPolynomial *winner = nullptr;
+    for (const sezmrt::PlanPolynomial &candidate : plan->peak) {
+      std::optional<int64_t> value =
+          sezmrt::evaluatePlan(candidate, extents, missing);
+      if (!value)
+        return fail("--plan: @" + function + "'s peak depends on " + missing +
+                    ", which is neither N nor E (name each graph argument's "
+                    "extents with sezm.extents, e.g. [\"E\"] on src)");
+      if (!peak || *value > *peak) {
+        peak = value;
+        winner = &candidate;
+      }
+    }
+    std::optional<int64_t> unplanned =
+        sezmrt::evaluatePlan(plan->unplanned, extents, missing);
+    llvm::outs() << llvm::format(
+        "  N = %lld, E = %lld: planned peak %.2f GB (%s; %lld bytes per "
+        "edge), unplanned %.2f GB\n",
+        static_cast<long long>(atoms), static_cast<long long>(edges),
+        *peak / 1e9, planText(*winner).c_str(),
+        static_cast<long long>(sezmrt::linearCoefficient(*winner, "E")),
+        unplanned ? *unplanned / 1e9 : 0.0);
+  }
+  return 0;
 }
 
 /// The step of --check-forces (A): central differences err by about
@@ -747,6 +826,58 @@ int main(int argc, char **argv) {
     if (!found)
       return fail(found.takeError());
     signature = std::move(*found);
+  }
+
+  if (!planAtoms.empty()) {
+    // The edges per atom of the sizes planned for.
+    double perAtom = edgesPerAtom;
+    if (perAtom <= 0 && structurePaths.empty())
+      return fail("--plan needs the edges per atom: --edges-per-atom K, or "
+                  "a --structure of the density to plan for");
+    if (perAtom <= 0) {
+      if (std::string why = takeModelMetadata(*signature); !why.empty())
+        return fail(why);
+      sezmrt::Structure structure;
+      sezmrt::NeighbourGraph graph;
+      structurePath = structurePaths.front();
+      if (cutoff <= 0)
+        return fail("--structure needs --cutoff (a positive distance in A), "
+                    "since the model states no rcut");
+      if (!sezmrt::readExtendedXyz(structurePath, structure, error))
+        return fail(error);
+      if (!sezmrt::buildNeighbourGraph(structure, cutoff, graph, error))
+        return fail(structurePath + ": " + error);
+      perAtom = static_cast<double>(graph.src.size()) /
+                static_cast<double>(structure.positions.size());
+    }
+    if (isArtifact)
+      return printPlan((*artifactFile)->memoryPlan, signature->function,
+                       modulePath, perAtom);
+    // A module's plan is its compilation's, for the device asked for.
+    llvm::SmallString<128> compiled;
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("sezm-run", "sezm", compiled))
+      return fail("cannot create a temporary file: " + ec.message());
+    llvm::FileRemover remover(compiled);
+    OwningOpRef<ModuleOp> copy(file->module()->clone());
+    mlir::sezm::CompileOptions options;
+    options.target = device == "gpu" ? mlir::sezm::CompileOptions::Target::Gpu
+                                     : mlir::sezm::CompileOptions::Target::Cpu;
+    options.chip = chip;
+    options.fuse = !noFusion;
+    options.gemmPrecision = *precisionMode;
+    if (llvm::Error error =
+            mlir::sezm::compileArtifact(*copy, options, compiled))
+      return fail(std::move(error));
+    std::string bytes;
+    sezmrt::Artifact artifact;
+    if (!sezmrt::readFileBytes(std::string(compiled), bytes, error) ||
+        !sezmrt::parseArtifact(bytes, artifact, error))
+      return fail(error);
+    return printPlan(
+        artifact.sections[sezmrt::kMemoryPlanSection], signature->function,
+        modulePath + " compiled for the " + (device == "gpu" ? "GPU" : "CPU"),
+        perAtom);
   }
 
   // Bind inputs by argument name.

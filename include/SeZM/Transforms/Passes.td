@@ -248,7 +248,9 @@ def PlanMemory : Pass<"sezm-plan-memory", "::mlir::func::FuncOp"> {
     unplanned one (every buffer held to the exit) as polynomials in the
     extents of the arguments. An extent is named by the argument's
     `sezm.extents` (e.g. `["E"]`, or `["N+1"]` for a rowptr), else
-    `<name>[<dim>]`; with `at`, both peaks are also evaluated there. Where a
+    `<name>[<dim>]`; an extent of a view (expand_shape, collapse_shape,
+    cast, subview) or of a buffer of the body is traced to the sizes it
+    was made from. With `at`, both peaks are also evaluated there. Where a
     function's peak depends on which term wins, every candidate is listed as
     `max(...)`. Arguments are the caller's memory and are not counted.
 
