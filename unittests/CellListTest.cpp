@@ -1,16 +1,15 @@
 //===- CellListTest.cpp - the GPU neighbour search, run on the host -------===//
 //
-// runtime/kernels/CellList.h is the logic of the GPU's cell-list search;
-// here its per-atom steps run in loops over the atoms, in the order
-// DeviceGraph::fromPositions launches them, and the graph must equal sezm's
-// host list (the same edges in the same order, the same shifts to float
-// rounding) and an all-pairs search over periodic images, on periodic,
-// triclinic, thin, partly periodic and open structures.
+// SeZM/Support/CellList.h is the cell-list search of the GPU and of the
+// host list; here its float steps run in loops over the atoms, in the order
+// DeviceGraph::fromPositions launches them, and the graph must equal the
+// host list in double (the same edges in the same order, the same shifts to
+// float rounding) and an all-pairs search over periodic images, on
+// periodic, triclinic, thin, partly periodic and open structures.
 //
 //===----------------------------------------------------------------------===//
 
-#include "CellList.h"
-
+#include "SeZM/Support/CellList.h"
 #include "SeZM/Support/Structure.h"
 
 #include <gtest/gtest.h>
@@ -28,7 +27,7 @@ namespace {
 struct CellGraph {
   std::vector<int64_t> src, dst;
   std::vector<float> shift, edgeVec;
-  Frame frame;
+  Frame<float> frame;
 };
 
 /// DeviceGraph::fromPositions's kernels as loops over their threads.
@@ -44,7 +43,7 @@ std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
     for (int d = 0; d < 3; ++d)
       cell[3 * k + d] = s.cell[k][d];
   }
-  Frame &frame = out.frame;
+  Frame<float> &frame = out.frame;
   double spacing[3];
   std::string error = makeFrame(s.hasCell ? cell : nullptr, periodic, cutoff,
                                 kMinAtomSeparation, frame, spacing);

@@ -2,6 +2,7 @@
 
 #include "SeZM/Support/Structure.h"
 
+#include "SeZM/Support/CellList.h"
 #include "SeZM/Support/HostTensor.h"
 
 #include <algorithm>
@@ -310,17 +311,6 @@ bool sezmrt::readExtendedXyz(const std::string &path, Structure &out,
   return parseExtendedXyz(text, path, out, error);
 }
 
-namespace {
-Vec3 cross(const Vec3 &a, const Vec3 &b) {
-  return {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-          a[0] * b[1] - a[1] * b[0]};
-}
-double dot(const Vec3 &a, const Vec3 &b) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-double norm(const Vec3 &a) { return std::sqrt(dot(a, a)); }
-} // namespace
-
 /// The CSRs: each atom's edges in increasing edge order, by a counting sort
 /// by atom (which keeps the edge order within a segment).
 static void buildSegments(int64_t atoms, NeighbourGraph &graph) {
@@ -367,175 +357,103 @@ bool sezmrt::buildNeighbourGraph(const Structure &structure, double cutoff,
         error = "the cell has a component that is not a finite number";
         return false;
       }
-  // Fractional coordinates in the cell (or Cartesian ones without a cell,
-  // where nothing is periodic and one bin holds every atom).
-  std::array<Vec3, 3> cell = structure.cell;
-  if (!structure.hasCell)
-    cell = {Vec3{1, 0, 0}, Vec3{0, 1, 0}, Vec3{0, 0, 1}};
-  double volume = dot(cell[0], cross(cell[1], cell[2]));
-  double scale = norm(cell[0]) * norm(cell[1]) * norm(cell[2]);
-  if (!(std::abs(volume) > 1e-12 * scale)) {
-    error = "the cell is degenerate (its lattice vectors span no volume)";
+  // The cell-list search of CellList.h, in double, its per-atom steps in
+  // loops (the GPU runs the same steps in float, one thread per atom).
+  using namespace sezm_cell_list;
+  double cellRows[9];
+  int periodic[3];
+  for (int k = 0; k < 3; ++k) {
+    periodic[k] = structure.pbc[k];
+    for (int d = 0; d < 3; ++d)
+      cellRows[3 * k + d] = structure.cell[k][d];
+  }
+  Frame<double> frame;
+  double spacing[3];
+  error = makeFrame(structure.hasCell ? cellRows : nullptr, periodic, cutoff,
+                    kMinAtomSeparation, frame, spacing);
+  if (!error.empty())
     return false;
-  }
-  // Rows of the inverse: frac[k] = dot(reciprocal[k], r).
-  std::array<Vec3, 3> reciprocal;
-  for (int k = 0; k < 3; ++k) {
-    Vec3 c = cross(cell[(k + 1) % 3], cell[(k + 2) % 3]);
-    for (int d = 0; d < 3; ++d)
-      reciprocal[k][d] = c[d] / volume;
-  }
-  // A bin per cutoff of cell height (at most kMaxBins per axis, so that a
-  // huge cell does not make a huge grid), searched kMaxReach bins each way
-  // at most: a cell much thinner than the cutoff would need more periodic
-  // images than any real structure, and is refused.
-  constexpr int64_t kMaxBins = 64, kMaxSearch = 1000000;
-  std::array<int64_t, 3> bins, reach;
-  int64_t searched = 1;
-  for (int k = 0; k < 3; ++k) {
-    if (!structure.pbc[k]) {
-      bins[k] = 1;
-      reach[k] = 0;
-      continue;
-    }
-    double spacing =
-        std::abs(volume) / norm(cross(cell[(k + 1) % 3], cell[(k + 2) % 3]));
-    bins[k] = std::max<int64_t>(
-        1, static_cast<int64_t>(
-               std::min(spacing / cutoff, static_cast<double>(kMaxBins))));
-    double need = cutoff * bins[k] / spacing + 1;
-    if (!(need <= kMaxSearch)) {
-      error = "the cell is too thin for the cutoff: its height along lattice "
-              "vector " +
-              std::to_string(k + 1) + " is " + std::to_string(spacing) +
-              " A against a cutoff of " + std::to_string(cutoff) + " A";
-      return false;
-    }
-    reach[k] = static_cast<int64_t>(need);
-    searched *= 2 * reach[k] + 1;
-    if (searched > kMaxSearch) {
-      error = "the cell is too thin for the cutoff: an atom would see over " +
-              std::to_string(kMaxSearch) +
-              " periodic cells within it (cell heights against a cutoff of " +
-              std::to_string(cutoff) + " A)";
-      return false;
-    }
-  }
-  // Each atom wrapped into the cell along periodic axes, its bin, and the
-  // Cartesian shift the wrap applied.
-  std::vector<Vec3> wrapped(atoms), wrapShift(atoms);
-  std::vector<int64_t> binOf(atoms);
+  std::vector<double> coord = flatten(structure.positions);
+  std::vector<double> frac(3 * atoms), wrapped(3 * atoms);
+  std::vector<int32_t> cellOf(3 * atoms);
+  double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   for (int64_t a = 0; a < atoms; ++a) {
-    Vec3 r = structure.positions[a];
-    std::array<int64_t, 3> bin{0, 0, 0};
-    Vec3 shift{0, 0, 0};
+    wrapAtom(frame, coord.data(), a, frac.data(), cellOf.data(),
+             wrapped.data());
     for (int k = 0; k < 3; ++k) {
-      if (!structure.pbc[k])
-        continue;
-      double f = dot(reciprocal[k], r);
-      double whole = std::floor(f);
-      for (int d = 0; d < 3; ++d)
-        shift[d] -= whole * cell[k][d];
-      bin[k] = std::min<int64_t>(bins[k] - 1,
-                                 static_cast<int64_t>((f - whole) * bins[k]));
+      lo[k] = a ? std::min(lo[k], frac[3 * a + k]) : frac[3 * a + k];
+      hi[k] = a ? std::max(hi[k], frac[3 * a + k]) : frac[3 * a + k];
     }
-    for (int d = 0; d < 3; ++d)
-      wrapped[a][d] = r[d] + shift[d];
-    wrapShift[a] = shift;
-    binOf[a] = (bin[0] * bins[1] + bin[1]) * bins[2] + bin[2];
   }
-  std::vector<std::vector<int64_t>> members(bins[0] * bins[1] * bins[2]);
+  error = binFrame(spacing, lo, hi, cutoff, frame);
+  if (!error.empty())
+    return false;
+  // The atoms of each bin, ascending (a counting sort).
+  int64_t bins = int64_t(frame.bins[0]) * frame.bins[1] * frame.bins[2];
+  std::vector<int64_t> binOf(atoms), binStart(bins + 1, 0), binAtoms(atoms);
   for (int64_t a = 0; a < atoms; ++a)
-    members[binOf[a]].push_back(a);
+    ++binStart[(binOf[a] = binOfAtom(frame, frac.data(), a)) + 1];
+  std::partial_sum(binStart.begin(), binStart.end(), binStart.begin());
+  std::vector<int64_t> next(binStart.begin(), binStart.end() - 1);
+  for (int64_t a = 0; a < atoms; ++a)
+    binAtoms[next[binOf[a]]++] = a;
 
-  struct Edge {
-    int64_t src, dst;
-    std::array<int64_t, 3> image;
-    Vec3 shift;
-  };
-  std::vector<Edge> edges;
-  double cutoff2 = cutoff * cutoff;
-  // The closest pair, refused below kMinAtomSeparation.
+  // Each destination's edges as (source, image) keys, sorted. The closest
+  // pair is refused below kMinAtomSeparation.
+  std::vector<int64_t> keys, rowptr(atoms + 1, 0);
   double closest2 = kMinAtomSeparation * kMinAtomSeparation;
-  std::optional<Edge> closest;
-  for (int64_t j = 0; j < atoms; ++j) {
-    std::array<int64_t, 3> home{binOf[j] / (bins[1] * bins[2]),
-                                (binOf[j] / bins[2]) % bins[1],
-                                binOf[j] % bins[2]};
-    std::vector<Edge> mine;
-    std::array<int64_t, 3> offset;
-    for (offset[0] = -reach[0]; offset[0] <= reach[0]; ++offset[0])
-      for (offset[1] = -reach[1]; offset[1] <= reach[1]; ++offset[1])
-        for (offset[2] = -reach[2]; offset[2] <= reach[2]; ++offset[2]) {
-          std::array<int64_t, 3> target, image;
-          for (int k = 0; k < 3; ++k) {
-            int64_t t = home[k] + offset[k];
-            // floor division: which periodic image the target bin is in.
-            image[k] = t >= 0 ? t / bins[k] : -((-t + bins[k] - 1) / bins[k]);
-            target[k] = t - image[k] * bins[k];
-          }
-          Vec3 translation{0, 0, 0};
-          for (int k = 0; k < 3; ++k)
-            for (int d = 0; d < 3; ++d)
-              translation[d] += image[k] * cell[k][d];
-          bool unshifted = image == std::array<int64_t, 3>{0, 0, 0};
-          for (int64_t i : members[(target[0] * bins[1] + target[1]) * bins[2] +
-                                   target[2]]) {
-            if (i == j && unshifted)
-              continue;
-            Vec3 v;
-            for (int d = 0; d < 3; ++d)
-              v[d] = wrapped[i][d] + translation[d] - wrapped[j][d];
-            double length2 = dot(v, v);
-            if (length2 >= cutoff2)
-              continue;
-            Vec3 shift;
-            for (int d = 0; d < 3; ++d)
-              shift[d] = translation[d] + wrapShift[i][d] - wrapShift[j][d];
-            mine.push_back({i, j, image, shift});
-            if (length2 < closest2) {
-              closest2 = length2;
-              closest = mine.back();
-            }
-          }
-        }
-    std::sort(mine.begin(), mine.end(), [](const Edge &a, const Edge &b) {
-      return a.src != b.src ? a.src < b.src : a.image < b.image;
-    });
-    edges.insert(edges.end(), mine.begin(), mine.end());
+  int64_t closestDst = -1, closestKey = 0;
+  for (int64_t i = 0; i < atoms; ++i) {
+    size_t begin = keys.size();
+    forEachNeighbour(frame, i, frac.data(), wrapped.data(), binStart.data(),
+                     binAtoms.data(), [&](int64_t key, double r2) {
+                       keys.push_back(key);
+                       if (r2 < closest2) {
+                         closest2 = r2;
+                         closestDst = i;
+                         closestKey = key;
+                       }
+                     });
+    std::sort(keys.begin() + begin, keys.end());
+    rowptr[i + 1] = keys.size();
   }
-  if (closest) {
+  if (closestDst >= 0) {
     auto atom = [&](int64_t a) {
       return "atom " + std::to_string(a + 1) +
              (a < static_cast<int64_t>(structure.species.size())
                   ? " (" + structure.species[a] + ")"
                   : std::string());
     };
+    int64_t src = closestKey / kImageCodes;
+    double shift[3], vector[3];
+    edgeFromKey(frame, closestKey, closestDst, coord.data(), cellOf.data(),
+                shift, vector);
     bool imaged =
-        closest->src == closest->dst || closest->shift != Vec3{0, 0, 0};
+        src == closestDst || shift[0] != 0 || shift[1] != 0 || shift[2] != 0;
     char distance[32], limit[32];
     std::snprintf(distance, sizeof distance, "%.3g", std::sqrt(closest2));
     std::snprintf(limit, sizeof limit, "%g", kMinAtomSeparation);
-    error = atom(std::min(closest->src, closest->dst)) + " and " +
-            (closest->src == closest->dst
-                 ? "its own periodic image"
-                 : atom(std::max(closest->src, closest->dst)) +
-                       (imaged ? "'s periodic image" : "")) +
+    error = atom(std::min(src, closestDst)) + " and " +
+            (src == closestDst ? "its own periodic image"
+                               : atom(std::max(src, closestDst)) +
+                                     (imaged ? "'s periodic image" : "")) +
             " are " + distance + " A apart: atoms closer than " + limit +
             " A are taken for an error in the structure (they would give "
             "unbounded forces)";
     return false;
   }
 
-  int64_t count = static_cast<int64_t>(edges.size());
+  int64_t count = static_cast<int64_t>(keys.size());
   out.src.resize(count);
   out.dst.resize(count);
   out.shift.resize(count);
-  for (int64_t e = 0; e < count; ++e) {
-    out.src[e] = edges[e].src;
-    out.dst[e] = edges[e].dst;
-    out.shift[e] = edges[e].shift;
-  }
+  for (int64_t i = 0; i < atoms; ++i)
+    for (int64_t e = rowptr[i]; e < rowptr[i + 1]; ++e) {
+      double vector[3];
+      out.src[e] = edgeFromKey(frame, keys[e], i, coord.data(), cellOf.data(),
+                               out.shift[e].data(), vector);
+      out.dst[e] = i;
+    }
   buildSegments(atoms, out);
   return true;
 }

@@ -11,15 +11,16 @@
 
 #include <stdint.h>
 
-#include "CellList.h"
+#include "SeZM/Support/CellList.h"
 
 using namespace sezm_cell_list;
+using FloatFrame = sezm_cell_list::Frame<float>;
 
 extern "C" {
 
 /// Each atom wrapped into the cell along its periodic axes (CellList.h);
 /// the first atom with a coordinate that is not a finite number into *bad.
-__global__ void sezm_wrap(int64_t atoms, const float *coord, Frame frame,
+__global__ void sezm_wrap(int64_t atoms, const float *coord, FloatFrame frame,
                           float *frac, int32_t *cellOf, float *wrapped,
                           unsigned long long *bad) {
   int64_t a = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -62,8 +63,8 @@ __global__ void sezm_fraction_bounds(int64_t atoms, const float *frac,
   }
 }
 
-__global__ void sezm_bin_atoms(int64_t atoms, const float *frac, Frame frame,
-                               int64_t *binOf) {
+__global__ void sezm_bin_atoms(int64_t atoms, const float *frac,
+                               FloatFrame frame, int64_t *binOf) {
   int64_t a = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (a < atoms)
     binOf[a] = binOfAtom(frame, frac, a);
@@ -74,7 +75,7 @@ __global__ void sezm_bin_atoms(int64_t atoms, const float *frac, Frame frame,
 __global__ void sezm_neighbour_count(int64_t atoms, const float *frac,
                                      const float *wrapped,
                                      const int64_t *binStart,
-                                     const int64_t *binAtoms, Frame frame,
+                                     const int64_t *binAtoms, FloatFrame frame,
                                      int64_t *rowptr, unsigned long long *bad) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i >= atoms)
@@ -98,7 +99,7 @@ __global__ void
 sezm_neighbour_fill(int64_t atoms, const float *coord, const float *frac,
                     const float *wrapped, const int32_t *cellOf,
                     const int64_t *binStart, const int64_t *binAtoms,
-                    Frame frame, const int64_t *rowptr, int64_t edges,
+                    FloatFrame frame, const int64_t *rowptr, int64_t edges,
                     int64_t *edgeIndex, float *edgeVec, float *shift) {
   int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (i >= atoms)

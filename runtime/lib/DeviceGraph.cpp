@@ -12,8 +12,8 @@
 #include <vector>
 
 #ifdef SEZM_GRAPH_KERNELS
-#include "CellList.h"
 #include "GraphKernelsPtx.inc"
+#include "SeZM/Support/CellList.h"
 #endif
 
 using namespace sezmrt::cuda;
@@ -187,7 +187,7 @@ std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
                                        const double *cell, const int *periodic,
                                        double cutoff) {
   using namespace sezm_cell_list;
-  Frame frame;
+  Frame<float> frame;
   double spacing[3];
   std::string invalid = makeFrame(cell, periodic, cutoff,
                                   sezmrt::kMinAtomSeparation, frame, spacing);

@@ -69,11 +69,13 @@ struct NeighbourGraph {
 /// gives them unbounded forces.
 constexpr double kMinAtomSeparation = 0.2;
 
-/// Builds the graph of `structure` within `cutoff` with a cell list; cells
-/// smaller than the cutoff give several images of an atom. Fails (with a
-/// reason) for a non-positive cutoff, a periodic axis without a cell, a
-/// degenerate cell, or two atoms closer than kMinAtomSeparation (the error
-/// names them and their distance).
+/// Builds the graph of `structure` within `cutoff` with the cell list of
+/// CellList.h (the GPU's search, in double): O(N) for a fixed density,
+/// periodic or not; cells smaller than the cutoff give several images of an
+/// atom. Fails (with a reason) for a non-positive cutoff, a periodic axis
+/// without a cell, a degenerate cell, a cell too thin for the cutoff, or two
+/// atoms closer than kMinAtomSeparation (the error names them and their
+/// distance).
 bool buildNeighbourGraph(const Structure &structure, double cutoff,
                          NeighbourGraph &out, std::string &error);
 

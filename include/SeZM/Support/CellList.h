@@ -1,19 +1,20 @@
-//===- CellList.h - the GPU neighbour search's logic, host and device -----===//
+//===- CellList.h - the neighbour search, for the host and the GPU -------===//
 //
-// One definition of the cell-list search for both compilers: nvcc builds it
-// into GraphKernels.cu's kernels, the host compiler into DeviceGraph.cpp
-// (the grid's shape) and into unittests/CellListTest.cpp, which runs the
-// per-atom steps in loops and checks them against the host list and a
-// brute-force search. Atoms are binned in fractional coordinates (the
-// periodic axes wrapped into [0, 1), the others over the atoms' range);
-// each destination atom tries the atoms of the bins within `reach` of its
-// own, and its edges are sorted by (source, periodic image): the order of
-// sezm's host list (lib/Support/Structure.cpp).
+// One definition of sezm's cell-list neighbour search for both compilers:
+// the host list (buildNeighbourGraph, in double) runs its steps in loops
+// over the atoms, the GPU's (runtime/kernels/GraphKernels.cu, in float) one
+// thread per atom, and unittests/CellListTest.cpp runs the float steps on
+// the host against the double list and an all-pairs search. Atoms are
+// binned in fractional coordinates (the periodic axes wrapped into [0, 1),
+// the others over the atoms' range); each destination atom tries the atoms
+// of the bins within `reach` of its own, and its edges are sorted by
+// (source, periodic image).
 //
 //===----------------------------------------------------------------------===//
-#ifndef SEZM_RUNTIME_CELLLIST_H
-#define SEZM_RUNTIME_CELLLIST_H
+#ifndef SEZM_SUPPORT_CELLLIST_H
+#define SEZM_SUPPORT_CELLLIST_H
 
+#include <math.h>
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -21,6 +22,7 @@
 #else
 #include <algorithm>
 #include <cmath>
+#include <string>
 #define SEZM_HOST_DEVICE
 #endif
 
@@ -31,31 +33,38 @@ constexpr int kMaxBins = 64;
 /// A periodic image along one axis is in [-kMaxImage, kMaxImage]: the
 /// search refuses cells so thin that it would need more.
 constexpr int kMaxImage = 127;
+/// Bins each atom searches at most (a nearly flat cell is refused).
+constexpr double kMaxSearched = 1e6;
 /// Edge keys: source * kImageCodes + the image's code, which sort as
 /// (source, image a, image b, image c).
 constexpr int64_t kImageSpan = 2 * kMaxImage + 1;
 constexpr int64_t kImageCodes = kImageSpan * kImageSpan * kImageSpan;
 
-/// The cell and the grid of bins over it, passed by value to the kernels.
-/// Without a cell: the identity, nothing periodic.
-struct Frame {
-  float cell[9];    // lattice vectors as rows
-  float inverse[9]; // fractional = cartesian * inverse
+/// The cell and the grid of bins over it (passed by value to the kernels),
+/// in float on the GPU and double on the host. Without a cell: the
+/// identity, nothing periodic.
+template <typename Real> struct Frame {
+  Real cell[9];    // lattice vectors as rows
+  Real inverse[9]; // fractional = cartesian * inverse
   int periodic[3];
   // The binned range along each axis in fractional coordinates: [0, 1)
   // along periodic axes, the atoms' range along the others.
-  float origin[3];
-  float extent[3];
+  Real origin[3];
+  Real extent[3];
   int bins[3];
   int reach[3]; // bins searched each way
-  float cutoff2;
-  float minSeparation2;
+  Real cutoff2;
+  Real minSeparation2;
 };
 
+SEZM_HOST_DEVICE inline float floorOf(float x) { return floorf(x); }
+SEZM_HOST_DEVICE inline double floorOf(double x) { return floor(x); }
+
 /// Fractional coordinate k of an atom (cartesian row times the inverse).
-SEZM_HOST_DEVICE inline float fractional(const Frame &frame, const float *r,
-                                         int k) {
-  float f = 0;
+template <typename Real>
+SEZM_HOST_DEVICE inline Real fractional(const Frame<Real> &frame, const Real *r,
+                                        int k) {
+  Real f = 0;
   for (int d = 0; d < 3; ++d)
     f += r[d] * frame.inverse[3 * d + k];
   return f;
@@ -64,22 +73,25 @@ SEZM_HOST_DEVICE inline float fractional(const Frame &frame, const float *r,
 /// Atom a wrapped into the cell along its periodic axes: its fractional
 /// coordinates (`frac`), the whole cells it moved (wrapped = coord - cellOf
 /// . cell) and its wrapped cartesian position.
-SEZM_HOST_DEVICE inline void wrapAtom(const Frame &frame, const float *coord,
-                                      int64_t a, float *frac, int32_t *cellOf,
-                                      float *wrapped) {
-  float f[3];
+template <typename Real>
+SEZM_HOST_DEVICE inline void wrapAtom(const Frame<Real> &frame,
+                                      const Real *coord, int64_t a, Real *frac,
+                                      int32_t *cellOf, Real *wrapped) {
+  Real f[3];
   for (int k = 0; k < 3; ++k) {
     f[k] = fractional(frame, coord + 3 * a, k);
-    float whole = frame.periodic[k] ? floorf(f[k]) : 0.0f;
+    Real whole = frame.periodic[k] ? floorOf(f[k]) : Real(0);
     f[k] -= whole;
     // Rounding can leave 1.0 after subtracting the floor of -1e-9.
-    if (frame.periodic[k] && f[k] >= 1.0f)
-      f[k] = 0.0f, whole += 1.0f;
+    if (frame.periodic[k] && f[k] >= Real(1)) {
+      f[k] = 0;
+      whole += 1;
+    }
     frac[3 * a + k] = f[k];
     cellOf[3 * a + k] = (int32_t)whole;
   }
   for (int d = 0; d < 3; ++d) {
-    float r = 0;
+    Real r = 0;
     for (int k = 0; k < 3; ++k)
       r += f[k] * frame.cell[3 * k + d];
     wrapped[3 * a + d] = r;
@@ -87,15 +99,17 @@ SEZM_HOST_DEVICE inline void wrapAtom(const Frame &frame, const float *coord,
 }
 
 /// The bin of fractional coordinate f along axis k.
-SEZM_HOST_DEVICE inline int binAlong(const Frame &frame, float f, int k) {
-  float t = (f - frame.origin[k]) / frame.extent[k] * frame.bins[k];
+template <typename Real>
+SEZM_HOST_DEVICE inline int binAlong(const Frame<Real> &frame, Real f, int k) {
+  Real t = (f - frame.origin[k]) / frame.extent[k] * frame.bins[k];
   int bin = t > 0 ? (int)t : 0;
   return bin < frame.bins[k] ? bin : frame.bins[k] - 1;
 }
 
 /// The linear bin of atom a.
-SEZM_HOST_DEVICE inline int64_t binOfAtom(const Frame &frame, const float *frac,
-                                          int64_t a) {
+template <typename Real>
+SEZM_HOST_DEVICE inline int64_t binOfAtom(const Frame<Real> &frame,
+                                          const Real *frac, int64_t a) {
   int64_t b[3];
   for (int k = 0; k < 3; ++k)
     b[k] = binAlong(frame, frac[3 * a + k], k);
@@ -109,12 +123,12 @@ SEZM_HOST_DEVICE inline int floorDiv(int t, int n) {
 /// The edges of destination atom i: every atom j of the bins within reach
 /// (and every periodic image of it that the bins reach) closer than the
 /// cutoff. Calls visit(key, r2) per edge, key = j * kImageCodes + the
-/// image's code (the image in wrapped coordinates, as the host list's).
-/// binStart / binAtoms: the atoms of each bin (a CSR over the bins).
-template <typename Visit>
+/// image's code (the image in wrapped coordinates). binStart / binAtoms:
+/// the atoms of each bin (a CSR over the bins).
+template <typename Real, typename Visit>
 SEZM_HOST_DEVICE inline void
-forEachNeighbour(const Frame &frame, int64_t i, const float *frac,
-                 const float *wrapped, const int64_t *binStart,
+forEachNeighbour(const Frame<Real> &frame, int64_t i, const Real *frac,
+                 const Real *wrapped, const int64_t *binStart,
                  const int64_t *binAtoms, Visit visit) {
   int home[3];
   for (int k = 0; k < 3; ++k)
@@ -139,7 +153,7 @@ forEachNeighbour(const Frame &frame, int64_t i, const float *frac,
         }
         if (outside)
           continue;
-        float translation[3];
+        Real translation[3];
         for (int d = 0; d < 3; ++d)
           translation[d] = image[0] * frame.cell[d] +
                            image[1] * frame.cell[3 + d] +
@@ -156,9 +170,9 @@ forEachNeighbour(const Frame &frame, int64_t i, const float *frac,
           int64_t j = binAtoms[p];
           if (j == i && unshifted)
             continue;
-          float r2 = 0;
+          Real r2 = 0;
           for (int d = 0; d < 3; ++d) {
-            float v = wrapped[3 * j + d] + translation[d] - wrapped[3 * i + d];
+            Real v = wrapped[3 * j + d] + translation[d] - wrapped[3 * i + d];
             r2 += v * v;
           }
           if (r2 < frame.cutoff2)
@@ -180,23 +194,30 @@ SEZM_HOST_DEVICE inline void sortKeys(int64_t *keys, int64_t n) {
   }
 }
 
+/// The periodic image (in wrapped coordinates) that `key` names.
+SEZM_HOST_DEVICE inline void imageOfKey(int64_t key, int image[3]) {
+  int64_t code = key % kImageCodes;
+  image[0] = (int)(code / (kImageSpan * kImageSpan)) - kMaxImage;
+  image[1] = (int)(code / kImageSpan % kImageSpan) - kMaxImage;
+  image[2] = (int)(code % kImageSpan) - kMaxImage;
+}
+
 /// The edge of destination i that `key` names: its source, its lattice
 /// shift (whole lattice vectors: edge_vec = coord[src] - coord[i] + shift)
 /// and edge_vec.
-SEZM_HOST_DEVICE inline int64_t edgeFromKey(const Frame &frame, int64_t key,
-                                            int64_t i, const float *coord,
-                                            const int32_t *cellOf, float *shift,
-                                            float *edgeVec) {
-  int64_t j = key / kImageCodes, code = key % kImageCodes;
-  int image[3] = {(int)(code / (kImageSpan * kImageSpan)) - kMaxImage,
-                  (int)(code / kImageSpan % kImageSpan) - kMaxImage,
-                  (int)(code % kImageSpan) - kMaxImage};
+template <typename Real>
+SEZM_HOST_DEVICE inline int64_t
+edgeFromKey(const Frame<Real> &frame, int64_t key, int64_t i, const Real *coord,
+            const int32_t *cellOf, Real *shift, Real *edgeVec) {
+  int64_t j = key / kImageCodes;
+  int image[3];
+  imageOfKey(key, image);
   int m[3];
   for (int k = 0; k < 3; ++k)
     m[k] = image[k] + cellOf[3 * i + k] - cellOf[3 * j + k];
   for (int d = 0; d < 3; ++d) {
-    float t = m[0] * frame.cell[d] + m[1] * frame.cell[3 + d] +
-              m[2] * frame.cell[6 + d];
+    Real t = m[0] * frame.cell[d] + m[1] * frame.cell[3 + d] +
+             m[2] * frame.cell[6 + d];
     shift[d] = t;
     edgeVec[d] = coord[3 * j + d] - coord[3 * i + d] + t;
   }
@@ -205,11 +226,13 @@ SEZM_HOST_DEVICE inline int64_t edgeFromKey(const Frame &frame, int64_t key,
 
 #ifndef __CUDACC__
 /// The frame of a cell (lattice vectors as rows, or null: no cell and
-/// nothing periodic) before binning. Returns an empty string, or why not.
-inline const char *makeFrame(const double *cellIn, const int *periodic,
-                             double cutoff, double minSeparation, Frame &frame,
-                             double spacing[3]) {
-  frame = Frame{};
+/// nothing periodic) before binning, and the spacing of the lattice planes
+/// along each axis. Returns an empty string, or why not.
+template <typename Real>
+std::string makeFrame(const double *cellIn, const int *periodic, double cutoff,
+                      double minSeparation, Frame<Real> &frame,
+                      double spacing[3]) {
+  frame = Frame<Real>{};
   double a[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   if (cellIn)
     for (int k = 0; k < 9; ++k)
@@ -233,16 +256,16 @@ inline const char *makeFrame(const double *cellIn, const int *periodic,
     return "the cell is degenerate (its lattice vectors span no volume)";
   for (int k = 0; k < 3; ++k) {
     for (int d = 0; d < 3; ++d) {
-      frame.cell[3 * k + d] = static_cast<float>(a[k][d]);
-      frame.inverse[3 * d + k] = static_cast<float>(cross[k][d] / volume);
+      frame.cell[3 * k + d] = static_cast<Real>(a[k][d]);
+      frame.inverse[3 * d + k] = static_cast<Real>(cross[k][d] / volume);
     }
     frame.periodic[k] = cellIn && periodic && periodic[k];
     spacing[k] = std::abs(volume) / std::sqrt(cross[k][0] * cross[k][0] +
                                               cross[k][1] * cross[k][1] +
                                               cross[k][2] * cross[k][2]);
   }
-  frame.cutoff2 = static_cast<float>(cutoff * cutoff);
-  frame.minSeparation2 = static_cast<float>(minSeparation * minSeparation);
+  frame.cutoff2 = static_cast<Real>(cutoff * cutoff);
+  frame.minSeparation2 = static_cast<Real>(minSeparation * minSeparation);
   return "";
 }
 
@@ -250,19 +273,20 @@ inline const char *makeFrame(const double *cellIn, const int *periodic,
 /// kMaxBins), searched far enough each way to see every atom within the
 /// cutoff. lo / hi: the atoms' fractional range along each axis (used
 /// along the non-periodic ones). Returns an empty string, or why not.
-inline const char *binFrame(const double spacing[3], const float lo[3],
-                            const float hi[3], double cutoff, Frame &frame) {
+template <typename Real>
+std::string binFrame(const double spacing[3], const Real lo[3],
+                     const Real hi[3], double cutoff, Frame<Real> &frame) {
   for (int k = 0; k < 3; ++k) {
-    frame.origin[k] = frame.periodic[k] ? 0.0f : lo[k];
+    frame.origin[k] = frame.periodic[k] ? Real(0) : lo[k];
     double extent =
         frame.periodic[k] ? 1.0 : static_cast<double>(hi[k]) - lo[k];
-    // A hair under a bin per cutoff, so that the float rounding of the
-    // binning cannot put two atoms within the cutoff two bins apart.
+    // A hair under a bin per cutoff, so that the rounding of the binning
+    // cannot put two atoms within the cutoff two bins apart.
     double height = extent * spacing[k] * (1 - 1e-5);
     int bins = static_cast<int>(std::min(height / cutoff, double(kMaxBins)));
     frame.bins[k] = std::max(bins, 1);
     // A range of zero height (atoms in a plane) is one bin of any extent.
-    frame.extent[k] = extent > 0 ? static_cast<float>(extent) : 1.0f;
+    frame.extent[k] = extent > 0 ? static_cast<Real>(extent) : Real(1);
     if (!frame.periodic[k]) {
       frame.reach[k] = frame.bins[k] > 1 ? 1 : 0;
       continue;
@@ -272,14 +296,27 @@ inline const char *binFrame(const double spacing[3], const float lo[3],
     // each atom is.
     double need = cutoff * frame.bins[k] / spacing[k] * (1 + 1e-5) + 1;
     if (!(need <= kMaxImage))
-      return "the cell is too thin for the cutoff: the search on the GPU "
-             "reaches at most 127 periodic images along a lattice vector";
+      return "the cell is too thin for the cutoff: its height along "
+             "lattice vector " +
+             std::to_string(k + 1) + " is " + std::to_string(spacing[k]) +
+             " A against a cutoff of " + std::to_string(cutoff) +
+             " A (the search reaches at most " + std::to_string(kMaxImage) +
+             " periodic images each way)";
     frame.reach[k] = static_cast<int>(need);
   }
+  // A nearly flat cell would have each atom try millions of images.
+  double searched = 1;
+  for (int k = 0; k < 3; ++k)
+    searched *= 2 * frame.reach[k] + 1;
+  if (searched > kMaxSearched)
+    return "the cell is too thin for the cutoff: an atom would see over " +
+           std::to_string(int64_t(kMaxSearched)) +
+           " periodic cells within it (cell heights against a cutoff of " +
+           std::to_string(cutoff) + " A)";
   return "";
 }
 #endif
 
 } // namespace sezm_cell_list
 
-#endif // SEZM_RUNTIME_CELLLIST_H
+#endif // SEZM_SUPPORT_CELLLIST_H
