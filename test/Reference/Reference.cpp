@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <complex>
 #include <limits>
 
 using namespace sezm::reference;
@@ -115,42 +114,6 @@ double factorial(int n) {
   return f;
 }
 
-double binomial(int n, int k) {
-  if (k < 0 || k > n)
-    return 0;
-  return factorial(n) / (factorial(k) * factorial(n - k));
-}
-
-std::complex<double> power(std::complex<double> z, int n) {
-  std::complex<double> result(1.0, 0.0);
-  for (int i = 0; i < n; ++i)
-    result *= z;
-  return result;
-}
-
-/// The unitary U_l taking complex to real orders (rows: real m, columns:
-/// complex mu; both indexed from -l).
-std::vector<std::complex<double>> realBasisChange(int l) {
-  int w = 2 * l + 1;
-  std::vector<std::complex<double>> u(w * w);
-  double h = 1.0 / std::sqrt(2.0);
-  for (int m = -l; m <= l; ++m) {
-    double parity = (std::abs(m) % 2) ? -1.0 : 1.0;
-    auto at = [&](int mu) -> std::complex<double> & {
-      return u[(m + l) * w + (mu + l)];
-    };
-    if (m == 0) {
-      at(0) = 1.0;
-    } else if (m > 0) {
-      at(m) = h;
-      at(-m) = parity * h;
-    } else {
-      at(-m) = std::complex<double>(0, -h);
-      at(m) = std::complex<double>(0, parity * h);
-    }
-  }
-  return u;
-}
 } // namespace
 
 Quaternion sezm::reference::edgeQuaternion(const std::array<double, 3> &v) {
@@ -179,39 +142,6 @@ sezm::reference::rotationMatrix(const Quaternion &q) {
       {{1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)},
        {2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)},
        {2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)}}};
-}
-
-std::vector<double> sezm::reference::wignerBlock(const Quaternion &q, int l) {
-  std::complex<double> ra(q[0], -q[3]), rb(q[2], -q[1]);
-  int w = 2 * l + 1;
-  std::vector<std::complex<double>> dc(w * w);
-  for (int mu = -l; mu <= l; ++mu) {
-    for (int nu = -l; nu <= l; ++nu) {
-      double prefactor = std::sqrt(factorial(l + nu) * factorial(l - nu) /
-                                   (factorial(l + mu) * factorial(l - mu)));
-      std::complex<double> sum = 0;
-      for (int rho = std::max(0, mu - nu); rho <= std::min(l + mu, l - nu);
-           ++rho) {
-        double sign = (rho % 2) ? -1.0 : 1.0;
-        sum += sign * binomial(l + mu, rho) * binomial(l - mu, l - nu - rho) *
-               power(ra, l + mu - rho) * power(std::conj(ra), l - nu - rho) *
-               power(rb, rho - mu + nu) * power(std::conj(rb), rho);
-      }
-      dc[(mu + l) * w + (nu + l)] = prefactor * sum;
-    }
-  }
-  std::vector<std::complex<double>> u = realBasisChange(l);
-  std::vector<double> d(w * w);
-  for (int a = 0; a < w; ++a) {
-    for (int b = 0; b < w; ++b) {
-      std::complex<double> sum = 0;
-      for (int i = 0; i < w; ++i)
-        for (int k = 0; k < w; ++k)
-          sum += u[a * w + i] * dc[i * w + k] * std::conj(u[b * w + k]);
-      d[a * w + b] = sum.real();
-    }
-  }
-  return d;
 }
 
 std::vector<double>

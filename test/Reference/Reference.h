@@ -8,6 +8,8 @@
 #ifndef SEZM_TEST_REFERENCE_REFERENCE_H
 #define SEZM_TEST_REFERENCE_REFERENCE_H
 
+#include "SeZM/Support/SphereGrid.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -51,8 +53,10 @@ using Quaternion = std::array<double, 4>; // (w, x, y, z)
 Quaternion edgeQuaternion(const std::array<double, 3> &v);
 /// The active rotation matrix R(q) of section 2.1.
 std::array<std::array<double, 3>, 3> rotationMatrix(const Quaternion &q);
-/// The real Wigner-D block D^l(q), (2l+1)^2 entries row-major (Definition B).
-std::vector<double> wignerBlock(const Quaternion &q, int l);
+/// The real Wigner-D block D^l(q), (2l+1)^2 entries row-major (Definition
+/// B): the support library's (which makes the SO(3) grid's constants), one
+/// definition on the host; ReferenceTest checks it against Definition A.
+using sezmrt::wignerBlock;
 /// The real spherical harmonics Yt_l(r) of Definition A (SeZM signs), orders
 /// m = -l..l.
 std::vector<double> realHarmonics(const std::array<double, 3> &r, int l);
