@@ -69,6 +69,11 @@ public:
   bool operator==(const Polynomial &other) const {
     return terms == other.terms;
   }
+  /// The coefficient of the symbol alone (bytes per edge for E).
+  int64_t coefficientOf(unsigned id) const {
+    auto found = terms.find(Monomial{id});
+    return found == terms.end() ? 0 : found->second;
+  }
 
   /// Whether this is at least `other` for all extents >= 1. A sufficient
   /// test: the difference has no negative coefficient but perhaps the
@@ -369,22 +374,48 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
     // The peak is reached at an allocation: the bytes live there, with
     // every candidate that no other one bounds.
     SmallVector<Polynomial> peaks;
+    // Where each candidate is reached, for `explain`.
+    SmallVector<const Planned *> peakPoints;
+    auto isLive = [](const Planned &point, const Planned &other) {
+      bool started = !point.alloc->isBeforeInBlock(other.alloc);
+      bool ended = !other.uses.escapes && other.uses.last &&
+                   other.uses.last->isBeforeInBlock(point.alloc);
+      return started && !ended;
+    };
     for (const Planned &point : planned) {
       Polynomial live = Polynomial::constant(0);
-      for (const Planned &other : planned) {
-        bool started = !point.alloc->isBeforeInBlock(other.alloc);
-        bool ended = !other.uses.escapes && other.uses.last &&
-                     other.uses.last->isBeforeInBlock(point.alloc);
-        if (started && !ended)
+      for (const Planned &other : planned)
+        if (isLive(point, other))
           live = live + other.bytes;
-      }
       if (llvm::any_of(peaks,
                        [&](const Polynomial &p) { return p.dominates(live); }))
         continue;
-      llvm::erase_if(peaks,
-                     [&](const Polynomial &p) { return live.dominates(p); });
+      for (size_t i = peaks.size(); i-- > 0;)
+        if (live.dominates(peaks[i])) {
+          peaks.erase(peaks.begin() + i);
+          peakPoints.erase(peakPoints.begin() + i);
+        }
       peaks.push_back(live);
+      peakPoints.push_back(&point);
     }
+    if (explain)
+      for (auto [peak, point] : llvm::zip_equal(peaks, peakPoints)) {
+        SmallVector<const Planned *> live;
+        for (const Planned &other : planned)
+          if (isLive(*point, other))
+            live.push_back(&other);
+        unsigned edgeSymbol = extents.symbol("E");
+        llvm::sort(live, [&](const Planned *a, const Planned *b) {
+          return a->bytes.coefficientOf(edgeSymbol) >
+                 b->bytes.coefficientOf(edgeSymbol);
+        });
+        InFlightDiagnostic remark = mlir::emitRemark(point->alloc->getLoc());
+        remark << "peak " << peak.str(extents.names())
+               << " reached here; live:";
+        for (const Planned *buffer : live)
+          remark << "\n  " << buffer->bytes.str(extents.names()) << " at "
+                 << buffer->alloc->getLoc();
+      }
 
     unsigned freedCount = 0;
     if (freeBuffers) {

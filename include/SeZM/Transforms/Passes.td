@@ -278,6 +278,10 @@ def PlanMemory : Pass<"sezm-plan-memory", "::mlir::func::FuncOp"> {
            "bufferization's deallocation pipeline frees them instead)">,
     ListOption<"at", "at", "std::string",
                "Evaluate the peaks at these extents, e.g. N=4096,E=647642">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "At each peak candidate, a remark listing the buffers live there "
+           "(bytes and where each is allocated), the most bytes per edge "
+           "first">,
   ];
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
