@@ -218,6 +218,10 @@ TEST(NeighbourGraph, RejectsBadRequests) {
   EXPECT_TRUE(buildNeighbourGraph(s, 2.5, g, error)) << error;
   EXPECT_EQ(g.src.size(), 0u);
   s.cell = {Vec3{5, 0, 0}, Vec3{0, 5, 0}, Vec3{0, 0, 5}};
+  // A cell index past 32 bits would wrap the shift silently.
+  s.positions = {{0, 1e11, 0}};
+  EXPECT_FALSE(buildNeighbourGraph(s, 2.5, g, error));
+  EXPECT_EQ(error, "atom 1 lies over 10^9 cells outside the cell");
   s.positions = {{0, NAN, 0}};
   EXPECT_FALSE(buildNeighbourGraph(s, 2.5, g, error));
   EXPECT_EQ(error, "atom 1 has a coordinate that is not a finite number");

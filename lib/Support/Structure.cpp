@@ -378,6 +378,11 @@ bool sezmrt::buildNeighbourGraph(const Structure &structure, double cutoff,
   std::vector<int32_t> cellOf(3 * atoms);
   double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
   for (int64_t a = 0; a < atoms; ++a) {
+    if (!wrappable(frame, coord.data(), a)) {
+      error = "atom " + std::to_string(a + 1) +
+              " lies over 10^9 cells outside the cell";
+      return false;
+    }
     wrapAtom(frame, coord.data(), a, frac.data(), cellOf.data(),
              wrapped.data());
     for (int k = 0; k < 3; ++k) {

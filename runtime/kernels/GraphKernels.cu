@@ -19,16 +19,16 @@ using FloatFrame = sezm_cell_list::Frame<float>;
 extern "C" {
 
 /// Each atom wrapped into the cell along its periodic axes (CellList.h);
-/// the first atom with a coordinate that is not a finite number into *bad.
+/// the first atom that cannot be (not finite, or too many cells away) into
+/// *bad.
 __global__ void sezm_wrap(int64_t atoms, const float *coord, FloatFrame frame,
                           float *frac, int32_t *cellOf, float *wrapped,
                           unsigned long long *bad) {
   int64_t a = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (a >= atoms)
     return;
-  for (int d = 0; d < 3; ++d)
-    if (!isfinite(coord[3 * a + d]))
-      atomicMin(bad, (unsigned long long)a);
+  if (!wrappable(frame, coord, a))
+    atomicMin(bad, (unsigned long long)a);
   wrapAtom(frame, coord, a, frac, cellOf, wrapped);
 }
 

@@ -217,7 +217,8 @@ std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
         driver().cuMemcpyDtoH(badHost, reinterpret_cast<CUdeviceptr>(bad), 16));
   if (badHost[0] != ~0ull)
     invalid = "atom " + std::to_string(badHost[0] + 1) +
-              " has a coordinate that is not a finite number";
+              " has a coordinate that is not a finite number, or lies over "
+              "10^9 cells outside the cell";
   else if (!state().failed())
     invalid = binFrame(spacing, boundsHost, boundsHost + 3, cutoff, frame);
 

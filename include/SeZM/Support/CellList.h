@@ -33,6 +33,9 @@ constexpr int kMaxBins = 64;
 /// A periodic image along one axis is in [-kMaxImage, kMaxImage]: the
 /// search refuses cells so thin that it would need more.
 constexpr int kMaxImage = 127;
+/// An atom more cells than this from the origin along a periodic axis is
+/// refused (its cell index is a 32-bit integer).
+constexpr double kMaxCells = 1e9;
 /// Bins each atom searches at most (a nearly flat cell is refused).
 constexpr double kMaxSearched = 1e6;
 /// Edge keys: source * kImageCodes + the image's code, which sort as
@@ -68,6 +71,22 @@ SEZM_HOST_DEVICE inline Real fractional(const Frame<Real> &frame, const Real *r,
   for (int d = 0; d < 3; ++d)
     f += r[d] * frame.inverse[3 * d + k];
   return f;
+}
+
+/// Whether atom a can be wrapped: finite coordinates, within kMaxCells
+/// cells of the origin along each periodic axis (its cell index fits in 32
+/// bits).
+template <typename Real>
+SEZM_HOST_DEVICE inline bool wrappable(const Frame<Real> &frame,
+                                       const Real *coord, int64_t a) {
+  for (int k = 0; k < 3; ++k) {
+    if (!isfinite(coord[3 * a + k]))
+      return false;
+    Real f = fractional(frame, coord + 3 * a, k);
+    if (frame.periodic[k] && !(f > -kMaxCells && f < kMaxCells))
+      return false;
+  }
+  return true;
 }
 
 /// Atom a wrapped into the cell along its periodic axes: its fractional
