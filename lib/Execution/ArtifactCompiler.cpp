@@ -345,6 +345,7 @@ static llvm::Error lower(ModuleOp module, bool forGpu,
   if (forGpu)
     pipeline.features = ptxFeatures(options.chip);
   pipeline.fuse = options.fuse;
+  pipeline.recomputeStacks = options.recomputeStacks;
   pipeline.gemmPrecision = stringifyGemmPrecision(options.gemmPrecision).str();
   buildSeZMPipeline(pm, pipeline);
   if (options.timing)

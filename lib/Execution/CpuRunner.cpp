@@ -38,7 +38,7 @@ CpuProgram::~CpuProgram() = default;
 
 llvm::Expected<std::unique_ptr<CpuProgram>>
 CpuProgram::compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries,
-                    bool fuse) {
+                    bool fuse, bool recomputeStacks) {
   std::unique_ptr<CpuProgram> program(new CpuProgram());
   std::vector<std::string> names(entries.begin(), entries.end());
   if (names.empty())
@@ -70,6 +70,7 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries,
     PassManager pm(context);
     SeZMPipelineOptions pipeline;
     pipeline.fuse = fuse;
+    pipeline.recomputeStacks = recomputeStacks;
     buildSeZMPipeline(pm, pipeline);
     if (failed(pm.run(*module)))
       return llvm::createStringError("lowering for the CPU failed:\n" +

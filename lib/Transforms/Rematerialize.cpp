@@ -3,7 +3,9 @@
 #include "SeZM/Transforms/Passes.h"
 
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace mlir::sezm {
 #define GEN_PASS_DEF_REMATERIALIZE
@@ -14,7 +16,111 @@ using namespace mlir;
 using namespace mlir::sezm;
 
 namespace {
+/// Whether a block's backward ends strictly between `from` and `to`: the
+/// message gradient reduced onto the source nodes (rotate_mix_grad, fused
+/// or not) is the last of a block's backward.
+bool blockBackwardBetween(Operation *from, Operation *to) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode())
+    if (isa<RotateMixGradOp, RotateMixGradReduceOp>(op))
+      return true;
+  return false;
+}
+
+/// An op of a mixing stack, which `stacks` recomputes for the backward: the
+/// SO(2) linear layers, the gates, the focus scaling and the residual adds
+/// between them.
+bool isStackOp(Operation *op) {
+  if (isa<SO2LinearOp, GateOp, FocusScaleOp>(op))
+    return true;
+  auto add = dyn_cast<arith::AddFOp>(op);
+  if (!add || !isa<RankedTensorType>(add.getType()))
+    return false;
+  return llvm::all_of(add->getOperands(), [](Value operand) {
+    Operation *def = operand.getDefiningOp();
+    return def && (isStackOp(def) || isa<RotateMixOp>(def));
+  });
+}
+
 struct RematerializePass : sezm::impl::RematerializeBase<RematerializePass> {
+  using Base::Base;
+
+  /// `value` at `user`: its latest copy before `user`, else a copy made
+  /// there, its stack and message operands made there too.
+  Value materialize(Value value, Operation *user, OpBuilder &builder) {
+    Operation *def = value.getDefiningOp();
+    if (!def || !(isStackOp(def) || isa<RotateMixOp>(def)))
+      return value;
+    SmallVector<Value> &made = copies[value];
+    for (Value copy : llvm::reverse(made))
+      if (copy.getDefiningOp()->isBeforeInBlock(user))
+        return copy;
+    IRMapping mapping;
+    for (Value operand : def->getOperands())
+      mapping.map(operand, materialize(operand, user, builder));
+    builder.setInsertionPoint(user);
+    Operation *clone = builder.clone(*def, mapping);
+    made.push_back(clone->getResult(0));
+    ++stackRecomputed;
+    return clone->getResult(0);
+  }
+
+  /// The mixing stacks' values for the backward: from the first use that
+  /// another block's backward separates from the one before, each use takes
+  /// a copy made at the earliest such use, so that a block's stack is
+  /// computed again once, when its backward starts, and not kept through
+  /// the later blocks' backward.
+  void recomputeStacks(func::FuncOp func) {
+    SmallVector<std::pair<Operation *, OpOperand *>> late;
+    func.walk([&](Operation *op) {
+      if (!isStackOp(op) || op->getNumResults() != 1)
+        return;
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : op->getResult(0).getUses())
+        uses.push_back(&use);
+      if (llvm::any_of(uses, [&](OpOperand *use) {
+            return use->getOwner()->getBlock() != op->getBlock();
+          }))
+        return;
+      llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
+        if (a->getOwner() == b->getOwner())
+          return a->getOperandNumber() < b->getOperandNumber();
+        return a->getOwner()->isBeforeInBlock(b->getOwner());
+      });
+      Operation *previous = op;
+      bool far = false;
+      for (OpOperand *use : uses) {
+        Operation *user = use->getOwner();
+        far |= previous != user && blockBackwardBetween(previous, user);
+        previous = user;
+        if (far)
+          late.push_back({user, use});
+      }
+    });
+    // The earliest uses first: the copies they make serve the later ones.
+    llvm::sort(late, [](const auto &a, const auto &b) {
+      if (a.first == b.first)
+        return a.second->getOperandNumber() < b.second->getOperandNumber();
+      return a.first->isBeforeInBlock(b.first);
+    });
+    OpBuilder builder(&getContext());
+    Operation *remarked = nullptr;
+    for (auto [user, use] : late) {
+      unsigned before = stackRecomputed;
+      use->set(materialize(use->get(), user, builder));
+      if (stackRecomputed != before && remarked != user) {
+        user->emitRemark()
+            << "mixing stack recomputed here (" << stackRecomputed - before
+            << " ops, inference schedule, stacks): its values need not "
+               "live through the later blocks";
+        remarked = user;
+      }
+    }
+  }
+
+  DenseMap<Value, SmallVector<Value>> copies;
+  unsigned stackRecomputed = 0;
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     auto schedule = func->getAttrOfType<StringAttr>(kScheduleAttr);
@@ -71,6 +177,8 @@ struct RematerializePass : sezm::impl::RematerializeBase<RematerializePass> {
         use->set(current);
       }
     }
+    if (stacks)
+      recomputeStacks(func);
   }
 };
 } // namespace

@@ -103,6 +103,12 @@ static cl::opt<bool>
                       "folded into their producers), to compare against "
                       "them"),
              cl::cat(category));
+static cl::opt<bool> recomputeStacks(
+    "recompute-stacks",
+    cl::desc("Recompute each block's mixing stack when its backward starts "
+             "instead of keeping it (as sezm-compile --recompute-stacks): "
+             "less memory, the same numbers"),
+    cl::cat(category));
 static cl::opt<std::string> gemmPrecision(
     "gemm-precision",
     cl::desc("How the GPU code's GEMM-shaped kernels multiply fp32: ieee "
@@ -505,6 +511,7 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
   options.target = mlir::sezm::CompileOptions::Target::Gpu;
   options.chip = chip;
   options.fuse = !noFusion;
+  options.recomputeStacks = recomputeStacks;
   options.gemmPrecision = *mlir::sezm::symbolizeGemmPrecision(gemmPrecision);
   if (llvm::Error error = mlir::sezm::compileArtifact(*copy, options, artifact))
     return std::move(error);
@@ -889,6 +896,7 @@ int main(int argc, char **argv) {
                                      : mlir::sezm::CompileOptions::Target::Cpu;
     options.chip = chip;
     options.fuse = !noFusion;
+    options.recomputeStacks = recomputeStacks;
     options.gemmPrecision = *precisionMode;
     if (llvm::Error error =
             mlir::sezm::compileArtifact(*copy, options, compiled))
@@ -1009,7 +1017,7 @@ int main(int argc, char **argv) {
         auto compiled = mlir::sezm::CpuProgram::compile(
             OwningOpRef<ModuleOp>(file->module()->clone()),
             {signature->function},
-            /*fuse=*/!noFusion);
+            /*fuse=*/!noFusion, recomputeStacks);
         if (!compiled)
           return fail(compiled.takeError());
         program = std::move(*compiled);

@@ -81,6 +81,13 @@ struct SeZMPipelineOptions : public PassPipelineOptions<SeZMPipelineOptions> {
       *this, "plan-at",
       llvm::cl::desc("Evaluate the memory plan's peaks at these extents "
                      "(N=4096,E=647642)")};
+  PassOptions::Option<bool> recomputeStacks{
+      *this, "recompute-stacks",
+      llvm::cl::desc("Recompute each block's mixing stack when its backward "
+                     "starts instead of keeping it through the later blocks "
+                     "(sezm-rematerialize stacks): less memory per edge, "
+                     "more work"),
+      llvm::cl::init(false)};
 };
 
 /// The whole compiler: the schedule, the graph rewrites it allows (rotate+mix

@@ -38,6 +38,9 @@ struct CompileOptions {
   std::string weights;
   /// Whether the graph fusions run (false: to compare against them).
   bool fuse = true;
+  /// Whether each block's mixing stack is recomputed when its backward
+  /// starts (sezm-rematerialize stacks): less memory per edge, more work.
+  bool recomputeStacks = false;
   /// How the GPU code's GEMM-tiled kernels multiply fp32: IEEE (CUDA-core
   /// fused multiply-adds) or TF32x3 (split precision on the tensor cores,
   /// sm_80 and later), recorded in the manifest.

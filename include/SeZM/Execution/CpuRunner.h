@@ -26,11 +26,12 @@ namespace mlir::sezm {
 class CpuProgram {
 public:
   /// Reads the signatures of `entries` (every public function when empty),
-  /// lowers `module` for the CPU (without the graph fusions unless `fuse`)
-  /// and JIT-compiles it.
+  /// lowers `module` for the CPU (without the graph fusions unless `fuse`;
+  /// recomputing the mixing stacks for the backward with
+  /// `recomputeStacks`) and JIT-compiles it.
   static llvm::Expected<std::unique_ptr<CpuProgram>>
   compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries = {},
-          bool fuse = true);
+          bool fuse = true, bool recomputeStacks = false);
   ~CpuProgram();
 
   /// The signature of a compiled entry, or null.

@@ -347,7 +347,19 @@ def Rematerialize : Pass<"sezm-rematerialize", "::mlir::func::FuncOp"> {
     %u2 = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb ...
     %gu, ... = sezm.envelope_aggregate_grad %gagg, %u2 by %wd ...
     ```
+
+    With `stacks`, the mixing stack (so2_linear, gate, focus_scale and the
+    residual adds between them, from the rotate_mix message) is recomputed
+    too: from the first use that other sezm ops separate from the one
+    before, every later use takes a copy made at the earliest such use, so
+    that a block's stack is computed once more when its backward starts and
+    its activations are not kept through the later blocks' backward.
   }];
+  let options = [
+    Option<"stacks", "stacks", "bool", /*default=*/"false",
+           "Recompute the mixing stacks for the backward too (less memory "
+           "per edge, one more stack forward per block but the last)">,
+  ];
 }
 
 def InputsReadOnly : Pass<"sezm-inputs-read-only", "::mlir::func::FuncOp"> {

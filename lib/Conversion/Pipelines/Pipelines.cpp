@@ -207,7 +207,9 @@ void sezm::buildSeZMPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createFuseRotateMix());
     pm.addNestedPass<func::FuncOp>(createFuseBackwardReduce());
   }
-  pm.addNestedPass<func::FuncOp>(createRematerialize());
+  RematerializeOptions rematerialize;
+  rematerialize.stacks = options.recomputeStacks;
+  pm.addNestedPass<func::FuncOp>(createRematerialize(rematerialize));
   // After the rematerialization, whose recomputed forward has adds too.
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createFuseAccumulate());
