@@ -136,6 +136,11 @@ static cl::list<int64_t> planAtoms(
              "times the edges per atom of the first --structure (or "
              "--edges-per-atom)"),
     cl::CommaSeparated, cl::value_desc("N,..."), cl::cat(category));
+static cl::opt<double> planMemory(
+    "plan-memory",
+    cl::desc("With --plan: also print the most atoms whose planned peak "
+             "fits in this much device memory (GB, 10^9 bytes)"),
+    cl::value_desc("GB"), cl::init(0), cl::cat(category));
 static cl::opt<double> edgesPerAtom(
     "edges-per-atom",
     cl::desc("With --plan: the edges per atom of the structures planned for "
@@ -592,24 +597,39 @@ static int printPlan(const std::string &section, const std::string &function,
                 "no buffers of its own)");
   llvm::outs() << "@" << function << ": memory plan of " << planOf << ", "
                << llvm::format("%.1f", perAtom) << " edges per atom\n";
-  for (int64_t atoms : planAtoms) {
-    int64_t edges = std::llround(atoms * perAtom);
-    std::map<std::string, int64_t> extents = {{"N", atoms}, {"E", edges}};
-    std::string missing;
+  // The planned peak at N atoms, and the candidate that gives it.
+  std::string missing;
+  auto peakAt =
+      [&](int64_t atoms,
+          const sezmrt::PlanPolynomial **winner) -> std::optional<int64_t> {
+    std::map<std::string, int64_t> extents = {
+        {"N", atoms}, {"E", std::llround(atoms * perAtom)}};
     std::optional<int64_t> peak;
-    const sezmrt::PlanPolynomial *winner = nullptr;
     for (const sezmrt::PlanPolynomial &candidate : plan->peak) {
       std::optional<int64_t> value =
           sezmrt::evaluatePlan(candidate, extents, missing);
       if (!value)
-        return fail("--plan: @" + function + "'s peak depends on " + missing +
-                    ", which is neither N nor E (name each graph argument's "
-                    "extents with sezm.extents, e.g. [\"E\"] on src)");
+        return std::nullopt;
       if (!peak || *value > *peak) {
         peak = value;
-        winner = &candidate;
+        if (winner)
+          *winner = &candidate;
       }
     }
+    return peak;
+  };
+  auto unknownExtent = [&] {
+    return fail("--plan: @" + function + "'s peak depends on " + missing +
+                ", which is neither N nor E (name each graph argument's "
+                "extents with sezm.extents, e.g. [\"E\"] on src)");
+  };
+  for (int64_t atoms : planAtoms) {
+    int64_t edges = std::llround(atoms * perAtom);
+    std::map<std::string, int64_t> extents = {{"N", atoms}, {"E", edges}};
+    const sezmrt::PlanPolynomial *winner = nullptr;
+    std::optional<int64_t> peak = peakAt(atoms, &winner);
+    if (!peak)
+      return unknownExtent();
     std::optional<int64_t> unplanned =
         sezmrt::evaluatePlan(plan->unplanned, extents, missing);
     llvm::outs() << llvm::format(
@@ -619,6 +639,36 @@ static int printPlan(const std::string &section, const std::string &function,
         *peak / 1e9, planText(*winner).c_str(),
         static_cast<long long>(sezmrt::linearCoefficient(*winner, "E")),
         unplanned ? *unplanned / 1e9 : 0.0);
+  }
+  if (planMemory > 0) {
+    // The peak grows with N: the largest N at or below the budget, by
+    // bisection.
+    double budget = planMemory * 1e9;
+    std::optional<int64_t> one = peakAt(1, nullptr);
+    if (!one)
+      return unknownExtent();
+    int64_t low = 0, high = 1;
+    while (high < (int64_t(1) << 40)) {
+      std::optional<int64_t> peak = peakAt(high, nullptr);
+      if (!peak || static_cast<double>(*peak) > budget)
+        break;
+      low = high;
+      high *= 2;
+    }
+    while (high - low > 1) {
+      int64_t middle = low + (high - low) / 2;
+      std::optional<int64_t> peak = peakAt(middle, nullptr);
+      (peak && static_cast<double>(*peak) <= budget ? low : high) = middle;
+    }
+    if (low == 0)
+      llvm::outs() << llvm::format(
+          "  not even one atom fits in %.2f GB (the plan needs %.2f GB)\n",
+          planMemory.getValue(), *one / 1e9);
+    else
+      llvm::outs() << llvm::format(
+          "  fits in %.2f GB: up to N = %lld atoms (%lld edges)\n",
+          planMemory.getValue(), static_cast<long long>(low),
+          static_cast<long long>(std::llround(low * perAtom)));
   }
   return 0;
 }
@@ -859,6 +909,8 @@ int main(int argc, char **argv) {
     signature = std::move(*found);
   }
 
+  if (planMemory > 0 && planAtoms.empty())
+    return fail("--plan-memory goes with --plan");
   if (!planAtoms.empty()) {
     // The edges per atom of the sizes planned for.
     double perAtom = edgesPerAtom;
