@@ -1,4 +1,4 @@
-//===- Rematerialize.cpp - recompute messages for the backward ------------===//
+//===- Rematerialize.cpp - recompute per-edge values for the backward -----===//
 
 #include "SeZM/Transforms/Passes.h"
 
@@ -71,6 +71,8 @@ struct RematerializePass : sezm::impl::RematerializeBase<RematerializePass> {
   /// computed again once, when its backward starts, and not kept through
   /// the later blocks' backward.
   void recomputeStacks(func::FuncOp func) {
+    copies.clear();
+    stackRecomputed = 0;
     SmallVector<std::pair<Operation *, OpOperand *>> late;
     func.walk([&](Operation *op) {
       if (!isStackOp(op) || op->getNumResults() != 1)
@@ -118,6 +120,8 @@ struct RematerializePass : sezm::impl::RematerializeBase<RematerializePass> {
     }
   }
 
+  /// The copies of each stack value (and message) made so far in the
+  /// function, in program order.
   DenseMap<Value, SmallVector<Value>> copies;
   unsigned stackRecomputed = 0;
 
