@@ -45,6 +45,10 @@
 #   gemm-precision:E  the default DPA4's GEMM-shaped ops alone at E rows,
 #               IEEE and split precision (tf32x3) on the GPU against fp64 on
 #               the CPU: errors and times (bench/gemm_precision.py)
+#   scale:N,..  time and memory against N (bench/scale.sh): SeZM-min's
+#               artifact (or SCALE_ARTIFACT) planned at each N and run where
+#               the plan fits the GPU: step time, peak against plan, the GPU
+#               neighbour search's share; a table and scale.png
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
@@ -248,6 +252,15 @@ for step in "$@"; do
         --reference "$root/gpu-run/gemm-precision/f64.sezm" --rows "${step#gemm-precision:}" \
         2>&1 | tee "$out/gemm-precision.log"
       grep -q "largest tf32x3" "$out/gemm-precision.log" || status=1
+      ;;
+    scale:*)
+      # Time and memory against N (bench/scale.sh): SeZM-min's artifact, or
+      # SCALE_ARTIFACT, planned and, where the plan fits, run.
+      total_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)
+      device_gb=$(python3 -c "print($total_mib * 1048576 / 1e9)")
+      bash "$root/bench/scale.sh" "${SCALE_ARTIFACT:-$root/gpu-run/sezm-min.sezm}" \
+        "$tools/bin" "$device_gb" "${step#scale:}" 5 "$out/scale" 2>&1 |
+        tee "$out/scale.log" || status=1
       ;;
     model:*)
       for size in $(echo "${step#model:}" | tr , ' '); do
