@@ -12,6 +12,8 @@
 #include "SeZM/Support/CellList.h"
 #include "SeZM/Support/Structure.h"
 
+#include "NeighbourTesting.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -66,15 +68,8 @@ std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
   if (!error.empty())
     return error;
   // sezm_bin_atoms and the counting sort by bin (atoms ascending in a bin).
-  int64_t bins = int64_t(frame.bins[0]) * frame.bins[1] * frame.bins[2];
-  std::vector<int64_t> binOf(atoms), binStart(bins + 1, 0), binAtoms(atoms);
-  for (int64_t a = 0; a < atoms; ++a)
-    ++binStart[(binOf[a] = binOfAtom(frame, frac.data(), a)) + 1];
-  for (int64_t b = 0; b < bins; ++b)
-    binStart[b + 1] += binStart[b];
-  std::vector<int64_t> cursor(binStart.begin(), binStart.end() - 1);
-  for (int64_t a = 0; a < atoms; ++a)
-    binAtoms[cursor[binOf[a]]++] = a;
+  std::vector<int64_t> binStart, binAtoms;
+  binAtomsOnHost(frame, frac.data(), atoms, binStart, binAtoms);
   // sezm_neighbour_count, the scan, sezm_neighbour_fill.
   std::vector<int64_t> rowptr(atoms + 1, 0);
   for (int64_t i = 0; i < atoms; ++i) {
@@ -111,46 +106,20 @@ std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
   return "";
 }
 
-using EdgeKey = std::tuple<int64_t, int64_t, long, long, long>;
-
-/// Every (src, dst, image) within the cutoff, trying every pair and every
-/// image up to `range` cells away along the periodic axes.
-std::set<EdgeKey> allPairs(const Structure &s, double cutoff, int range) {
-  std::set<EdgeKey> edges;
-  int64_t n = s.positions.size();
-  int r[3];
-  for (int k = 0; k < 3; ++k)
-    r[k] = s.pbc[k] ? range : 0;
-  for (int64_t i = 0; i < n; ++i)
-    for (int64_t j = 0; j < n; ++j)
-      for (long a = -r[0]; a <= r[0]; ++a)
-        for (long b = -r[1]; b <= r[1]; ++b)
-          for (long c = -r[2]; c <= r[2]; ++c) {
-            if (i == j && a == 0 && b == 0 && c == 0)
-              continue;
-            double r2 = 0;
-            for (int d = 0; d < 3; ++d) {
-              double v = s.positions[j][d] - s.positions[i][d] +
-                         a * s.cell[0][d] + b * s.cell[1][d] + c * s.cell[2][d];
-              r2 += v * v;
-            }
-            if (r2 < cutoff * cutoff)
-              edges.insert({j, i, a, b, c});
-          }
-  return edges;
-}
+using neighbour_test::bruteForce;
+using neighbour_test::EdgeKey;
 
 /// The cell-list graph's edges as (src, dst, image), the image solved from
 /// the shift (a whole number of lattice vectors to float rounding).
 std::set<EdgeKey> cellGraphEdges(const Structure &s, const CellGraph &g) {
   std::set<EdgeKey> edges;
   for (size_t e = 0; e < g.src.size(); ++e) {
-    long image[3];
+    long long image[3];
     for (int k = 0; k < 3; ++k) {
       double f = 0;
       for (int d = 0; d < 3; ++d)
         f += g.shift[3 * e + d] * g.frame.inverse[3 * d + k];
-      image[k] = std::lround(f);
+      image[k] = std::llround(f);
       EXPECT_NEAR(f, image[k], 1e-4) << "edge " << e;
     }
     edges.insert({g.src[e], g.dst[e], image[0], image[1], image[2]});
@@ -190,7 +159,7 @@ Structure jittered(std::array<Vec3, 3> cell, std::array<bool, 3> pbc, int n,
 }
 
 /// The cell-list graph equals the host list (order included) and the
-/// all-pairs search; returns the number of edges.
+/// brute-force search; returns the number of edges.
 size_t expectSameGraph(const Structure &s, double cutoff, int range) {
   CellGraph cells;
   std::string error = searchOnHost(s, cutoff, cells);
@@ -209,7 +178,7 @@ size_t expectSameGraph(const Structure &s, double cutoff, int range) {
                  host.shift[e][d];
       EXPECT_NEAR(cells.edgeVec[3 * e + d], v, 1e-4) << "edge " << e;
     }
-  EXPECT_EQ(cellGraphEdges(s, cells), allPairs(s, cutoff, range));
+  EXPECT_EQ(cellGraphEdges(s, cells), bruteForce(s, cutoff, range));
   return cells.src.size();
 }
 

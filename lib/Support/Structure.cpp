@@ -393,15 +393,8 @@ bool sezmrt::buildNeighbourGraph(const Structure &structure, double cutoff,
   error = binFrame(spacing, lo, hi, cutoff, frame);
   if (!error.empty())
     return false;
-  // The atoms of each bin, ascending (a counting sort).
-  int64_t bins = int64_t(frame.bins[0]) * frame.bins[1] * frame.bins[2];
-  std::vector<int64_t> binOf(atoms), binStart(bins + 1, 0), binAtoms(atoms);
-  for (int64_t a = 0; a < atoms; ++a)
-    ++binStart[(binOf[a] = binOfAtom(frame, frac.data(), a)) + 1];
-  std::partial_sum(binStart.begin(), binStart.end(), binStart.begin());
-  std::vector<int64_t> next(binStart.begin(), binStart.end() - 1);
-  for (int64_t a = 0; a < atoms; ++a)
-    binAtoms[next[binOf[a]]++] = a;
+  std::vector<int64_t> binStart, binAtoms;
+  binAtomsOnHost(frame, frac.data(), atoms, binStart, binAtoms);
 
   // Each destination's edges as (source, image) keys, sorted. The closest
   // pair is refused below kMinAtomSeparation.

@@ -242,10 +242,10 @@ static std::string takeModelMetadata(const sezmrt::EntrySignature &signature) {
 
 /// The arguments a structure gives, by name, each as the element type the
 /// entry declares for it; an error names what cannot be given.
-static llvm::Expected<std::map<std::string, sezmrt::HostTensor>>
-structureInputs(const sezmrt::EntrySignature &signature,
-                sezmrt::Structure &structure) {
-  sezmrt::NeighbourGraph graph;
+/// The structure of --structure (structurePath) and its graph within the
+/// cutoff.
+static llvm::Error readStructureGraph(sezmrt::Structure &structure,
+                                      sezmrt::NeighbourGraph &graph) {
   std::string error;
   if (!sezmrt::readExtendedXyz(structurePath, structure, error))
     return llvm::createStringError(error);
@@ -255,6 +255,15 @@ structureInputs(const sezmrt::EntrySignature &signature,
                                    "no rcut");
   if (!sezmrt::buildNeighbourGraph(structure, cutoff, graph, error))
     return llvm::createStringError(structurePath + ": " + error);
+  return llvm::Error::success();
+}
+
+static llvm::Expected<std::map<std::string, sezmrt::HostTensor>>
+structureInputs(const sezmrt::EntrySignature &signature,
+                sezmrt::Structure &structure) {
+  sezmrt::NeighbourGraph graph;
+  if (llvm::Error error = readStructureGraph(structure, graph))
+    return std::move(error);
   int64_t atoms = structure.positions.size(), edges = graph.src.size();
   llvm::outs() << llvm::format(
       "%s: %lld atoms, %lld edges within %g A, %s\n", structurePath.c_str(),
@@ -923,13 +932,8 @@ int main(int argc, char **argv) {
       sezmrt::Structure structure;
       sezmrt::NeighbourGraph graph;
       structurePath = structurePaths.front();
-      if (cutoff <= 0)
-        return fail("--structure needs --cutoff (a positive distance in A), "
-                    "since the model states no rcut");
-      if (!sezmrt::readExtendedXyz(structurePath, structure, error))
-        return fail(error);
-      if (!sezmrt::buildNeighbourGraph(structure, cutoff, graph, error))
-        return fail(structurePath + ": " + error);
+      if (llvm::Error error = readStructureGraph(structure, graph))
+        return fail(std::move(error));
       perAtom = static_cast<double>(graph.src.size()) /
                 static_cast<double>(structure.positions.size());
     }

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 #define SEZM_HOST_DEVICE
 #endif
 
@@ -286,6 +287,26 @@ std::string makeFrame(const double *cellIn, const int *periodic, double cutoff,
   frame.cutoff2 = static_cast<Real>(cutoff * cutoff);
   frame.minSeparation2 = static_cast<Real>(minSeparation * minSeparation);
   return "";
+}
+
+/// The atoms of each bin as a CSR over the bins, ascending within a bin (a
+/// counting sort): on the host, what sezm_bin_atoms and the GPU's CSR
+/// kernels build.
+template <typename Real>
+void binAtomsOnHost(const Frame<Real> &frame, const Real *frac, int64_t atoms,
+                    std::vector<int64_t> &binStart,
+                    std::vector<int64_t> &binAtoms) {
+  int64_t bins = int64_t(frame.bins[0]) * frame.bins[1] * frame.bins[2];
+  std::vector<int64_t> binOf(atoms);
+  binStart.assign(bins + 1, 0);
+  binAtoms.resize(atoms);
+  for (int64_t a = 0; a < atoms; ++a)
+    ++binStart[(binOf[a] = binOfAtom(frame, frac, a)) + 1];
+  for (int64_t b = 0; b < bins; ++b)
+    binStart[b + 1] += binStart[b];
+  std::vector<int64_t> next(binStart.begin(), binStart.end() - 1);
+  for (int64_t a = 0; a < atoms; ++a)
+    binAtoms[next[binOf[a]]++] = a;
 }
 
 /// The grid: a bin per cutoff of the binned range's height (at most
