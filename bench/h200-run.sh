@@ -49,6 +49,9 @@
 #               artifact (or SCALE_ARTIFACT) planned at each N and run where
 #               the plan fits the GPU: step time, peak against plan, the GPU
 #               neighbour search's share; a table and scale.png
+#   graph       test/GPU/graph-on-gpu.test's checks without lit: the GPU
+#               cell list's edges against the host list's, edge by edge, on
+#               its four structures, and the search timed
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
@@ -191,7 +194,8 @@ for step in "$@"; do
         tail -1 | tee -a "$out/dpa4-md.log"
       ;;
     dpa4:*)
-      checkpoint=$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt
+      # DPA4_MODEL names another checkpoint (e.g. the DPA4-Mini fixture).
+      checkpoint=${DPA4_MODEL:-$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt}
       water=$root/examples/water/water-box.xyz
       install_deepmd
       deepmd_eval() {
@@ -252,6 +256,26 @@ for step in "$@"; do
         --reference "$root/gpu-run/gemm-precision/f64.sezm" --rows "${step#gemm-precision:}" \
         2>&1 | tee "$out/gemm-precision.log"
       grep -q "largest tf32x3" "$out/gemm-precision.log" || status=1
+      ;;
+    graph)
+      work=/tmp/graph-on-gpu
+      rm -rf "$work" && mkdir -p "$work"
+      test=$root/test/GPU/graph-on-gpu.test
+      # The test's split-file parts, cut out by their headers.
+      awk -v dir="$work" '/^#--- /{file=dir "/" $2; next} file{print > file}' "$test"
+      python3 "$work/make.py" "$work"
+      s=$work
+      "$tools/bin/sezm-run" "$work/graph.mlir" --cutoff 5 --verify --atol 1e-4 \
+        --structure "$s/triclinic.xyz,$s/thin.xyz,$s/slab.xyz,$s/cluster.xyz" \
+        2>&1 | tee "$out/graph.log" || status=1
+      # Equal lists: every sources and destinations line says error 0.
+      [ "$(grep -c 'sources: max abs error 0,.* ok' "$out/graph.log")" = 4 ] &&
+        [ "$(grep -c 'destinations: max abs error 0,.* ok' "$out/graph.log")" = 4 ] &&
+        ! grep -q FAIL "$out/graph.log" && echo "graph: 4 structures equal" ||
+        { echo "graph: FAILED"; status=1; }
+      "$tools/bin/sezm-run" "$work/graph.mlir" --device gpu --cutoff 5 \
+        --structure "$s/triclinic.xyz" --bench 3 2>&1 | grep "built in" |
+        tee -a "$out/graph.log"
       ;;
     scale:*)
       # Time and memory against N (bench/scale.sh): SeZM-min's artifact, or
