@@ -346,6 +346,7 @@ static llvm::Error lower(ModuleOp module, bool forGpu,
     pipeline.features = ptxFeatures(options.chip);
   pipeline.fuse = options.fuse;
   pipeline.recomputeStacks = options.recomputeStacks;
+  pipeline.edgeChunk = options.edgeChunk;
   pipeline.gemmPrecision = stringifyGemmPrecision(options.gemmPrecision).str();
   buildSeZMPipeline(pm, pipeline);
   if (options.timing)

@@ -38,7 +38,7 @@ CpuProgram::~CpuProgram() = default;
 
 llvm::Expected<std::unique_ptr<CpuProgram>>
 CpuProgram::compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries,
-                    bool fuse, bool recomputeStacks) {
+                    bool fuse, bool recomputeStacks, int64_t edgeChunk) {
   std::unique_ptr<CpuProgram> program(new CpuProgram());
   std::vector<std::string> names(entries.begin(), entries.end());
   if (names.empty())
@@ -71,6 +71,7 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries,
     SeZMPipelineOptions pipeline;
     pipeline.fuse = fuse;
     pipeline.recomputeStacks = recomputeStacks;
+    pipeline.edgeChunk = edgeChunk;
     buildSeZMPipeline(pm, pipeline);
     if (failed(pm.run(*module)))
       return llvm::createStringError("lowering for the CPU failed:\n" +

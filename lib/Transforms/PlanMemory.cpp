@@ -12,6 +12,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/StringMap.h"
@@ -208,6 +209,12 @@ private:
     }
     if (isa_and_nonnull<arith::IndexCastOp, arith::IndexCastUIOp>(def))
       return of(def->getOperand(0));
+    // min(step, rest) of a chunk loop: at most the constant, which bounds
+    // the peak (sezm-chunk-edges).
+    if (isa_and_nonnull<arith::MinSIOp, arith::MinUIOp>(def))
+      for (Value operand : def->getOperands())
+        if (matchPattern(operand, m_ConstantInt(&constant)))
+          return Polynomial::constant(constant.getSExtValue());
     return opaque();
   }
 
@@ -283,7 +290,8 @@ BufferUses usesOf(Value buffer, Block &body) {
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     for (Operation *user : value.getUsers()) {
-      if (isa<func::ReturnOp, func::CallOp, func::CallIndirectOp>(user))
+      if (isa<func::ReturnOp, func::CallOp, func::CallIndirectOp, scf::YieldOp>(
+              user))
         uses.escapes = true;
       if (isa<memref::DeallocOp>(user))
         uses.freed = true;
@@ -302,6 +310,14 @@ BufferUses usesOf(Value buffer, Block &body) {
   return uses;
 }
 
+/// What planning one block found: the candidates for its peak and the
+/// bytes it would hold without a plan.
+struct BlockPlan {
+  SmallVector<Polynomial> peaks;
+  Polynomial unplanned = Polynomial::constant(0);
+  unsigned buffers = 0, reused = 0, freed = 0;
+};
+
 struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
   using Base::Base;
 
@@ -313,7 +329,6 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
       func.emitRemark() << "memory not planned: the body has control flow";
       return;
     }
-    Block &body = func.getBody().front();
     Extents extents(func);
     std::map<std::string, int64_t> at;
     for (StringRef binding : this->at) {
@@ -326,111 +341,8 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
       }
       at[name.trim().str()] = value;
     }
-
-    auto allocs = llvm::to_vector(body.getOps<memref::AllocOp>());
-    Polynomial unplanned = Polynomial::constant(0);
-    for (memref::AllocOp alloc : allocs)
-      unplanned = unplanned + extents.bytesOf(alloc);
-
-    // Each allocation just before its first use: nothing holds memory
-    // before it is needed.
-    for (memref::AllocOp alloc : allocs) {
-      BufferUses uses = usesOf(alloc, body);
-      if (uses.first && alloc->isBeforeInBlock(uses.first))
-        alloc->moveBefore(uses.first);
-    }
-    allocs = llvm::to_vector(body.getOps<memref::AllocOp>());
-
-    // A buffer whose last use is behind an allocation of the same type and
-    // extents, with no allocation in between, becomes that allocation: it
-    // is held through the gap, which raises no peak because peaks are
-    // reached at allocations.
-    struct Planned {
-      memref::AllocOp alloc;
-      BufferUses uses;
-      Polynomial bytes;
-    };
-    SmallVector<Planned> planned;
-    unsigned reused = 0;
-    for (memref::AllocOp alloc : allocs) {
-      BufferUses uses = usesOf(alloc, body);
-      Planned *donor = llvm::find_if(planned, [&](Planned &earlier) {
-        return !earlier.uses.escapes && !earlier.uses.freed && !uses.freed &&
-               earlier.uses.last && earlier.uses.last->isBeforeInBlock(alloc) &&
-               noAllocationBetween(earlier.uses.last, alloc) &&
-               earlier.alloc.getType() == alloc.getType() &&
-               sameExtents(extents, earlier.alloc, alloc);
-      });
-      if (donor == planned.end()) {
-        planned.push_back({alloc, uses, extents.bytesOf(alloc)});
-        continue;
-      }
-      alloc.getResult().replaceAllUsesWith(donor->alloc.getResult());
-      alloc.erase();
-      donor->uses = usesOf(donor->alloc, body);
-      ++reused;
-    }
-
-    // The peak is reached at an allocation: the bytes live there, with
-    // every candidate that no other one bounds.
-    SmallVector<Polynomial> peaks;
-    // Where each candidate is reached, for `explain`.
-    SmallVector<const Planned *> peakPoints;
-    auto isLive = [](const Planned &point, const Planned &other) {
-      bool started = !point.alloc->isBeforeInBlock(other.alloc);
-      bool ended = !other.uses.escapes && other.uses.last &&
-                   other.uses.last->isBeforeInBlock(point.alloc);
-      return started && !ended;
-    };
-    for (const Planned &point : planned) {
-      Polynomial live = Polynomial::constant(0);
-      for (const Planned &other : planned)
-        if (isLive(point, other))
-          live = live + other.bytes;
-      if (llvm::any_of(peaks,
-                       [&](const Polynomial &p) { return p.dominates(live); }))
-        continue;
-      for (size_t i = peaks.size(); i-- > 0;)
-        if (live.dominates(peaks[i])) {
-          peaks.erase(peaks.begin() + i);
-          peakPoints.erase(peakPoints.begin() + i);
-        }
-      peaks.push_back(live);
-      peakPoints.push_back(&point);
-    }
-    if (explain)
-      for (auto [peak, point] : llvm::zip_equal(peaks, peakPoints)) {
-        SmallVector<const Planned *> live;
-        for (const Planned &other : planned)
-          if (isLive(*point, other))
-            live.push_back(&other);
-        unsigned edgeSymbol = extents.symbol("E");
-        llvm::sort(live, [&](const Planned *a, const Planned *b) {
-          return a->bytes.coefficientOf(edgeSymbol) >
-                 b->bytes.coefficientOf(edgeSymbol);
-        });
-        InFlightDiagnostic remark = mlir::emitRemark(point->alloc->getLoc());
-        remark << "peak " << peak.str(extents.names())
-               << " reached here; live:";
-        for (const Planned *buffer : live)
-          remark << "\n  " << buffer->bytes.str(extents.names()) << " at "
-                 << buffer->alloc->getLoc();
-      }
-
-    unsigned freedCount = 0;
-    if (freeBuffers) {
-      OpBuilder builder(&getContext());
-      for (Planned &buffer : planned) {
-        if (buffer.uses.escapes || buffer.uses.freed)
-          continue;
-        Operation *last =
-            buffer.uses.last ? buffer.uses.last : buffer.alloc.getOperation();
-        builder.setInsertionPointAfter(last);
-        memref::DeallocOp::create(builder, buffer.alloc.getLoc(),
-                                  buffer.alloc.getResult());
-        ++freedCount;
-      }
-    }
+    BlockPlan plan = planBlock(func.getBody().front(), extents);
+    SmallVector<Polynomial> &peaks = plan.peaks;
 
     std::string peak;
     if (peaks.empty())
@@ -449,9 +361,9 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
     if (auto schedule = func->getAttrOfType<StringAttr>(kScheduleAttr))
       remark << schedule.getValue() << " schedule: ";
     remark << "@" << func.getSymName() << " planned peak " << peak
-           << " bytes (unplanned " << unplanned.str(extents.names()) << "); "
-           << planned.size() << " buffers, " << reused << " reused, "
-           << freedCount << " freed after last use";
+           << " bytes (unplanned " << plan.unplanned.str(extents.names())
+           << "); " << plan.buffers << " buffers, " << plan.reused
+           << " reused, " << plan.freed << " freed after last use";
     if (at.empty())
       return;
     SmallVector<std::optional<int64_t>> bound;
@@ -465,7 +377,7 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
                          ? std::optional(std::max(*plannedBytes, *value))
                          : std::nullopt;
     }
-    std::optional<int64_t> unplannedBytes = unplanned.evaluate(bound);
+    std::optional<int64_t> unplannedBytes = plan.unplanned.evaluate(bound);
     remark << "; at";
     for (const auto &[name, value] : at)
       remark << " " << name << "=" << value;
@@ -477,11 +389,145 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
            << *unplannedBytes << " bytes";
   }
 
-  /// Whether no allocation lies strictly between `from` and `to`.
-  static bool noAllocationBetween(Operation *from, Operation *to) {
+  /// Plans the allocations of `body` and, first, of the bodies of the loops
+  /// in it (a chunk loop's buffers live one iteration): a loop's peak counts
+  /// at the loop, on top of what is live around it.
+  BlockPlan planBlock(Block &body, Extents &extents) {
+    BlockPlan result;
+    DenseMap<Operation *, SmallVector<Polynomial>> loopPeaks;
+    for (Operation &op : body)
+      if (auto loop = dyn_cast<scf::ForOp>(&op)) {
+        BlockPlan inner = planBlock(*loop.getBody(), extents);
+        loopPeaks[&op] = inner.peaks;
+        result.unplanned = result.unplanned + inner.unplanned;
+        result.buffers += inner.buffers;
+        result.reused += inner.reused;
+        result.freed += inner.freed;
+      }
+
+    auto allocs = llvm::to_vector(body.getOps<memref::AllocOp>());
+    for (memref::AllocOp alloc : allocs)
+      result.unplanned = result.unplanned + extents.bytesOf(alloc);
+
+    // Each allocation just before its first use: nothing holds memory
+    // before it is needed.
+    for (memref::AllocOp alloc : allocs) {
+      BufferUses uses = usesOf(alloc, body);
+      if (uses.first && alloc->isBeforeInBlock(uses.first))
+        alloc->moveBefore(uses.first);
+    }
+    allocs = llvm::to_vector(body.getOps<memref::AllocOp>());
+
+    // A buffer whose last use is behind an allocation of the same type and
+    // extents, with no allocation in between, becomes that allocation: it
+    // is held through the gap, which raises no peak because peaks are
+    // reached at allocations (and in loops, which the gap holds none of).
+    struct Planned {
+      memref::AllocOp alloc;
+      BufferUses uses;
+      Polynomial bytes;
+    };
+    SmallVector<Planned> planned;
+    for (memref::AllocOp alloc : allocs) {
+      BufferUses uses = usesOf(alloc, body);
+      Planned *donor = llvm::find_if(planned, [&](Planned &earlier) {
+        return !earlier.uses.escapes && !earlier.uses.freed && !uses.freed &&
+               earlier.uses.last && earlier.uses.last->isBeforeInBlock(alloc) &&
+               noAllocationBetween(earlier.uses.last, alloc, loopPeaks) &&
+               earlier.alloc.getType() == alloc.getType() &&
+               sameExtents(extents, earlier.alloc, alloc);
+      });
+      if (donor == planned.end()) {
+        planned.push_back({alloc, uses, extents.bytesOf(alloc)});
+        continue;
+      }
+      alloc.getResult().replaceAllUsesWith(donor->alloc.getResult());
+      alloc.erase();
+      donor->uses = usesOf(donor->alloc, body);
+      ++result.reused;
+    }
+    result.buffers += planned.size();
+
+    // The peak is reached at an allocation, or inside a loop: the bytes
+    // live there (and the loop's own peak), with every candidate that no
+    // other one bounds.
+    SmallVector<Polynomial> &peaks = result.peaks;
+    SmallVector<Operation *> peakPoints;
+    auto isLive = [](Operation *point, const Planned &other) {
+      bool started = !point->isBeforeInBlock(other.alloc);
+      bool ended = !other.uses.escapes && other.uses.last &&
+                   other.uses.last->isBeforeInBlock(point);
+      return started && !ended;
+    };
+    auto consider = [&](Polynomial live, Operation *point) {
+      if (llvm::any_of(peaks,
+                       [&](const Polynomial &p) { return p.dominates(live); }))
+        return;
+      for (size_t i = peaks.size(); i-- > 0;)
+        if (live.dominates(peaks[i])) {
+          peaks.erase(peaks.begin() + i);
+          peakPoints.erase(peakPoints.begin() + i);
+        }
+      peaks.push_back(live);
+      peakPoints.push_back(point);
+    };
+    auto liveAt = [&](Operation *point) {
+      Polynomial live = Polynomial::constant(0);
+      for (const Planned &other : planned)
+        if (isLive(point, other))
+          live = live + other.bytes;
+      return live;
+    };
+    for (const Planned &point : planned)
+      consider(liveAt(point.alloc), point.alloc);
+    for (auto &[loop, inner] : loopPeaks)
+      for (const Polynomial &loopPeak : inner)
+        consider(liveAt(loop) + loopPeak, loop);
+    if (explain)
+      for (auto [peak, point] : llvm::zip_equal(peaks, peakPoints)) {
+        SmallVector<const Planned *> live;
+        for (const Planned &other : planned)
+          if (isLive(point, other))
+            live.push_back(&other);
+        unsigned edgeSymbol = extents.symbol("E");
+        llvm::sort(live, [&](const Planned *a, const Planned *b) {
+          return a->bytes.coefficientOf(edgeSymbol) >
+                 b->bytes.coefficientOf(edgeSymbol);
+        });
+        InFlightDiagnostic remark = mlir::emitRemark(point->getLoc());
+        remark << "peak " << peak.str(extents.names())
+               << (isa<memref::AllocOp>(point) ? " reached here"
+                                               : " reached in this loop")
+               << "; live:";
+        for (const Planned *buffer : live)
+          remark << "\n  " << buffer->bytes.str(extents.names()) << " at "
+                 << buffer->alloc->getLoc();
+      }
+
+    if (freeBuffers) {
+      OpBuilder builder(&getContext());
+      for (Planned &buffer : planned) {
+        if (buffer.uses.escapes || buffer.uses.freed)
+          continue;
+        Operation *last =
+            buffer.uses.last ? buffer.uses.last : buffer.alloc.getOperation();
+        builder.setInsertionPointAfter(last);
+        memref::DeallocOp::create(builder, buffer.alloc.getLoc(),
+                                  buffer.alloc.getResult());
+        ++result.freed;
+      }
+    }
+    return result;
+  }
+
+  /// Whether no allocation, nor a loop that allocates, lies strictly
+  /// between `from` and `to`.
+  static bool noAllocationBetween(
+      Operation *from, Operation *to,
+      const DenseMap<Operation *, SmallVector<Polynomial>> &loopPeaks) {
     for (Operation *op = from->getNextNode(); op && op != to;
          op = op->getNextNode())
-      if (isa<memref::AllocOp>(op))
+      if (isa<memref::AllocOp>(op) || !loopPeaks.lookup(op).empty())
         return false;
     return true;
   }

@@ -117,6 +117,15 @@ static cl::opt<bool> recomputeStacks(
              "but the last; the same numbers"),
     cl::cat(category));
 
+static cl::opt<int64_t> edgeChunk(
+    "edge-chunk",
+    cl::desc("Process each chain of per-edge ops (rotate_mix, the mixing "
+             "stack and their gradients) in chunks of this many edges, "
+             "recomputing the stack per chunk in the backward: less memory "
+             "per edge, the same numbers, more work; 0 (the default): all "
+             "edges at once"),
+    cl::init(0), cl::cat(category));
+
 static cl::opt<std::string> gemmPrecision(
     "gemm-precision",
     cl::desc("How the GPU's GEMM-shaped kernels (SO(2) linears, gates, "
@@ -239,6 +248,7 @@ int main(int argc, char **argv) {
   options.emit = static_cast<Emit>(emit.getValue());
   options.fuse = !noFusion;
   options.recomputeStacks = recomputeStacks;
+  options.edgeChunk = edgeChunk;
   std::optional<mlir::sezm::GemmPrecision> precisionMode =
       mlir::sezm::symbolizeGemmPrecision(gemmPrecision);
   if (!precisionMode)

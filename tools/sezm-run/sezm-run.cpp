@@ -109,6 +109,13 @@ static cl::opt<bool> recomputeStacks(
              "instead of keeping it (as sezm-compile --recompute-stacks): "
              "less memory, the same numbers"),
     cl::cat(category));
+static cl::opt<int64_t> edgeChunk(
+    "edge-chunk",
+    cl::desc("Process each chain of per-edge ops (the mixing stacks and "
+             "their backward) in chunks of this many edges (as sezm-compile "
+             "--edge-chunk): less memory, the same numbers; 0 (the "
+             "default): all edges at once"),
+    cl::init(0), cl::cat(category));
 static cl::opt<std::string> gemmPrecision(
     "gemm-precision",
     cl::desc("How the GPU code's GEMM-shaped kernels multiply fp32: ieee "
@@ -526,6 +533,7 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
   options.chip = chip;
   options.fuse = !noFusion;
   options.recomputeStacks = recomputeStacks;
+  options.edgeChunk = edgeChunk;
   options.gemmPrecision = *mlir::sezm::symbolizeGemmPrecision(gemmPrecision);
   if (llvm::Error error = mlir::sezm::compileArtifact(*copy, options, artifact))
     return std::move(error);
@@ -953,6 +961,7 @@ int main(int argc, char **argv) {
     options.chip = chip;
     options.fuse = !noFusion;
     options.recomputeStacks = recomputeStacks;
+    options.edgeChunk = edgeChunk;
     options.gemmPrecision = *precisionMode;
     if (llvm::Error error =
             mlir::sezm::compileArtifact(*copy, options, compiled))
@@ -1073,7 +1082,7 @@ int main(int argc, char **argv) {
         auto compiled = mlir::sezm::CpuProgram::compile(
             OwningOpRef<ModuleOp>(file->module()->clone()),
             {signature->function},
-            /*fuse=*/!noFusion, recomputeStacks);
+            /*fuse=*/!noFusion, recomputeStacks, edgeChunk);
         if (!compiled)
           return fail(compiled.takeError());
         program = std::move(*compiled);

@@ -88,6 +88,12 @@ struct SeZMPipelineOptions : public PassPipelineOptions<SeZMPipelineOptions> {
                      "(sezm-rematerialize stacks): less memory per edge, "
                      "more work"),
       llvm::cl::init(false)};
+  PassOptions::Option<int64_t> edgeChunk{
+      *this, "edge-chunk",
+      llvm::cl::desc("Process each chain of per-edge (row-wise) ops in chunks "
+                     "of this many edges (sezm-chunk-edges); 0 (the "
+                     "default): whole"),
+      llvm::cl::init(0)};
 };
 
 /// The whole compiler: the schedule, the graph rewrites it allows (rotate+mix

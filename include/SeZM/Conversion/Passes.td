@@ -219,7 +219,10 @@ def LinalgToParallelLoops
     op of the function, where a GPU function holds thousands of
     hand-scheduled kernels' bodies that have no linalg op; this pass
     visits the linalg ops outside `gpu.launch` bodies and folds only the ops
-    it creates.
+    it creates. A `memref.copy` from or into a view that is not in identity
+    layout (a chunk of rows of an edge tensor, from sezm-chunk-edges) is
+    lowered the same way, as a `linalg.copy`: `gpu.memcpy` takes identity
+    layouts only.
 
     Before:
     ```mlir

@@ -41,6 +41,9 @@ struct CompileOptions {
   /// Whether each block's mixing stack is recomputed when its backward
   /// starts (sezm-rematerialize stacks): less memory per edge, more work.
   bool recomputeStacks = false;
+  /// Edges per chunk of each chain of per-edge ops (sezm-chunk-edges); 0:
+  /// whole.
+  int64_t edgeChunk = 0;
   /// How the GPU code's GEMM-tiled kernels multiply fp32: IEEE (CUDA-core
   /// fused multiply-adds) or TF32x3 (split precision on the tensor cores,
   /// sm_80 and later), recorded in the manifest.

@@ -28,10 +28,12 @@ public:
   /// Reads the signatures of `entries` (every public function when empty),
   /// lowers `module` for the CPU (without the graph fusions unless `fuse`;
   /// recomputing the mixing stacks for the backward with
-  /// `recomputeStacks`) and JIT-compiles it.
+  /// `recomputeStacks`; the per-edge chains in chunks of `edgeChunk` edges
+  /// where it is not 0) and JIT-compiles it.
   static llvm::Expected<std::unique_ptr<CpuProgram>>
   compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries = {},
-          bool fuse = true, bool recomputeStacks = false);
+          bool fuse = true, bool recomputeStacks = false,
+          int64_t edgeChunk = 0);
   ~CpuProgram();
 
   /// The signature of a compiled entry, or null.

@@ -362,6 +362,57 @@ def Rematerialize : Pass<"sezm-rematerialize", "::mlir::func::FuncOp"> {
   ];
 }
 
+def ChunkEdges : Pass<"sezm-chunk-edges", "::mlir::func::FuncOp"> {
+  let summary = "Process the per-edge chains of row-wise ops in chunks of edges";
+  let description = [{
+    Under the inference schedule, each chain of ops that compute every edge
+    on its own (EdgeRowwiseOpInterface: rotate_mix, the mixing stack's
+    so2_linear, gate, focus_compete and focus_scale, their gradients, and
+    the elementwise arith ops between them) runs in an `scf.for` over
+    ranges of `rows` edges: its per-edge operands are sliced, its results
+    written into whole (E, ...) tensors, and the values inside the chain
+    live one chunk at a time instead of for all E edges. A chain ends where
+    its results meet an op that is not row-wise (an aggregation, a matmul,
+    a source reduction); its row-wise producers are pulled into the loop,
+    computed again per chunk where they have other users (the backward
+    recomputes the mixing stack chunk by chunk from the node features). A
+    chain is chunked only where it has values that no op outside it reads:
+    otherwise there is nothing to save. No sum crosses a chunk boundary, so
+    the results are the unchunked ones bit for bit. Under the training
+    schedule nothing changes.
+
+    Before (rows = 65536):
+    ```mlir
+    %u = sezm.rotate_mix %x[%src] by %wd kernel %kc ... -> tensor<?x10x64xf32>
+    %z = sezm.so2_linear %u weights(%w0, %wu, %wv) ...
+    %y = sezm.gate %z weight %gw plus %u ...
+    %agg = sezm.envelope_aggregate %y by %wd ...
+    ```
+    After:
+    ```mlir
+    %e = tensor.dim %src, %c0 : tensor<?xi64>
+    %init = tensor.empty(%e) : tensor<?x10x64xf32>
+    %y = scf.for %lo = %c0 to %e step %c65536 iter_args(%acc = %init) -> ... {
+      %n = arith.minsi %c65536, %left : index
+      %src_n = tensor.extract_slice %src[%lo] [%n] [1] ...
+      ... the three ops on the slices ...
+      %next = tensor.insert_slice %y_n into %acc[%lo, 0, 0] [%n, 10, 64] ...
+      scf.yield %next
+    }
+    %agg = sezm.envelope_aggregate %y by %wd ...
+    ```
+  }];
+  let options = [
+    Option<"rows", "rows", "int64_t", /*default=*/"65536",
+           "Edges per chunk (at least 1)">,
+  ];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"chunkedChains", "chunked-chains", "Chains put in chunk loops">,
+  ];
+}
+
 def InputsReadOnly : Pass<"sezm-inputs-read-only", "::mlir::func::FuncOp"> {
   let summary = "Keep bufferization from writing into a function's inputs";
   let description = [{

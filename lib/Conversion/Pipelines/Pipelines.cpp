@@ -213,6 +213,11 @@ void sezm::buildSeZMPipeline(OpPassManager &pm,
   // After the rematerialization, whose recomputed forward has adds too.
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createFuseAccumulate());
+  if (options.edgeChunk > 0) {
+    ChunkEdgesOptions chunk;
+    chunk.rows = options.edgeChunk;
+    pm.addNestedPass<func::FuncOp>(createChunkEdges(chunk));
+  }
   if (options.target == "gpu") {
     GpuPipelineOptions gpu;
     gpu.chip = options.chip;

@@ -44,6 +44,27 @@ struct CreatedOps : RewriterBase::Listener {
 struct LinalgToParallelLoops
     : sezm::impl::LinalgToParallelLoopsBase<LinalgToParallelLoops> {
   void runOnOperation() override {
+    // A copy from or into a view that is not in identity layout (a chunk of
+    // an edge tensor's rows, sezm-chunk-edges) becomes a loop nest too:
+    // gpu.memcpy, which a copy becomes otherwise, takes identity layouts
+    // alone.
+    SmallVector<memref::CopyOp> copies;
+    getOperation().walk([&](memref::CopyOp copy) {
+      if (!copy->getParentOfType<gpu::LaunchOp>() &&
+          (!cast<MemRefType>(copy.getSource().getType())
+                .getLayout()
+                .isIdentity() ||
+           !cast<MemRefType>(copy.getTarget().getType())
+                .getLayout()
+                .isIdentity()))
+        copies.push_back(copy);
+    });
+    for (memref::CopyOp copy : copies) {
+      OpBuilder builder(copy);
+      linalg::CopyOp::create(builder, copy.getLoc(), copy.getSource(),
+                             copy.getTarget());
+      copy.erase();
+    }
     SmallVector<linalg::LinalgOp> ops;
     getOperation().walk([&](Operation *op) {
       if (isa<gpu::LaunchOp>(op))

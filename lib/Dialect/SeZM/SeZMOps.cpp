@@ -1003,3 +1003,23 @@ void RotateMixGradOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                   MLIRContext *context) {
   patterns.add<DropUnusedChannelBasisGrad<RotateMixGradOp>>(context);
 }
+
+//===----------------------------------------------------------------------===//
+// EdgeRowwiseOpInterface: the results that sum over every edge
+//===----------------------------------------------------------------------===//
+
+SmallVector<unsigned> RotateMixGradOp::getEdgeSumResults() {
+  if (getCbGrad())
+    return {getNumResults() - 1};
+  return {};
+}
+
+SmallVector<unsigned> SO2LinearGradOp::getEdgeSumResults() { return {1, 2, 3}; }
+
+SmallVector<unsigned> GateGradOp::getEdgeSumResults() { return {1}; }
+
+SmallVector<unsigned> FocusCompeteGradOp::getEdgeSumResults() {
+  if (getNormScaleGrad())
+    return {1, 2};
+  return {1};
+}

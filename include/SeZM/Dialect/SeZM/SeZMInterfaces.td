@@ -93,6 +93,40 @@ def SeZM_AccumulatingOpInterface : OpInterface<"AccumulatingOpInterface"> {
   ];
 }
 
+def SeZM_EdgeRowwiseOpInterface : OpInterface<"EdgeRowwiseOpInterface"> {
+  let description = [{
+    An op that computes each edge on its own: row e of every result whose
+    first axis is the edge count E (as the shape contract states it)
+    depends only on row e of the operands whose first axis is E, and on
+    whole operands of other shapes (weights; node tensors read at the
+    edge's own index, as `x[src[e]]`). The op then runs on any range of
+    the edges and gives the same bits there as on all of them, which is
+    what `sezm-chunk-edges` needs to process edges in chunks. Results that
+    are sums over the edges (weight gradients) are named by
+    `getEdgeSumResults`: the op is row-wise only while they are unused.
+  }];
+  let cppNamespace = "::mlir::sezm";
+  let methods = [
+    InterfaceMethod<
+      "The indices of the results that sum over every edge.",
+      "::llvm::SmallVector<unsigned>", "getEdgeSumResults", (ins), [{}],
+      [{ return {}; }]>,
+  ];
+  let extraClassDeclaration = [{
+    /// Whether no result that sums over the edges is used.
+    bool isRowwiseNow() {
+      for (unsigned index : getEdgeSumResults())
+        if (!(*this)->getResult(index).use_empty())
+          return false;
+      return true;
+    }
+  }];
+}
+
+// The ops that compute each edge on their own, with no result summed over
+// the edges.
+defvar SeZM_EdgeRowwise = DeclareOpInterfaceMethods<SeZM_EdgeRowwiseOpInterface>;
+
 // The ops that state a derivative rule.
 defvar SeZM_Differentiable =
     DeclareOpInterfaceMethods<SeZM_DerivativeOpInterface>;

@@ -464,7 +464,8 @@ def SeZM_MixGradOp : SeZM_Op<"mix_grad"> {
   let hasCanonicalizer = 1;
 }
 
-def SeZM_RotateMixOp : SeZM_Op<"rotate_mix", [SeZM_Differentiable]> {
+def SeZM_RotateMixOp : SeZM_Op<"rotate_mix", [SeZM_Differentiable,
+    SeZM_EdgeRowwise]> {
   let summary = "fused sezm.rotate + sezm.mix (made by sezm-fuse-rotate-mix)";
   let description = [{
     Math: sezm-ops.md section 3.3.
@@ -506,7 +507,8 @@ def SeZM_RotateMixOp : SeZM_Op<"rotate_mix", [SeZM_Differentiable]> {
   }];
 }
 
-def SeZM_RotateMixGradOp : SeZM_Op<"rotate_mix_grad"> {
+def SeZM_RotateMixGradOp : SeZM_Op<"rotate_mix_grad", [
+    DeclareOpInterfaceMethods<SeZM_EdgeRowwiseOpInterface, ["getEdgeSumResults"]>]> {
   let summary = "per-edge gradients of sezm.rotate_mix";
   let description = [{
     Math: sezm-ops.md section 4.1.
@@ -688,7 +690,7 @@ def SeZM_SegmentReduceGradOp : SeZM_Op<"segment_reduce_grad", [SeZM_Differentiab
 //===----------------------------------------------------------------------===//
 
 def SeZM_SO2LinearOp : SeZM_Op<"so2_linear", [SeZM_Differentiable,
-    SeZM_AccumulatingOpInterface]> {
+    SeZM_AccumulatingOpInterface, SeZM_EdgeRowwise]> {
   let summary = "m-blocked SO(2) linear layer, per focus stream";
   let description = [{
     Math: sezm-ops.md section 3.5.
@@ -729,7 +731,8 @@ def SeZM_SO2LinearOp : SeZM_Op<"so2_linear", [SeZM_Differentiable,
 }
 
 def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad",
-    [SeZM_AccumulatingOpInterface]> {
+    [SeZM_AccumulatingOpInterface,
+     DeclareOpInterfaceMethods<SeZM_EdgeRowwiseOpInterface, ["getEdgeSumResults"]>]> {
   let summary = "gradients of sezm.so2_linear";
   let description = [{
     Math: sezm-ops.md section 4.4.
@@ -764,7 +767,7 @@ def SeZM_SO2LinearGradOp : SeZM_Op<"so2_linear_grad",
 }
 
 def SeZM_GateOp : SeZM_Op<"gate", [SeZM_Differentiable,
-    SeZM_AccumulatingOpInterface]> {
+    SeZM_AccumulatingOpInterface, SeZM_EdgeRowwise]> {
   let summary = "degree-grouped sigmoid gate of a gated SO(2) layer";
   let description = [{
     Math: sezm-ops.md section 3.5.
@@ -799,7 +802,8 @@ def SeZM_GateOp : SeZM_Op<"gate", [SeZM_Differentiable,
   }];
 }
 
-def SeZM_GateGradOp : SeZM_Op<"gate_grad"> {
+def SeZM_GateGradOp : SeZM_Op<"gate_grad", [
+    DeclareOpInterfaceMethods<SeZM_EdgeRowwiseOpInterface, ["getEdgeSumResults"]>]> {
   let summary = "gradients of sezm.gate";
   let description = [{
     Math: sezm-ops.md section 4.4.
@@ -824,7 +828,8 @@ def SeZM_GateGradOp : SeZM_Op<"gate_grad"> {
   }];
 }
 
-def SeZM_FocusCompeteOp : SeZM_Op<"focus_compete", [SeZM_Differentiable]> {
+def SeZM_FocusCompeteOp : SeZM_Op<"focus_compete", [SeZM_Differentiable,
+    SeZM_EdgeRowwise]> {
   let summary = "cross-focus competition weights alpha per edge";
   let description = [{
     Math: sezm-ops.md section 3.4.
@@ -852,7 +857,8 @@ def SeZM_FocusCompeteOp : SeZM_Op<"focus_compete", [SeZM_Differentiable]> {
   }];
 }
 
-def SeZM_FocusCompeteGradOp : SeZM_Op<"focus_compete_grad"> {
+def SeZM_FocusCompeteGradOp : SeZM_Op<"focus_compete_grad", [
+    DeclareOpInterfaceMethods<SeZM_EdgeRowwiseOpInterface, ["getEdgeSumResults"]>]> {
   let summary = "gradients of sezm.focus_compete";
   let description = [{
     Math: sezm-ops.md section 4.4.
@@ -878,7 +884,8 @@ def SeZM_FocusCompeteGradOp : SeZM_Op<"focus_compete_grad"> {
   }];
 }
 
-def SeZM_FocusScaleOp : SeZM_Op<"focus_scale", [SeZM_Differentiable]> {
+def SeZM_FocusScaleOp : SeZM_Op<"focus_scale", [SeZM_Differentiable,
+    SeZM_EdgeRowwise]> {
   let summary = "scale each focus stream of an edge by its alpha";
   let description = [{
     Math: sezm-ops.md sections 3.4, 3.5.
@@ -900,7 +907,7 @@ def SeZM_FocusScaleOp : SeZM_Op<"focus_scale", [SeZM_Differentiable]> {
   }];
 }
 
-def SeZM_FocusScaleGradOp : SeZM_Op<"focus_scale_grad"> {
+def SeZM_FocusScaleGradOp : SeZM_Op<"focus_scale_grad", [SeZM_EdgeRowwise]> {
   let summary = "gradients of sezm.focus_scale";
   let description = [{
     Math: sezm-ops.md section 4.4.

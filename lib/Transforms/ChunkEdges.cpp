@@ -1,0 +1,367 @@
+//===- ChunkEdges.cpp - per-edge chains in chunks of edges ----------------===//
+//
+// The per-edge values of a block (the mixing stack's activations and their
+// gradients) are what a model's memory grows with. The ops that make them
+// compute each edge on its own (EdgeRowwiseOpInterface), so a chain of them
+// can run over ranges of edges, its values living one chunk at a time.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SeZM/Transforms/Passes.h"
+
+#include "SeZM/Dialect/SeZM/SeZMOps.h"
+#include "SeZM/Dialect/SeZM/ShapeContract.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::sezm {
+#define GEN_PASS_DEF_CHUNKEDGES
+#include "SeZM/Transforms/Passes.h.inc"
+} // namespace mlir::sezm
+
+using namespace mlir;
+using namespace mlir::sezm;
+
+namespace {
+/// Whether `type` is a tensor whose first axis alone is dynamic: the edges.
+bool isEdgeRowType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getRank() == 0 || !tensor.isDynamicDim(0))
+    return false;
+  return llvm::count_if(tensor.getShape(), ShapedType::isDynamic) == 1;
+}
+
+/// Which ops of a function body compute each edge on their own, and which
+/// of their operands hold one row per edge.
+class RowwiseFacts {
+public:
+  explicit RowwiseFacts(func::FuncOp func) {
+    for (BlockArgument arg : func.getArguments()) {
+      auto extents =
+          func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), kExtentsAttr);
+      if (extents && !extents.empty())
+        if (auto first = dyn_cast<StringAttr>(extents[0]))
+          if (first.getValue() == "E" && isEdgeRowType(arg.getType()))
+            edgeRows.insert(arg);
+    }
+    for (Operation &op : func.getBody().front())
+      classify(&op);
+  }
+
+  bool isChunkable(Operation *op) const { return slicedOperands.count(op); }
+  /// The operand indices of a chunkable op that are sliced by edge.
+  ArrayRef<unsigned> sliced(Operation *op) const {
+    return slicedOperands.find(op)->second;
+  }
+  bool isEdgeRow(Value value) const { return edgeRows.contains(value); }
+
+private:
+  void classify(Operation *op) {
+    if (isa<ShapeContractOpInterface>(op)) {
+      // The contract names the edge axes of operands and results.
+      SmallVector<unsigned> operands;
+      bool edgeResults = true;
+      for (const CheckedShape &shape : collectCheckedShapes(op)) {
+        bool edge = !shape.axes.empty() && shape.axes[0].first == "E" &&
+                    shape.axes[0].second == 0 &&
+                    isEdgeRowType(shape.value.getType());
+        auto result = dyn_cast<OpResult>(shape.value);
+        if (result && result.getOwner() == op) {
+          if (edge)
+            edgeRows.insert(result);
+          continue;
+        }
+        for (OpOperand &use : op->getOpOperands())
+          if (use.get() == shape.value && edge &&
+              !llvm::is_contained(operands, use.getOperandNumber()))
+            operands.push_back(use.getOperandNumber());
+      }
+      auto rowwise = dyn_cast<EdgeRowwiseOpInterface>(op);
+      if (!rowwise || !rowwise.isRowwiseNow() || operands.empty())
+        return;
+      SmallVector<unsigned> sums = rowwise.getEdgeSumResults();
+      for (OpResult result : op->getResults())
+        edgeResults &= edgeRows.contains(result) ||
+                       llvm::is_contained(sums, result.getResultNumber());
+      if (edgeResults) {
+        llvm::sort(operands);
+        slicedOperands[op] = std::move(operands);
+      }
+      return;
+    }
+    // Elementwise arith and math on tensors: every operand has the result's
+    // shape, so each is sliced as the result is.
+    if (!op->hasTrait<OpTrait::Elementwise>() ||
+        !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        op->getNumResults() != 1 || !isEdgeRowType(op->getResult(0).getType()))
+      return;
+    if (!llvm::all_of(op->getOperandTypes(), [&](Type type) {
+          return type == op->getResult(0).getType() ||
+                 (isa<RankedTensorType>(type) &&
+                  cast<RankedTensorType>(type).getShape() ==
+                      cast<RankedTensorType>(op->getResult(0).getType())
+                          .getShape());
+        }))
+      return;
+    if (llvm::none_of(op->getOperands(),
+                      [&](Value operand) { return isEdgeRow(operand); }))
+      return;
+    edgeRows.insert(op->getResult(0));
+    slicedOperands[op] =
+        llvm::to_vector(llvm::seq<unsigned>(0, op->getNumOperands()));
+  }
+
+  DenseSet<Value> edgeRows;
+  DenseMap<Operation *, SmallVector<unsigned>> slicedOperands;
+};
+
+/// One chunk loop: its roots (the ops whose results leave it), the
+/// chunkable ops it computes (the roots and the producers pulled in), and
+/// where it goes.
+struct Chain {
+  SmallVector<Operation *> roots;
+  llvm::SetVector<Operation *> ops;
+  Operation *insertionPoint = nullptr;
+};
+
+struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (rows < 1) {
+      func.emitError() << "sezm-chunk-edges: rows must be at least 1, got "
+                       << rows;
+      return signalPassFailure();
+    }
+    auto schedule = func->getAttrOfType<StringAttr>(kScheduleAttr);
+    if (func.isExternal() || !func.getBody().hasOneBlock() || !schedule ||
+        schedule.getValue() != kInference)
+      return;
+    Block &body = func.getBody().front();
+    RowwiseFacts facts(func);
+
+    // The roots: chunkable ops with a user that is not chunkable.
+    SmallVector<Operation *> roots;
+    for (Operation &op : body)
+      if (facts.isChunkable(&op) &&
+          llvm::any_of(op.getUsers(), [&](Operation *user) {
+            return !facts.isChunkable(user);
+          }))
+        roots.push_back(&op);
+
+    SmallVector<Chain> chains;
+    for (Operation *root : roots) {
+      Chain chain;
+      chain.roots.push_back(root);
+      collect(root, facts, chain.ops);
+      if (!chains.empty() && tryMerge(chains.back(), chain, facts))
+        continue;
+      chain.insertionPoint = firstOutsideUser(chain, facts);
+      if (!chain.insertionPoint || !inputsBefore(chain))
+        continue;
+      chains.push_back(std::move(chain));
+    }
+
+    OpBuilder builder(&getContext());
+    for (Chain &chain : chains) {
+      sortInBlockOrder(chain.ops);
+      SmallVector<Value> outputs = outputsOf(chain, facts);
+      // Nothing to save where every value of the chain leaves it.
+      bool internal = llvm::any_of(chain.ops, [&](Operation *op) {
+        return llvm::any_of(op->getResults(), [&](Value result) {
+          return facts.isEdgeRow(result) && !result.use_empty() &&
+                 !llvm::is_contained(outputs, result);
+        });
+      });
+      // Chains of elementwise ops alone stay as they are: their per-edge
+      // values are a few floats each.
+      bool heavy = llvm::any_of(chain.ops, [](Operation *op) {
+        return isa<EdgeRowwiseOpInterface>(op);
+      });
+      if (!internal || !heavy || llvm::any_of(outputs, [](Value value) {
+            return !isEdgeRowType(value.getType());
+          }))
+        continue;
+      buildLoop(chain, outputs, facts, builder);
+      ++chunkedChains;
+    }
+
+    // The originals that no one reads any more.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (facts.isChunkable(&op) && op.use_empty())
+        op.erase();
+  }
+
+  /// `op` and, recursively, the chunkable producers of its sliced operands.
+  static void collect(Operation *op, const RowwiseFacts &facts,
+                      llvm::SetVector<Operation *> &ops) {
+    if (!ops.insert(op))
+      return;
+    for (unsigned index : facts.sliced(op))
+      if (Operation *def = op->getOperand(index).getDefiningOp())
+        if (facts.isChunkable(def) && def->getBlock() == op->getBlock())
+          collect(def, facts, ops);
+  }
+
+  static void sortInBlockOrder(llvm::SetVector<Operation *> &ops) {
+    SmallVector<Operation *> sorted = ops.takeVector();
+    llvm::sort(sorted, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    ops.insert(sorted.begin(), sorted.end());
+  }
+
+  /// The results of the chain's roots that ops other than chunkable ones
+  /// read: those of chunkable ops compute them again themselves.
+  static SmallVector<Value> outputsOf(const Chain &chain,
+                                      const RowwiseFacts &facts) {
+    SmallVector<Value> outputs;
+    for (Operation *root : chain.roots)
+      for (Value result : root->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *user) {
+              return !facts.isChunkable(user);
+            }))
+          outputs.push_back(result);
+    return outputs;
+  }
+
+  /// The first op of the block that reads an output of the chain: the loop
+  /// goes there.
+  static Operation *firstOutsideUser(const Chain &chain,
+                                     const RowwiseFacts &facts) {
+    Operation *first = nullptr;
+    for (Value output : outputsOf(chain, facts))
+      for (Operation *user : output.getUsers()) {
+        if (facts.isChunkable(user))
+          continue;
+        Operation *holder =
+            output.getParentBlock()->findAncestorOpInBlock(*user);
+        if (holder && (!first || holder->isBeforeInBlock(first)))
+          first = holder;
+      }
+    return first;
+  }
+
+  /// Whether every value the chain reads from outside it is defined before
+  /// its insertion point.
+  static bool inputsBefore(const Chain &chain) {
+    for (Operation *op : chain.ops)
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (!def || chain.ops.contains(def))
+          continue;
+        if (def->getBlock() != chain.insertionPoint->getBlock() ||
+            !def->isBeforeInBlock(chain.insertionPoint))
+          return false;
+      }
+    return true;
+  }
+
+  /// Joins `next` to `chain` where they share ops and one loop can hold
+  /// both: the ops computed once for both.
+  static bool tryMerge(Chain &chain, const Chain &next,
+                       const RowwiseFacts &facts) {
+    if (llvm::none_of(next.ops,
+                      [&](Operation *op) { return chain.ops.contains(op); }))
+      return false;
+    Chain joined = chain;
+    llvm::append_range(joined.roots, next.roots);
+    joined.ops.insert(next.ops.begin(), next.ops.end());
+    joined.insertionPoint = firstOutsideUser(joined, facts);
+    if (!joined.insertionPoint || !inputsBefore(joined))
+      return false;
+    chain = std::move(joined);
+    return true;
+  }
+
+  /// Replaces the chain's outputs with the results of an scf.for over
+  /// ranges of `rows` edges that computes the chain on slices.
+  void buildLoop(const Chain &chain, ArrayRef<Value> outputs,
+                 const RowwiseFacts &facts, OpBuilder &builder) {
+    Location loc = chain.ops.back()->getLoc();
+    builder.setInsertionPoint(chain.insertionPoint);
+    // The edge count, from the first sliced operand.
+    Value edgeSource;
+    for (Operation *op : chain.ops)
+      for (unsigned index : facts.sliced(op)) {
+        Value operand = op->getOperand(index);
+        Operation *def = operand.getDefiningOp();
+        if (!edgeSource && (!def || !chain.ops.contains(def)))
+          edgeSource = operand;
+      }
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value step = arith::ConstantIndexOp::create(builder, loc, rows);
+    Value edges = tensor::DimOp::create(builder, loc, edgeSource, 0);
+    SmallVector<Value> inits;
+    for (Value output : outputs)
+      inits.push_back(tensor::EmptyOp::create(
+          builder, loc, cast<RankedTensorType>(output.getType()),
+          ValueRange{edges}));
+
+    auto loop = scf::ForOp::create(
+        builder, loc, zero, edges, step, inits,
+        [&](OpBuilder &b, Location loc, Value lo, ValueRange accumulators) {
+          Value left = arith::SubIOp::create(b, loc, edges, lo);
+          Value count = arith::MinSIOp::create(b, loc, step, left);
+          IRMapping mapping;
+          DenseMap<Value, Value> slices;
+          auto offsets = [&](int64_t rank) {
+            SmallVector<OpFoldResult> at(rank, b.getIndexAttr(0));
+            at[0] = lo;
+            return at;
+          };
+          auto sizes = [&](RankedTensorType type) {
+            SmallVector<OpFoldResult> extent;
+            extent.push_back(count);
+            for (int64_t size : type.getShape().drop_front())
+              extent.push_back(b.getIndexAttr(size));
+            return extent;
+          };
+          for (Operation *op : chain.ops) {
+            for (unsigned index : facts.sliced(op)) {
+              Value operand = op->getOperand(index);
+              if (mapping.contains(operand))
+                continue;
+              Value &slice = slices[operand];
+              if (!slice) {
+                auto type = cast<RankedTensorType>(operand.getType());
+                SmallVector<OpFoldResult> ones(type.getRank(),
+                                               b.getIndexAttr(1));
+                slice = tensor::ExtractSliceOp::create(b, loc, type, operand,
+                                                       offsets(type.getRank()),
+                                                       sizes(type), ones);
+              }
+              mapping.map(operand, slice);
+            }
+            // Whole operands (weights, node tensors) are read as they are;
+            // the sliced ones are mapped above.
+            Operation *clone = b.clone(*op, mapping);
+            mapping.map(op->getResults(), clone->getResults());
+          }
+          SmallVector<Value> updated;
+          for (auto [output, accumulator] :
+               llvm::zip_equal(outputs, accumulators)) {
+            auto type = cast<RankedTensorType>(output.getType());
+            SmallVector<OpFoldResult> ones(type.getRank(), b.getIndexAttr(1));
+            updated.push_back(tensor::InsertSliceOp::create(
+                b, loc, mapping.lookup(output), accumulator,
+                offsets(type.getRank()), sizes(type), ones));
+          }
+          scf::YieldOp::create(b, loc, updated);
+        });
+    // Chunkable ops keep reading the originals: they are computed again
+    // in the loops that need them.
+    for (auto [output, result] : llvm::zip_equal(outputs, loop.getResults()))
+      Value(output).replaceUsesWithIf(result, [&](OpOperand &use) {
+        return !facts.isChunkable(use.getOwner());
+      });
+    loop->emitRemark() << "sezm-chunk-edges: " << chain.ops.size()
+                       << " row-wise ops in chunks of " << rows << " edges";
+  }
+};
+} // namespace
