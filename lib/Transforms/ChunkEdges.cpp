@@ -135,7 +135,7 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
     func::FuncOp func = getOperation();
     if (rows < 1) {
       func.emitError() << "sezm-chunk-edges: rows must be at least 1, got "
-                       << rows;
+                       << static_cast<int64_t>(rows);
       return signalPassFailure();
     }
     auto schedule = func->getAttrOfType<StringAttr>(kScheduleAttr);
@@ -360,8 +360,9 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
       Value(output).replaceUsesWithIf(result, [&](OpOperand &use) {
         return !facts.isChunkable(use.getOwner());
       });
-    loop->emitRemark() << "sezm-chunk-edges: " << chain.ops.size()
-                       << " row-wise ops in chunks of " << rows << " edges";
+    mlir::emitRemark(loop.getLoc())
+        << "sezm-chunk-edges: " << chain.ops.size() << " row-wise ops in "
+        << "chunks of " << static_cast<int64_t>(rows) << " edges";
   }
 };
 } // namespace

@@ -392,7 +392,12 @@ def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
 
     Every buffer the function allocates, does not return (directly or
     through a view) and does not already free (`sezm-plan-memory` frees
-    after the last use) is freed at the function's exit.
+    after the last use) is freed at the function's exit. The body of a host
+    loop that launches kernels (a chunk loop of `sezm-chunk-edges`) saves
+    the stack pointer when it starts and restores it when it ends
+    (`llvm.intr.stacksave`, `llvm.intr.stackrestore`): each launch takes its
+    argument array on the stack, and a loop of many chunks would otherwise
+    grow the stack by one array per launch and iteration.
 
     Before:
     ```mlir
@@ -405,7 +410,7 @@ def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
     gpu.launch ... { ... memref.store %v, %b[%i, %c0] ... }
     ```
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
 def MarkKernelOrigins : Pass<"sezm-mark-kernel-origins", "::mlir::ModuleOp"> {

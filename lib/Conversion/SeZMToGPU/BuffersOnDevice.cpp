@@ -5,7 +5,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -47,9 +49,36 @@ struct BuffersOnDevicePass
         memref::DeallocOp::create(rewriter, alloc.getLoc(), alloc.getResult());
   }
 
+  /// Saves the stack pointer at the start of each host loop's body that
+  /// launches kernels (a chunk loop of sezm-chunk-edges) and restores it at
+  /// its end: each launch takes its argument array on the stack, which
+  /// would otherwise grow by one array per launch and iteration until the
+  /// function returns. (A memref.alloca_scope would be inlined away: the
+  /// arrays appear only when the launches become LLVM IR.)
+  void restoreStackPerIteration(IRRewriter &rewriter) {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (loop->getParentOfType<gpu::LaunchOp>())
+        return;
+      if (loop.getBody()
+              ->walk([](gpu::LaunchOp) { return WalkResult::interrupt(); })
+              .wasInterrupted())
+        loops.push_back(loop);
+    });
+    auto pointer = LLVM::LLVMPointerType::get(&getContext());
+    for (scf::ForOp loop : loops) {
+      rewriter.setInsertionPointToStart(loop.getBody());
+      Value saved =
+          LLVM::StackSaveOp::create(rewriter, loop.getLoc(), pointer);
+      rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+      LLVM::StackRestoreOp::create(rewriter, loop.getLoc(), saved);
+    }
+  }
+
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     freeAtExit(rewriter);
+    restoreStackPerIteration(rewriter);
     SmallVector<Operation *> hostOps;
     getOperation().walk([&](Operation *op) {
       if (!op->getParentOfType<gpu::LaunchOp>() &&

@@ -1,0 +1,160 @@
+// RUN: sezm-opt %s --split-input-file --sezm-chunk-edges="rows=4096" 2>/dev/null | FileCheck %s
+// RUN: sezm-opt %s --split-input-file --sezm-chunk-edges="rows=4096" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// REMARK: remark: sezm-chunk-edges: 3 row-wise ops in chunks of 4096 edges
+// REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
+// REMARK: remark: sezm-chunk-edges: 3 row-wise ops in chunks of 4096 edges
+// REMARK-NOT: sezm-chunk-edges
+// RUN: not sezm-opt %s --split-input-file --sezm-chunk-edges="rows=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS
+// ROWS: error: sezm-chunk-edges: rows must be at least 1, got 0
+
+// A message, an SO(2) layer and a gate before an aggregation: the three run
+// in a loop over chunks of 4096 edges, on slices of the per-edge operands
+// (the sources, the Wigner-D, the kernel); the node features and weights
+// are read whole, and the aggregation reads the whole result.
+// CHECK-LABEL: func.func @stack(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<?x16x64xf32>, %[[SRC:[a-z0-9]+]]: tensor<?xi64>, %[[WD:[a-z0-9]+]]: tensor<?x46xf32>, %[[KC:[a-z0-9]+]]: tensor<?x25xf32>
+// CHECK: %[[E:.*]] = tensor.dim %[[SRC]]
+// CHECK: %[[INIT:.*]] = tensor.empty(%[[E]]) : tensor<?x10x64xf32>
+// CHECK: %[[Y:.*]] = scf.for %[[LO:.*]] = %{{.*}} to %[[E]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
+// CHECK: %[[LEFT:.*]] = arith.subi %[[E]], %[[LO]]
+// CHECK: %[[N:.*]] = arith.minsi %{{.*}}, %[[LEFT]]
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[SRC]][%[[LO]]] [%[[N]]] [1]
+// CHECK: %[[W:.*]] = tensor.extract_slice %[[WD]][%[[LO]], 0] [%[[N]], 46] [1, 1]
+// CHECK: %[[K:.*]] = tensor.extract_slice %[[KC]][%[[LO]], 0] [%[[N]], 25] [1, 1]
+// CHECK: %[[U:.*]] = sezm.rotate_mix %[[X]][%[[S]]] by %[[W]] kernel %[[K]]
+// CHECK: %[[Z:.*]] = sezm.so2_linear %[[U]]
+// CHECK: %[[G:.*]] = sezm.gate %[[Z]] weight %{{.*}} plus %[[U]]
+// CHECK: %[[IN:.*]] = tensor.insert_slice %[[G]] into %[[ACC]][%[[LO]], 0, 0] [%[[N]], 10, 64] [1, 1, 1]
+// CHECK: scf.yield %[[IN]]
+// CHECK: sezm.envelope_aggregate %[[Y]] by %[[WD]]
+func.func @stack(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>, %wd: tensor<?x46xf32>,
+                 %kc: tensor<?x25xf32>, %cb: tensor<1x64xf32>,
+                 %w0: tensor<2x128x128xf32>, %wu: tensor<2x96x96xf32>,
+                 %wv: tensor<2x96x96xf32>, %gw: tensor<2x32x96xf32>,
+                 %env: tensor<?xf32>, %isd: tensor<?xf32>,
+                 %do: tensor<?xi64>, %dr: tensor<?xi64>)
+    -> tensor<?x16x64xf32> attributes {sezm.schedule = "inference"} {
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>, tensor<?x25xf32>,
+         tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  %y = sezm.gate %z weight %gw plus %u lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x32x96xf32>, tensor<?x10x64xf32>)
+      -> tensor<?x10x64xf32>
+  %agg = sezm.envelope_aggregate %y by %wd env %env norm %isd over(%do, %dr)
+      lmax = 3 : (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>,
+                  tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> tensor<?x16x64xf32>
+  return %agg : tensor<?x16x64xf32>
+}
+
+// -----
+
+// A message read by a layer before an aggregation and by another layer
+// that needs the aggregation's result (through a second message): the two
+// chains cannot share a loop, so the second computes the first message
+// again, chunk by chunk, and no per-edge value is kept between them but
+// the first loop's result.
+// CHECK-LABEL: func.func @recomputed
+// CHECK: %[[A:.*]] = scf.for
+// CHECK: sezm.rotate_mix %arg0
+// CHECK: sezm.so2_linear
+// CHECK: scf.yield
+// CHECK: %[[AGG:.*]] = sezm.envelope_aggregate %[[A]]
+// CHECK: %[[B:.*]] = scf.for
+// CHECK-DAG: %[[U:.*]] = sezm.rotate_mix %arg0
+// CHECK-DAG: %[[U2:.*]] = sezm.rotate_mix %[[AGG]]
+// CHECK: sezm.so2_linear %[[U]] weights({{.*}}) plus %[[U2]]
+// CHECK: scf.yield
+// CHECK: sezm.envelope_aggregate %[[B]]
+func.func @recomputed(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
+                      %wd: tensor<?x46xf32>, %kc: tensor<?x25xf32>,
+                      %cb: tensor<1x64xf32>, %w0: tensor<2x128x128xf32>,
+                      %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>,
+                      %env: tensor<?xf32>, %isd: tensor<?xf32>,
+                      %do: tensor<?xi64>, %dr: tensor<?xi64>)
+    -> (tensor<?x16x64xf32>, tensor<?x16x64xf32>)
+    attributes {sezm.schedule = "inference"} {
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>, tensor<?x25xf32>,
+         tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  %a = sezm.envelope_aggregate %z by %wd env %env norm %isd over(%do, %dr)
+      lmax = 3 : (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>,
+                  tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> tensor<?x16x64xf32>
+  %u2 = sezm.rotate_mix %a[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>, tensor<?x25xf32>,
+         tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  %z2 = sezm.so2_linear %u weights(%w0, %wu, %wv) plus %u2 lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>, tensor<?x10x64xf32>) -> tensor<?x10x64xf32>
+  %b = sezm.envelope_aggregate %z2 by %wd env %env norm %isd over(%do, %dr)
+      lmax = 3 : (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>,
+                  tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> tensor<?x16x64xf32>
+  return %a, %b : tensor<?x16x64xf32>, tensor<?x16x64xf32>
+}
+
+// -----
+
+// Not chunked: under the training schedule (a backward differentiated
+// again keeps its activations), a message alone before its aggregation
+// (no value lives only inside the chain), and a layer gradient whose weight
+// gradient (a sum over the edges) is used.
+// CHECK-LABEL: func.func @training
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @training(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
+                    %wd: tensor<?x46xf32>, %kc: tensor<?x25xf32>,
+                    %cb: tensor<1x64xf32>, %w0: tensor<2x128x128xf32>,
+                    %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>)
+    -> tensor<?x10x64xf32> attributes {sezm.schedule = "training"} {
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>, tensor<?x25xf32>,
+         tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  return %z : tensor<?x10x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @alone
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @alone(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
+                 %wd: tensor<?x46xf32>, %kc: tensor<?x25xf32>,
+                 %cb: tensor<1x64xf32>) -> tensor<?x10x64xf32>
+    attributes {sezm.schedule = "inference"} {
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>, tensor<?x25xf32>,
+         tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  return %u : tensor<?x10x64xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @weight_gradient
+// CHECK-NOT: scf.for
+// CHECK: sezm.so2_linear_grad
+// CHECK: return
+func.func @weight_gradient(%g: tensor<?x10x64xf32>, %u: tensor<?x10x64xf32>,
+                           %w0: tensor<2x128x128xf32>,
+                           %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>)
+    -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>)
+    attributes {sezm.schedule = "inference"} {
+  %t = arith.mulf %g, %g : tensor<?x10x64xf32>
+  %gu, %gw0, %gwu, %gwv = sezm.so2_linear_grad %t, %u weights(%w0, %wu, %wv)
+      lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<2x128x128xf32>,
+         tensor<2x96x96xf32>, tensor<2x96x96xf32>)
+      -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+          tensor<2x96x96xf32>)
+  return %gu, %gw0 : tensor<?x10x64xf32>, tensor<2x128x128xf32>
+}
