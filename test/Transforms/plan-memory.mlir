@@ -130,3 +130,42 @@ func.func @views(%src: memref<?xi64> {sezm.extents = ["E"]},
   linalg.fill ins(%one : f32) outs(%d : memref<?x16xf32>)
   return
 }
+
+// -----
+
+// A chunk loop (sezm-chunk-edges): its body's buffers are planned there,
+// freed in the iteration that used them, and sized by the chunk (the min
+// of the step and the rest is at most the step); the loop's peak counts on
+// top of what is live around it, here the whole (E, 64) result.
+// CHECK-LABEL: func.func @chunks
+// CHECK: %[[OUT:.*]] = memref.alloc(%{{.*}}) : memref<?x64xf32>
+// CHECK: scf.for
+// CHECK: %[[T:.*]] = memref.alloc(%{{.*}}) : memref<?x64xf32>
+// CHECK-NEXT: linalg.fill ins(%{{.*}} : f32) outs(%[[T]] :
+// CHECK-NEXT: memref.subview
+// CHECK-NEXT: memref.copy %[[T]], %{{.*}}
+// CHECK-NEXT: memref.dealloc %[[T]]
+// CHECK-NEXT: }
+// CHECK: memref.copy %[[OUT]], %arg1
+// CHECK-NEXT: memref.dealloc %[[OUT]]
+// expected-remark @+1 {{@chunks planned peak 256*E + 262144 bytes (unplanned 256*E + 262144); 2 buffers, 0 reused, 2 freed after last use}}
+func.func @chunks(%src: memref<?xi64> {sezm.extents = ["E"]},
+                  %result: memref<?x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %step = arith.constant 1024 : index
+  %one = arith.constant 1.0 : f32
+  %e = memref.dim %src, %c0 : memref<?xi64>
+  %out = memref.alloc(%e) : memref<?x64xf32>
+  scf.for %lo = %c0 to %e step %step {
+    %rest = arith.subi %e, %lo : index
+    %n = arith.minsi %step, %rest : index
+    %t = memref.alloc(%n) : memref<?x64xf32>
+    linalg.fill ins(%one : f32) outs(%t : memref<?x64xf32>)
+    %view = memref.subview %out[%lo, 0] [%n, 64] [1, 1]
+        : memref<?x64xf32> to memref<?x64xf32, strided<[64, 1], offset: ?>>
+    memref.copy %t, %view : memref<?x64xf32>
+        to memref<?x64xf32, strided<[64, 1], offset: ?>>
+  }
+  memref.copy %out, %result : memref<?x64xf32> to memref<?x64xf32>
+  return
+}
