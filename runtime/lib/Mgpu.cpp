@@ -43,8 +43,26 @@ void timed(CudaDriver *d, CUstream stream, const std::string &name,
 
 /// Gives the kept device blocks back to the driver (the lock held).
 void releaseCachedBlocks(CudaDriver *d, RuntimeState &s) {
-  for (sezmrt::BlockCache::Block block : s.cachedBlocks.drain())
+  for (sezmrt::BlockCache::Block block : s.cachedBlocks.drain()) {
+    if (block.ready)
+      d->cuEventDestroy(reinterpret_cast<CUevent>(block.ready));
     s.check("cuMemFree", d->cuMemFree(block.address));
+  }
+}
+
+/// Makes `stream` (the host, for none) wait until a kept block's last
+/// users are done, and forgets the event that says so.
+bool waitForBlock(CudaDriver *d, RuntimeState &s,
+                  const sezmrt::BlockCache::Block &block, CUstream stream) {
+  if (!block.ready)
+    return true;
+  auto event = reinterpret_cast<CUevent>(block.ready);
+  bool waited = stream ? s.check("cuStreamWaitEvent",
+                                 d->cuStreamWaitEvent(stream, event, 0))
+                       : s.check("cuEventSynchronize",
+                                 d->cuEventSynchronize(event));
+  d->cuEventDestroy(event);
+  return waited;
 }
 
 /// The driver, or null after recording why it is unusable.
@@ -219,7 +237,7 @@ SEZM_MGPU void mgpuEventRecord(void *event, void *stream) {
                                    static_cast<CUstream>(stream)));
 }
 
-SEZM_MGPU void *mgpuMemAlloc(uint64_t bytes, void *, bool) {
+SEZM_MGPU void *mgpuMemAlloc(uint64_t bytes, void *stream, bool) {
   CudaDriver *d = usableDriver();
   // Empty tensors (no edges) need no memory; kernels never touch them.
   if (!d || bytes == 0)
@@ -232,6 +250,8 @@ SEZM_MGPU void *mgpuMemAlloc(uint64_t bytes, void *, bool) {
           s.cachedBlocks.take(bytes)) {
     pointer = kept->address;
     held = kept->bytes;
+    if (!waitForBlock(d, s, *kept, static_cast<CUstream>(stream)))
+      return nullptr;
   } else {
     CUresult result = d->cuMemAlloc(&pointer, bytes);
     // Kept blocks may be what fills the device: give them back.
@@ -249,7 +269,7 @@ SEZM_MGPU void *mgpuMemAlloc(uint64_t bytes, void *, bool) {
   return reinterpret_cast<void *>(pointer);
 }
 
-SEZM_MGPU void mgpuMemFree(void *pointer, void *) {
+SEZM_MGPU void mgpuMemFree(void *pointer, void *stream) {
   CudaDriver *d = usableDriver();
   if (!d || !pointer)
     return;
@@ -261,12 +281,25 @@ SEZM_MGPU void mgpuMemFree(void *pointer, void *) {
     s.check("cuMemFree", d->cuMemFree(device));
     return;
   }
-  // cuMemFree waits for the work in flight, which may still use the block;
-  // so does a block kept for reuse, before anything can be given it.
-  if (!s.check("cuCtxSynchronize", d->cuCtxSynchronize()))
+  // The work in flight on `stream` may still use the block: an event
+  // recorded there says when it is done, and whoever takes the block next
+  // waits for it (a later allocation on the same stream in stream order,
+  // at no cost). Without a stream (or with SEZM_SYNCHRONOUS_FREE set, to
+  // compare) the host waits for the whole device here, as cuMemFree would.
+  uintptr_t ready = 0;
+  CUevent event = nullptr;
+  if (stream && !s.synchronousFree &&
+      s.check("cuEventCreate",
+              d->cuEventCreate(&event, CU_EVENT_DISABLE_TIMING))) {
+    if (!s.check("cuEventRecord",
+                 d->cuEventRecord(event, static_cast<CUstream>(stream))))
+      return;
+    ready = reinterpret_cast<uintptr_t>(event);
+  } else if (!s.check("cuCtxSynchronize", d->cuCtxSynchronize())) {
     return;
+  }
   s.bytesInUse -= it->second;
-  s.cachedBlocks.keep(device, it->second);
+  s.cachedBlocks.keep(device, it->second, ready);
   s.allocations.erase(it);
 }
 

@@ -6,6 +6,7 @@
 #include "CudaDriver.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -27,6 +28,9 @@ struct RuntimeState {
   /// cost host time, and new pages cost the first kernel that touches
   /// them). Not counted in use; released when an allocation fails.
   BlockCache cachedBlocks;
+  /// Whether a free waits for the whole device (SEZM_SYNCHRONOUS_FREE set)
+  /// instead of recording an event on its stream.
+  bool synchronousFree = std::getenv("SEZM_SYNCHRONOUS_FREE") != nullptr;
   std::map<CUfunction, std::string> kernelNames;
   /// What ptxas gave each kernel, by name (the most over the modules that
   /// hold a kernel of that name), read as the kernels load.

@@ -22,6 +22,9 @@ public:
   struct Block {
     uint64_t address;
     size_t bytes;
+    /// What the owner waits on before the block is used again (a CUDA
+    /// event recorded where it was freed), or 0.
+    uintptr_t ready = 0;
   };
 
   /// The smallest kept block of at least `bytes` that wastes at most a
@@ -32,23 +35,23 @@ public:
     auto it = blocks.lower_bound(bytes);
     if (it == blocks.end() || it->first > bytes + bytes / 4)
       return std::nullopt;
-    Block block{it->second, it->first};
+    Block block = it->second;
     blocks.erase(it);
     keptBytes -= block.bytes;
     return block;
   }
 
-  /// Keeps a freed block of `bytes` at `address`.
-  void keep(uint64_t address, size_t bytes) {
-    blocks.emplace(bytes, address);
+  /// Keeps a freed block of `bytes` at `address`, usable once `ready`.
+  void keep(uint64_t address, size_t bytes, uintptr_t ready = 0) {
+    blocks.emplace(bytes, Block{address, bytes, ready});
     keptBytes += bytes;
   }
 
   /// Empties the cache: the blocks to give back to the driver.
   std::vector<Block> drain() {
     std::vector<Block> drained;
-    for (auto [bytes, address] : blocks)
-      drained.push_back({address, bytes});
+    for (const auto &[bytes, block] : blocks)
+      drained.push_back(block);
     blocks.clear();
     keptBytes = 0;
     return drained;
@@ -58,7 +61,7 @@ public:
   bool empty() const { return blocks.empty(); }
 
 private:
-  std::multimap<size_t, uint64_t> blocks;
+  std::multimap<size_t, Block> blocks;
   size_t keptBytes = 0;
 };
 

@@ -26,12 +26,13 @@ void emitSegmentReduce(SegmentReduceOp op, KernelIO &io,
   Value out = io.allocate(0, extents);
   Value flatValues = flattenRows(values), flatOut = flattenRows(out);
   Idx row = dim(flatValues, 1);
+  // Nodes on the grid's x (up to 2^31 - 1 blocks; y stops at 65,535).
   launchKernel(
       config.getKernel().getValue(),
-      {ceilDiv(row, kBlockThreads), nodes, Idx(1)},
+      {nodes, ceilDiv(row, kBlockThreads), Idx(1)},
       {Idx(kBlockThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
-        Idx p = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
-        Idx n = ids.block[1];
+        Idx p = ids.block[1] * Idx(kBlockThreads) + ids.thread[0];
+        Idx n = ids.block[0];
         ifThen(p < row, [&] {
           Num sum = sumRange(
               loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), [&](Idx t) {
