@@ -406,7 +406,8 @@ def ChunkEdges : Pass<"sezm-chunk-edges", "::mlir::func::FuncOp"> {
     Option<"rows", "rows", "int64_t", /*default=*/"65536",
            "Edges per chunk (at least 1)">,
   ];
-  let dependentDialects = ["::mlir::scf::SCFDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
   let statistics = [
     Statistic<"chunkedChains", "chunked-chains", "Chains put in chunk loops">,
