@@ -376,8 +376,9 @@ def ChunkEdges : Pass<"sezm-chunk-edges", "::mlir::func::FuncOp"> {
     a source reduction); its row-wise producers are pulled into the loop,
     computed again per chunk where they have other users (the backward
     recomputes the mixing stack chunk by chunk from the node features). A
-    chain is chunked only where it has values that no op outside it reads:
-    otherwise there is nothing to save. No sum crosses a chunk boundary, so
+    chain is chunked only where it has values that no op outside it reads
+    (otherwise there is nothing to save) and holds a sezm op (a chain of
+    elementwise ops keeps a few floats per edge). No sum crosses a chunk boundary, so
     the results are the unchunked ones bit for bit. Under the training
     schedule nothing changes.
 
