@@ -342,6 +342,20 @@ static void printSummary(const sezmrt::EntrySignature &signature,
   }
 }
 
+/// What the lowering flags ask of a compile for `target` (--gemm-precision is
+/// checked when the flags are read).
+static mlir::sezm::CompileOptions
+compileOptionsFromFlags(mlir::sezm::CompileOptions::Target target) {
+  mlir::sezm::CompileOptions options;
+  options.target = target;
+  options.chip = chip;
+  options.fuse = !noFusion;
+  options.recomputeStacks = recomputeStacks;
+  options.edgeChunk = edgeChunk;
+  options.gemmPrecision = *mlir::sezm::symbolizeGemmPrecision(gemmPrecision);
+  return options;
+}
+
 #ifdef SEZM_HAVE_GPU_RUNTIME
 /// A structure whose graph inputs the GPU run builds itself (neighbour list,
 /// shifts, CSRs: sezm_graph_from_positions_gpu) in place of the host's.
@@ -528,13 +542,8 @@ runOnGpu(ModuleOp module, const sezmrt::EntrySignature &signature,
                                    ec.message());
   llvm::FileRemover remover(artifact);
   OwningOpRef<ModuleOp> copy(module.clone());
-  mlir::sezm::CompileOptions options;
-  options.target = mlir::sezm::CompileOptions::Target::Gpu;
-  options.chip = chip;
-  options.fuse = !noFusion;
-  options.recomputeStacks = recomputeStacks;
-  options.edgeChunk = edgeChunk;
-  options.gemmPrecision = *mlir::sezm::symbolizeGemmPrecision(gemmPrecision);
+  mlir::sezm::CompileOptions options =
+      compileOptionsFromFlags(mlir::sezm::CompileOptions::Target::Gpu);
   if (llvm::Error error = mlir::sezm::compileArtifact(*copy, options, artifact))
     return std::move(error);
   std::string ranOn;
@@ -955,14 +964,9 @@ int main(int argc, char **argv) {
       return fail("cannot create a temporary file: " + ec.message());
     llvm::FileRemover remover(compiled);
     OwningOpRef<ModuleOp> copy(file->module()->clone());
-    mlir::sezm::CompileOptions options;
-    options.target = device == "gpu" ? mlir::sezm::CompileOptions::Target::Gpu
-                                     : mlir::sezm::CompileOptions::Target::Cpu;
-    options.chip = chip;
-    options.fuse = !noFusion;
-    options.recomputeStacks = recomputeStacks;
-    options.edgeChunk = edgeChunk;
-    options.gemmPrecision = *precisionMode;
+    mlir::sezm::CompileOptions options = compileOptionsFromFlags(
+        device == "gpu" ? mlir::sezm::CompileOptions::Target::Gpu
+                        : mlir::sezm::CompileOptions::Target::Cpu);
     if (llvm::Error error =
             mlir::sezm::compileArtifact(*copy, options, compiled))
       return fail(std::move(error));

@@ -213,7 +213,8 @@ void sezm::buildSeZMPipeline(OpPassManager &pm,
   // After the rematerialization, whose recomputed forward has adds too.
   if (options.fuse)
     pm.addNestedPass<func::FuncOp>(createFuseAccumulate());
-  if (options.edgeChunk > 0) {
+  // A negative count reaches the pass, which refuses it.
+  if (options.edgeChunk != 0) {
     ChunkEdgesOptions chunk;
     chunk.rows = options.edgeChunk;
     pm.addNestedPass<func::FuncOp>(createChunkEdges(chunk));
