@@ -8,6 +8,7 @@
   npytool.py compare A B RTOL                fails unless max |a - b| <= RTOL * max(1, max |b|)
   npytool.py relerr A REF LIMIT              fails unless max |a - ref| / max |ref| <= LIMIT
   npytool.py relerr-within A REF OTHER K     fails unless relerr(A, REF) <= K * relerr(OTHER, REF)
+  npytool.py sum OUT A B...                  writes A + B + ... (same shapes, A's dtype)
 """
 import ast
 import random
@@ -95,6 +96,15 @@ def main(argv):
               (error, error / other if other else float("inf"), argv[4], other))
         if not error <= float(argv[5]) * other:
             sys.exit("beyond %s times the other's" % argv[5])
+    elif command == "sum":
+        descr, shape, total = read(argv[3])
+        for path in argv[4:]:
+            _, other_shape, values = read(path)
+            if tuple(other_shape) != tuple(shape):
+                sys.exit("shapes differ: %s and %s" % (shape, other_shape))
+            total = [x + y for x, y in zip(total, values)]
+        dtype = {v[0]: k for k, v in CODES.items()}[descr]
+        write(argv[2], dtype, shape, total)
     else:
         sys.exit("unknown command " + command)
 

@@ -53,13 +53,18 @@ ModuleFile::ModuleFile(llvm::StringRef path, MLIRContext &context,
 }
 
 LogicalResult sezm::addForces(ModuleOp module, llvm::StringRef energy,
-                              bool perAtom) {
+                              bool perAtom, bool stages) {
   PassManager pm(module.getContext());
   AutodiffOptions autodiff;
   autodiff.energy = energy.str();
   autodiff.perAtom = perAtom;
   // Before the derivatives, which then take the Wigner-D's form.
   pm.addNestedPass<func::FuncOp>(createKeepWignerEntries());
+  if (stages) {
+    SplitStagesOptions split;
+    split.energy = energy.str();
+    pm.addPass(createSplitStages(split));
+  }
   pm.addPass(createAutodiff(autodiff));
   return pm.run(module);
 }

@@ -1769,9 +1769,16 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
   if (c.envSeed)
     writeEnvSeed(w, c, typeRows, filmScale, filmShift);
 
-  std::string x = "x0";
   std::string nodeType = ty({-1, D, C}), wideType = ty({-1, D, Cw}),
               frameType = ty({-1, Dm, Cw});
+  // Block boundaries (sezm.exchange): where a domain decomposition's ghost
+  // atoms take their owners' features (sezm-split-stages).
+  auto exchange = [&](const std::string &in) {
+    os << "  %" << in << "s = sezm.exchange %" << in << " : " << nodeType
+       << "\n";
+    return in + "s";
+  };
+  std::string x = exchange("x0");
   std::string focusAttr =
       " lmax = " + std::to_string(L) + " focus = " + std::to_string(F);
   for (int64_t b = 0; b < c.blocks; ++b) {
@@ -1875,7 +1882,7 @@ void writeModule(const Config &c, StateDict &state, Writer &w, Weights &ws) {
     std::string ffnOut = c.sandwich[3] ? norm(3, v + "ffn", "n3") : v + "ffn";
     os << "  %" << v << "x = arith.addf %" << v << "x1, %" << ffnOut << " : "
        << nodeType << "\n";
-    x = v + "x";
+    x = exchange(v + "x");
   }
 
   // Readout and fitting.

@@ -339,21 +339,25 @@ struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
 
     b.setInsertionPoint(returnOp);
     Value gradient = sweep.cotangentOf(positions);
-    if (!gradient) {
+    if (!gradient && !(positionsOptional && !weights.empty())) {
       source.emitError() << "sezm-autodiff: the energy of @" << energy
                          << " does not depend on the positions";
       return signalPassFailure();
     }
-    Value forces = arith::NegFOp::create(b, loc, gradient);
-    Type element = energyType.getElementType();
-    auto virialType = RankedTensorType::get({3, 3}, element);
-    Value virial = sweep.virial();
-    if (!virial)
-      virial = arith::ConstantOp::create(
-          b, loc,
-          DenseElementsAttr::get(virialType, b.getFloatAttr(element, 0.0)));
-    SmallVector<Value> results = {energyValue, forces, virial};
-    SmallVector<std::string> names = {"energy", "forces", "virial"};
+    SmallVector<Value> results = {energyValue};
+    SmallVector<std::string> names = {"energy"};
+    if (gradient) {
+      Value forces = arith::NegFOp::create(b, loc, gradient);
+      Type element = energyType.getElementType();
+      auto virialType = RankedTensorType::get({3, 3}, element);
+      Value virial = sweep.virial();
+      if (!virial)
+        virial = arith::ConstantOp::create(
+            b, loc,
+            DenseElementsAttr::get(virialType, b.getFloatAttr(element, 0.0)));
+      results.append({forces, virial});
+      names.append({"forces", "virial"});
+    }
     if (perAtom) {
       Value atomEnergy = atomEnergyOf(b, energyValue);
       if (!atomEnergy) {

@@ -100,6 +100,14 @@ static cl::opt<bool> perAtom(
              "end, as DeePMD-kit's atomic outputs)"),
     cl::cat(category));
 
+static cl::opt<bool> stages(
+    "stages",
+    cl::desc("Also compile the energy in stages, one per block, for a "
+             "domain decomposition: @energy_stage<k> and its backward "
+             "(sezm-split-stages), run one after the other with the ghost "
+             "atoms' features exchanged between them"),
+    cl::cat(category));
+
 static cl::opt<bool>
     noFusion("no-fusion",
              cl::desc("Compile without the graph fusions (rotate+mix, the "
@@ -240,8 +248,10 @@ int main(int argc, char **argv) {
 
   if (perAtom && forcesOf.empty())
     return fail("--per-atom goes with --forces-of (or a checkpoint)");
+  if (stages && forcesOf.empty())
+    return fail("--stages goes with --forces-of (or a checkpoint)");
   if (!forcesOf.empty() &&
-      failed(mlir::sezm::addForces(*module, forcesOf, perAtom)))
+      failed(mlir::sezm::addForces(*module, forcesOf, perAtom, stages)))
     return 1;
 
   options.chip = chip;

@@ -22,9 +22,11 @@ void registerToolDialects(DialectRegistry &registry);
 /// sezm-autodiff, the tools' --forces-of; errors go to the context's
 /// diagnostic handler.
 /// With `perAtom`, it returns each atom's energy and virial too
-/// (atom_energy, atom_virial).
+/// (atom_energy, atom_virial). With `stages`, the energy is also cut into
+/// stages at its block boundaries (sezm-split-stages), for a domain
+/// decomposition.
 LogicalResult addForces(ModuleOp module, llvm::StringRef energy,
-                        bool perAtom = false);
+                        bool perAtom = false, bool stages = false);
 
 /// A module parsed from a file, or imported from a DeePMD-kit DPA4
 /// checkpoint (in `precision`). Diagnostics about it (parse errors, and

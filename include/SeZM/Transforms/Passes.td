@@ -220,10 +220,75 @@ def Autodiff : Pass<"sezm-autodiff", "::mlir::ModuleOp"> {
     Option<"perAtom", "per-atom", "bool", /*default=*/"false",
            "Also return each atom's energy and virial (atom_energy, "
            "atom_virial)">,
+    Option<"positionsOptional", "positions-optional", "bool",
+           /*default=*/"false",
+           "The energy may not depend on the positions (a stage that reads "
+           "node features alone, sezm-split-stages): the derived function "
+           "then returns no forces and virial, only the energy and the "
+           "gradients of `weights`">,
     Option<"createGraph", "create-graph", "bool", /*default=*/"false",
            "Build a backward that can be differentiated again (training "
            "with a force loss): every op of it must have a derivative rule, "
            "and the function is marked sezm.create_graph">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def SplitStages : Pass<"sezm-split-stages", "::mlir::ModuleOp"> {
+  let summary = "Cut an energy function into stages at its block boundaries";
+  let description = [{
+    For a domain decomposition (several MPI ranks, each with ghost copies of
+    its neighbours' atoms), a message-passing model runs one block at a
+    time, the caller exchanging the ghost atoms' node features between
+    blocks. The `sezm.exchange` ops of `@<energy>` mark those boundaries:
+    with K of them, this adds
+
+    - `@<energy>_stage<k>` for k = 0..K: stage 0 computes the first
+      exchange's operand from the graph; stage k > 0 takes the features
+      after the k-th exchange as the argument `features` and returns the
+      next exchange's operand (`features`), the last one the energy;
+    - `@<energy>_stage<k>_backward`, where the stage has something to
+      differentiate: the same arguments, plus `features_out_grad` (the
+      gradient of the stage's result, for k < K), returning the stage's
+      share of the `forces` and `virial` (where it reads the positions) and
+      `features_grad` (for k > 0), by `sezm-autodiff` of sum(result x
+      features_out_grad) (of the energy, for the last stage).
+
+    Each stage computes again the values of the graph it reads (edge
+    geometry, radial features) and takes only the arguments it reads (the
+    last stage, a readout of each atom, takes the features and types of the
+    atoms whose energy it sums). Run in order on one process, with the
+    features of stage k passed to stage k+1 and each backward's
+    `features_grad` to the one before, the energy is `@<energy>`'s and the
+    stages' forces and virials sum to its forces and virial. A stage
+    whose result reads an earlier block's features other than through its
+    own `features` is refused: only one tensor crosses a boundary.
+
+    Before:
+    ```mlir
+    func.func @energy(%pos ..., %types ...) -> tensor<f64> {
+      %x0 = ...                          // from the types
+      %x0s = sezm.exchange %x0 : tensor<?x16x32xf32>
+      %b0x = ...                         // block 0 on %x0s and the graph
+      %b0xs = sezm.exchange %b0x : tensor<?x16x32xf32>
+      %e = ...                           // readout of %b0xs
+      return %e : tensor<f64>
+    }
+    ```
+    After (added): `@energy_stage0(%types) -> features`,
+    `@energy_stage1(%pos, ..., %features) -> features`,
+    `@energy_stage1_backward(%pos, ..., %features, %features_out_grad) ->
+    (forces, virial, features_grad)`, `@energy_stage2(%types, %features) ->
+    energy`, `@energy_stage2_backward(%types, %features) -> features_grad`.
+  }];
+  let options = [
+    Option<"energy", "energy", "std::string", /*default=*/"\"energy\"",
+           "The energy function to cut">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

@@ -80,3 +80,16 @@ void sezm::emitKernel(SegmentReduceGradOp op, KernelIO &io) {
     });
   });
 }
+
+// Folds away before lowering in the pipelines; a copy where it is lowered
+// all the same (convert-sezm-to-loops alone).
+void sezm::emitKernel(ExchangeOp op, KernelIO &io) {
+  Value features = io.in(op.getFeatures());
+  Idx nodes = dim(features, 0);
+  Value out = io.allocate(0, extentsWithLeading(features, nodes));
+  parallelRange(0, nodes, [&](Idx n) {
+    forEachTrailingIndex(features, [&](ArrayRef<Idx> rest) {
+      store(load(features, prepend(n, rest)), out, prepend(n, rest));
+    });
+  });
+}

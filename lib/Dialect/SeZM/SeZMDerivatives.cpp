@@ -359,3 +359,15 @@ LogicalResult SegmentReduceOp::backpropagate(ReverseMode &sweep,
                                         getOrder(), getRowptr()));
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Stages
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExchangeOp::backpropagate(ReverseMode &sweep,
+                                        ArrayRef<Value> cotangents) {
+  // The identity's: a ghost row's gradient reaches its owner through the
+  // caller's reverse communication, between stages.
+  sweep.add(getFeatures(), cotangents.front());
+  return success();
+}

@@ -1023,3 +1023,23 @@ SmallVector<unsigned> FocusCompeteGradOp::getEdgeSumResults() {
     return {1, 2};
   return {1};
 }
+
+//===----------------------------------------------------------------------===//
+// Stages
+//===----------------------------------------------------------------------===//
+
+LogicalResult ExchangeOp::verifyShapes(ShapeChecker &shapes) {
+  auto type = cast<RankedTensorType>(getFeatures().getType());
+  if (type.getRank() == 0)
+    return emitOpError() << "'features' must have rank >= 1, one row per "
+                            "node, but has type "
+                         << type;
+  SmallVector<Dim> dims{kNodes};
+  for (int64_t size : type.getShape().drop_front())
+    dims.push_back(Dim::fixed(size));
+  if (failed(shapes.check("features", getFeatures(), kFloat, dims)))
+    return failure();
+  return shapes.check("result", getResult(), kFloat, dims);
+}
+
+OpFoldResult ExchangeOp::fold(FoldAdaptor) { return getFeatures(); }

@@ -1321,4 +1321,36 @@ def SeZM_AttentionAggregateGradOp : SeZM_Op<"attention_aggregate_grad"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Stages
+//===----------------------------------------------------------------------===//
+
+def SeZM_ExchangeOp : SeZM_Op<"exchange", [SeZM_Differentiable,
+    AllTypesMatch<["features", "result"]>]> {
+  let summary = "a block boundary, where ghost atoms take their owners' features";
+  let description = [{
+    Marks the node features between two blocks of a model. Over a whole
+    structure in one process it is the identity (and folds away). Under a
+    domain decomposition a rank's nodes are its own atoms and ghost copies of
+    other ranks' atoms, whose features a block cannot compute (their
+    neighbourhoods are elsewhere): `sezm-split-stages` cuts the energy
+    function at each exchange into stages, and between two stages the caller
+    replaces each ghost's rows by its owner's (an MD engine's forward
+    communication); in the backward it adds each ghost row's gradient into its
+    owner's (reverse communication). Its derivative passes the gradient
+    through.
+
+    Shapes: features (N, ...) -> (N, ...).
+
+    Example:
+    ```mlir
+    %x1 = sezm.exchange %b0x : tensor<?x16x32xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_FloatTensor:$features);
+  let results = (outs SeZM_FloatTensor:$result);
+  let assemblyFormat = "$features attr-dict `:` type($features)";
+  let hasFolder = 1;
+}
+
 #endif // SEZM_DIALECT_SEZM_SEZMOPS_TD
