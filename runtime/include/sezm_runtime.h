@@ -164,6 +164,38 @@ int sezm_model_compute_edges(sezm_model *model, const char *entry,
                              double *energy, double *force, double *virial,
                              double *atom_energy, double *atom_virial);
 
+/* A model in stages (sezm-compile --stages: @<energy>_stage<k> and their
+ * backward) for a domain decomposition. The nodes are a rank's own atoms,
+ * rows [0, nlocal), then ghost copies of atoms that it or other ranks own,
+ * rows [nlocal, natoms), each at its own position (a periodic image where
+ * it is one); every edge's centre (dst) is an own atom, its source any node,
+ * edge_vec = coord[src] - coord[dst]. The stages run one after the other
+ * on the host arrays (as sezm_model_compute_edges). After each stage but
+ * the last, forward(ctx, features, natoms, width) gets its node features
+ * (double[natoms][width], the stage's values widened) and must set each
+ * ghost's row to its owner's (an MD engine's forward communication); the
+ * last stage sums the energies of the own atoms. In the backward, before
+ * each stage's, reverse(ctx, gradient, natoms, width) gets the gradient of
+ * the features that stage returned and must add each ghost's row into its
+ * owner's (reverse communication); the ghost rows are then taken as zero.
+ * Every rank makes the same calls, one with no own atoms (nlocal = 0, no
+ * edges) too. Outputs: the own atoms' energy double[1], the forces on every
+ * node double[natoms][3] (a ghost's to be added to its owner's, as LAMMPS
+ * does with newton_pair on) and the virial double[3][3] of this rank's
+ * edges. */
+typedef void (*sezm_exchange_fn)(void *ctx, double *rows, int64_t natoms,
+                                 int64_t width);
+/* The stages of @<energy> in the artifact (0 where it has none), and the
+ * width of their node features (the values per atom an exchange moves). */
+int sezm_model_stage_count(const sezm_model *model, const char *energy);
+int64_t sezm_model_stage_width(const sezm_model *model, const char *energy);
+int sezm_model_compute_edges_staged(
+    sezm_model *model, const char *energy, int64_t natoms, int64_t nlocal,
+    int64_t nedges, int ntypes, const double *coord, const int32_t *atype,
+    const int64_t *edge_index, const double *edge_vec,
+    sezm_exchange_fn forward, sezm_exchange_fn reverse, void *ctx,
+    double *energy_out, double *force, double *virial);
+
 /* A structure's neighbour graph, built on the GPU: every ordered pair and
  * periodic image of the atoms within `cutoff` (an atom and itself
  * untranslated excepted), ordered by destination, then source, then image

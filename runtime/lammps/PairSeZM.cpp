@@ -30,7 +30,8 @@ using sezmrt::kMinAtomSeparation;
 
 namespace {
 const char *kUsage = "pair_style sezm model.sezm [device auto|cpu|gpu] "
-                     "[entry NAME] [cutoff R] [timing yes|no]";
+                     "[entry NAME] [cutoff R] [timing yes|no] "
+                     "[stages auto|yes|no]";
 
 std::string formatNumber(double value) {
   char text[32];
@@ -161,6 +162,11 @@ void PairSeZM::settings(int narg, char **arg) {
         error->all(FLERR,
                    "pair_style sezm: timing '" + value + "' is not yes or no");
       timing = value == "yes";
+    } else if (key == "stages") {
+      if (value != "auto" && value != "yes" && value != "no")
+        error->all(FLERR, "pair_style sezm: stages '" + value +
+                              "' is not auto, yes or no");
+      stagesAsked = value;
     } else if (key == "cutoff") {
       char *end = nullptr;
       wantedCutoff = std::strtod(value.c_str(), &end);
@@ -205,6 +211,14 @@ void PairSeZM::settings(int narg, char **arg) {
                             " returns energy, forces and virial (compile "
                             "the energy with sezm-compile --forces-of)");
   }
+  // The stages are the entry's energy cut at its block boundaries.
+  const std::string forcesSuffix = "_forces";
+  stagePrefix = entry.size() > forcesSuffix.size() &&
+                        entry.compare(entry.size() - forcesSuffix.size(),
+                                      forcesSuffix.size(), forcesSuffix) == 0
+                    ? entry.substr(0, entry.size() - forcesSuffix.size())
+                    : entry;
+  stageWidth = sezm_model_stage_width(model, stagePrefix.c_str());
   hasPerAtom = outputIndex(model, entry, "atom_energy") >= 0 &&
                outputIndex(model, entry, "atom_virial") >= 0;
   doubleForces =
@@ -286,10 +300,35 @@ void PairSeZM::coeff(int narg, char **arg) {
 
 void PairSeZM::init_style() {
   requireMetalUnits();
-  if (comm->nprocs > 1)
-    error->all(FLERR, "pair_style sezm runs on one MPI rank for now (this "
-                      "run has " +
-                          std::to_string(comm->nprocs) + ")");
+  int ranks = comm->nprocs;
+  staged = stagesAsked == "yes" || (stagesAsked == "auto" && ranks > 1);
+  if (!staged && ranks > 1)
+    error->all(FLERR, "pair_style sezm: 'stages no' runs on one MPI rank "
+                      "(this run has " +
+                          std::to_string(ranks) + ")");
+  if (staged && stageWidth < 1)
+    error->all(FLERR, "pair_style sezm: " +
+                          (ranks > 1 ? "this run has " + std::to_string(ranks) +
+                                           " MPI ranks, which need"
+                                     : std::string("'stages yes' needs")) +
+                          " the model in stages, and " + modelPath +
+                          " has none of @" + stagePrefix +
+                          " (compile it with sezm-compile --stages)");
+  if (staged && force->newton_pair == 0)
+    error->all(FLERR, "pair_style sezm: in stages the ghost atoms' forces "
+                      "go to their owners through LAMMPS's reverse "
+                      "communication, which needs 'newton on' (the "
+                      "default)");
+  comm_forward = comm_reverse = staged ? static_cast<int>(stageWidth) : 0;
+  if (staged && comm->me == 0)
+    utils::logmesg(
+        lmp,
+        "pair_style sezm: " + std::to_string(ranks) +
+            (ranks == 1 ? " MPI rank" : " MPI ranks") + ": the model in " +
+            std::to_string(sezm_model_stage_count(model, stagePrefix.c_str())) +
+            " stages, " + std::to_string(stageWidth) +
+            " node features exchanged per ghost atom "
+            "between them\n");
   if (!atom->tag_enable)
     error->all(FLERR, "pair_style sezm needs atom IDs (atom_modify id yes)");
   neighbor->add_request(this, NeighConst::REQ_FULL);
@@ -579,6 +618,10 @@ void PairSeZM::runDeviceEntry() {
 
 void PairSeZM::compute(int eflag, int vflag) {
   ev_init(eflag, vflag);
+  // Every rank takes part in a staged run's exchanges, one with no local
+  // atoms too.
+  if (staged)
+    return computeStaged();
   int nlocal = atom->nlocal;
   if (nlocal == 0)
     return;
@@ -635,4 +678,133 @@ void PairSeZM::compute(int eflag, int vflag) {
     for (int i = 0; i < nlocal; ++i)
       for (int c = 0; c < 9; ++c)
         cvatom[i][c] += atomVirial[9 * i + atomOrder[c]];
+}
+
+void PairSeZM::buildStagedGraph() {
+  double **x = atom->x;
+  tagint *tag = atom->tag;
+  double cutoffSq = cutoff * cutoff;
+  edgeIndex.clear();
+  edgeVecs.clear();
+  std::vector<int> sources;
+  // Each centre's neighbours by atom ID, then position (periodic images of
+  // one atom): an order that does not depend on LAMMPS's binning.
+  auto before = [&](int a, int b) {
+    if (tag[a] != tag[b])
+      return tag[a] < tag[b];
+    return std::lexicographical_compare(x[a], x[a] + 3, x[b], x[b] + 3);
+  };
+  std::vector<int64_t> dst;
+  for (int c = 0; c < list->inum; ++c) {
+    int i = list->ilist[c];
+    const int *neighbours = list->firstneigh[i];
+    sources.clear();
+    for (int jj = 0; jj < list->numneigh[i]; ++jj) {
+      int j = neighbours[jj] & NEIGHMASK;
+      double r2 = 0.0;
+      for (int k = 0; k < 3; ++k)
+        r2 += (x[j][k] - x[i][k]) * (x[j][k] - x[i][k]);
+      if (!std::isfinite(r2) ||
+          (r2 < cutoffSq && r2 < kMinAtomSeparation * kMinAtomSeparation))
+        failPair(i, j, r2);
+      if (r2 < cutoffSq)
+        sources.push_back(j);
+    }
+    std::sort(sources.begin(), sources.end(), before);
+    for (int j : sources) {
+      edgeIndex.push_back(j);
+      dst.push_back(i);
+      for (int k = 0; k < 3; ++k)
+        edgeVecs.push_back(x[j][k] - x[i][k]);
+    }
+  }
+  edgeIndex.insert(edgeIndex.end(), dst.begin(), dst.end());
+}
+
+void PairSeZM::computeStaged() {
+  // Every rank is asked the same, so all of them stop here.
+  if (eflag_atom || vflag_atom || cvflag_atom)
+    error->all(FLERR, "pair_style sezm: per-atom energies and virials are "
+                      "not computed in stages (on several MPI ranks) yet");
+  auto started = std::chrono::steady_clock::now();
+  int nlocal = atom->nlocal, nall = nlocal + atom->nghost;
+  int *type = atom->type;
+  modelTypes.resize(nall);
+  for (int i = 0; i < nall; ++i)
+    modelTypes[i] = modelTypeOf[type[i]];
+  buildStagedGraph();
+  auto built = std::chrono::steady_clock::now();
+  coords.assign(3 * static_cast<size_t>(nall), 0.0);
+  if (nall > 0)
+    std::copy(&atom->x[0][0], &atom->x[0][0] + 3 * nall, coords.begin());
+  forces.assign(3 * static_cast<size_t>(nall), 0.0);
+  int64_t nedges = static_cast<int64_t>(edgeIndex.size() / 2);
+  if (sezm_model_compute_edges_staged(
+          model, stagePrefix.c_str(), nall, nlocal, nedges,
+          sezm_model_type_count(model), coords.data(), modelTypes.data(),
+          edgeIndex.data(), edgeVecs.data(), forwardExchange, reverseExchange,
+          this, &energy, forces.data(), modelVirial))
+    fail(sezm_last_error());
+  if (timing) {
+    graphSeconds += std::chrono::duration<double>(built - started).count();
+    entrySeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - built)
+            .count();
+    ++timedCalls;
+  }
+  // Ghosts' forces reach their owners through LAMMPS (newton_pair on).
+  double **f = atom->f;
+  for (int i = 0; i < nall; ++i)
+    for (int k = 0; k < 3; ++k)
+      f[i][k] += forces[3 * i + k];
+  if (eflag_global)
+    eng_vdwl += energy;
+  if (vflag_global) {
+    const int order[6] = {0, 4, 8, 1, 2, 5};
+    for (int c = 0; c < 6; ++c)
+      virial[c] += modelVirial[order[c]];
+  }
+}
+
+void PairSeZM::forwardExchange(void *self, double *rows, int64_t, int64_t) {
+  auto *pair = static_cast<PairSeZM *>(self);
+  pair->exchangeRows = rows;
+  pair->comm->forward_comm(pair);
+}
+
+void PairSeZM::reverseExchange(void *self, double *rows, int64_t, int64_t) {
+  auto *pair = static_cast<PairSeZM *>(self);
+  pair->exchangeRows = rows;
+  pair->comm->reverse_comm(pair);
+}
+
+int PairSeZM::pack_forward_comm(int n, int *list, double *buf, int, int *) {
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    const double *row =
+        exchangeRows + static_cast<int64_t>(list[i]) * stageWidth;
+    for (int64_t w = 0; w < stageWidth; ++w)
+      buf[m++] = row[w];
+  }
+  return m;
+}
+
+void PairSeZM::unpack_forward_comm(int n, int first, double *buf) {
+  double *rows = exchangeRows + static_cast<int64_t>(first) * stageWidth;
+  std::copy(buf, buf + n * stageWidth, rows);
+}
+
+int PairSeZM::pack_reverse_comm(int n, int first, double *buf) {
+  const double *rows = exchangeRows + static_cast<int64_t>(first) * stageWidth;
+  std::copy(rows, rows + n * stageWidth, buf);
+  return static_cast<int>(n * stageWidth);
+}
+
+void PairSeZM::unpack_reverse_comm(int n, int *list, double *buf) {
+  int m = 0;
+  for (int i = 0; i < n; ++i) {
+    double *row = exchangeRows + static_cast<int64_t>(list[i]) * stageWidth;
+    for (int64_t w = 0; w < stageWidth; ++w)
+      row[w] += buf[m++];
+  }
 }

@@ -1,7 +1,7 @@
 //===- PairSeZM.h - LAMMPS pair style for sezm artifacts --------*- C++ -*-===//
 //
 // pair_style sezm model.sezm [device auto|cpu|gpu] [entry NAME] [cutoff R]
-//                 [timing yes|no]
+//                 [timing yes|no] [stages auto|yes|no]
 // pair_coeff * * O H
 //
 // Runs an artifact written by sezm-compile as a LAMMPS pair style, through
@@ -13,6 +13,14 @@
 // builds from the periodic structure, so every block of message passing
 // sees the same neighbours. Forces land on local atoms only and the virial
 // comes from the edge vectors (not from f.r, which would miss the shifts).
+//
+// On several MPI ranks (or with `stages yes`) the model runs in stages (an
+// artifact of sezm-compile --stages): the nodes are the local and the ghost
+// atoms, the edges go from any node to a local centre, and between two
+// stages the ghosts take their owners' node features through LAMMPS's
+// forward communication; in the backward their gradients go back to the
+// owners through reverse communication, and their forces through LAMMPS's
+// own (newton_pair on).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +46,11 @@ public:
   void init_style() override;
   double init_one(int i, int j) override;
   void compute(int eflag, int vflag) override;
+  int pack_forward_comm(int n, int *list, double *buf, int pbc_flag,
+                        int *pbc) override;
+  void unpack_forward_comm(int n, int first, double *buf) override;
+  int pack_reverse_comm(int n, int first, double *buf) override;
+  void unpack_reverse_comm(int n, int *list, double *buf) override;
   /// With `timing yes`: the run's time per call in building the graph and
   /// in the entry.
   void finish() override;
@@ -63,6 +76,16 @@ private:
   /// Energy, forces and virial through the device-resident entry on the
   /// edges that selectEdgesOnGpu left there.
   void runDeviceEntry();
+  /// The staged run: the graph over local and ghost atoms, each stage
+  /// through the runtime with the exchanges between them.
+  void computeStaged();
+  /// Fills edgeIndex and edgeVecs with the edges from every node within the
+  /// cutoff of a local centre, each centre's by atom ID and position.
+  void buildStagedGraph();
+  static void forwardExchange(void *self, double *rows, int64_t natoms,
+                              int64_t width);
+  static void reverseExchange(void *self, double *rows, int64_t natoms,
+                              int64_t width);
   void requireMetalUnits();
   [[noreturn]] void fail(const std::string &message);
 
@@ -73,6 +96,15 @@ private:
   bool hasPerAtom = false;
   bool doubleForces = false;
   bool timing = false;
+  /// Whether the run is in stages, and what `stages` asked for.
+  bool staged = false;
+  std::string stagesAsked = "auto";
+  /// The stages' energy function (the entry without "_forces") and the
+  /// width of their node features.
+  std::string stagePrefix;
+  int64_t stageWidth = 0;
+  /// The rows an exchange moves (natoms x stageWidth).
+  double *exchangeRows = nullptr;
   double graphSeconds = 0.0, entrySeconds = 0.0, orderSeconds = 0.0;
   long timedCalls = 0, orderings = 0;
   /// LAMMPS atom type (1-based) -> the model's type index.

@@ -1181,3 +1181,244 @@ size_t sezm_device_bytes_cached(void) { return state().cachedBlocks.bytes(); }
 void sezm_device_release_cache(void) { releaseDeviceCache(); }
 
 } // extern "C"
+
+int sezm_model_stage_count(const sezm_model *model, const char *energy) {
+  if (!model || !energy)
+    return 0;
+  int count = 0;
+  while (findEntry(
+      model, (std::string(energy) + "_stage" + std::to_string(count)).c_str()))
+    ++count;
+  return count;
+}
+
+int64_t sezm_model_stage_width(const sezm_model *model, const char *energy) {
+  if (sezm_model_stage_count(model, energy) < 2)
+    return 0;
+  const EntrySignature *first =
+      findEntry(model, (std::string(energy) + "_stage0").c_str());
+  for (const TensorPort &port : first->results)
+    if (port.name == "features") {
+      int64_t width = 1;
+      for (size_t axis = 1; axis < port.shape.size(); ++axis)
+        width *= port.shape[axis];
+      return width;
+    }
+  return 0;
+}
+
+namespace {
+/// Runs `entry` with its inputs found by name among `available` (the
+/// carried ones from the artifact) and returns its outputs by name, as
+/// doubles; false with lastError set on failure.
+bool runStage(sezm_model *model, const std::string &api,
+              const EntrySignature &signature,
+              const std::vector<GraphInput> &available,
+              std::map<std::string, std::vector<double>> &results) {
+  std::vector<HostTensor> bound;
+  for (const TensorPort &port : signature.arguments) {
+    if (model->carried.count(port.name))
+      continue;
+    auto input = std::find_if(
+        available.begin(), available.end(),
+        [&](const GraphInput &in) { return in.name == port.name; });
+    if (input == available.end())
+      return failWith(api + "input '" + port.name + "' of @" +
+                          signature.function +
+                          " is no graph input of its stage, features or "
+                          "gradient, nor carried by the artifact",
+                      false);
+    bound.push_back(input->as(port.type));
+  }
+  std::vector<sezm_tensor> inputs, outputs(signature.results.size());
+  for (const HostTensor &tensor : bound)
+    inputs.push_back(describeHost(tensor));
+  if (sezm_model_run(model, signature.function.c_str(), inputs.data(),
+                     static_cast<int>(inputs.size()), outputs.data(),
+                     static_cast<int>(outputs.size()), 0))
+    return failWith(api + lastError, false);
+  results.clear();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const sezm_tensor &out = outputs[i];
+    int64_t count = 1;
+    for (int axis = 0; axis < out.rank; ++axis)
+      count *= out.shape[axis];
+    std::vector<double> &values = results[signature.results[i].name];
+    values.resize(count);
+    for (int64_t k = 0; k < count; ++k)
+      values[k] = out.dtype == SEZM_F64
+                      ? static_cast<const double *>(out.data)[k]
+                      : static_cast<const float *>(out.data)[k];
+  }
+  return true;
+}
+
+/// Rows [0, rows) of a node input (positions, types).
+GraphInput firstRows(const GraphInput &input, int64_t rows) {
+  GraphInput head = input;
+  int64_t width = 1;
+  for (size_t axis = 1; axis < input.shape.size(); ++axis)
+    width *= input.shape[axis];
+  head.shape[0] = rows;
+  if (input.isFloat)
+    head.floats.resize(rows * width);
+  else
+    head.indices.resize(rows * width);
+  return head;
+}
+} // namespace
+
+int sezm_model_compute_edges_staged(
+    sezm_model *model, const char *energy, int64_t natoms, int64_t nlocal,
+    int64_t nedges, int ntypes, const double *coord, const int32_t *atype,
+    const int64_t *edgeIndex, const double *edgeVec, sezm_exchange_fn forward,
+    sezm_exchange_fn reverse, void *ctx, double *energyOut, double *force,
+    double *virial) {
+  const std::string api = "sezm_model_compute_edges_staged: ";
+  int stages = sezm_model_stage_count(model, energy);
+  if (stages < 2)
+    return failWith(api + "the artifact has no stages of @" +
+                        (energy ? energy : "") +
+                        " (compile it with sezm-compile --stages)",
+                    1);
+  if (natoms < 0 || nlocal < 0 || nlocal > natoms || nedges < 0 || ntypes < 1 ||
+      (natoms > 0 && (!coord || !atype)) ||
+      (nedges > 0 && (!edgeIndex || !edgeVec)) || !forward || !reverse ||
+      !energyOut || (natoms > 0 && !force) || !virial)
+    return failWith(api + "needs 0 <= nlocal <= natoms, nedges >= 0, "
+                          "ntypes >= 1, both exchanges and every array",
+                    1);
+  if (nlocal == 0 && nedges > 0)
+    return failWith(api + "a rank with no own atoms has no edges", 1);
+  for (int64_t i = 0; i < natoms; ++i)
+    if (atype[i] < 0 || atype[i] >= ntypes)
+      return failWith(api + "atom " + std::to_string(i) + " has type " +
+                          std::to_string(atype[i]) + ", outside [0, " +
+                          std::to_string(ntypes) + ")",
+                      1);
+  for (int64_t e = 0; e < nedges; ++e)
+    if (edgeIndex[nedges + e] < 0 || edgeIndex[nedges + e] >= nlocal)
+      return failWith(api + "edge " + std::to_string(e) + "'s centre " +
+                          std::to_string(edgeIndex[nedges + e]) +
+                          " is not an own atom (rows [0, " +
+                          std::to_string(nlocal) + "))",
+                      1);
+  std::string error;
+  for (int64_t i = 0; i < 3 * natoms && error.empty(); ++i)
+    if (!std::isfinite(coord[i]))
+      error = api + "atom " + std::to_string(i / 3) +
+              " has a coordinate that is not a finite number";
+  if (!error.empty())
+    return failWith(error, 1);
+
+  auto stageEntry = [&](int k, const char *suffix) {
+    return findEntry(
+        model,
+        (std::string(energy) + "_stage" + std::to_string(k) + suffix).c_str());
+  };
+  const EntrySignature *first = stageEntry(0, "");
+  int64_t width = sezm_model_stage_width(model, energy);
+  if (width < 1)
+    return failWith(api + "@" + first->function + " returns no features", 1);
+  std::vector<int64_t> featureShape = {natoms};
+  for (const TensorPort &port : first->results)
+    if (port.name == "features")
+      featureShape.insert(featureShape.end(), port.shape.begin() + 1,
+                          port.shape.end());
+
+  std::fill(force, force + 3 * natoms, 0.0);
+  std::fill(virial, virial + 9, 0.0);
+  *energyOut = 0;
+  // A rank with no own atoms computes nothing but takes part in every
+  // exchange, which is collective.
+  bool idle = nlocal == 0;
+  std::vector<GraphInput> graph, local;
+  if (!idle) {
+    NeighbourGraph edges;
+    if (!graphFromEdges(natoms, nedges, coord, edgeIndex, edgeVec, edges,
+                        error))
+      return failWith(api + error, 1);
+    Structure structure;
+    structure.positions.resize(natoms);
+    for (int64_t i = 0; i < natoms; ++i)
+      structure.positions[i] = {coord[3 * i], coord[3 * i + 1],
+                                coord[3 * i + 2]};
+    graph = graphInputs(structure, edges);
+    graph.push_back(
+        GraphInput{port::kTypes, false, {natoms}, {}, {atype, atype + natoms}});
+    // The last stage sums the own atoms: their rows alone.
+    for (const GraphInput &input : graph)
+      if (input.name == port::kPositions || input.name == port::kTypes)
+        local.push_back(firstRows(input, nlocal));
+  }
+  auto featuresInput = [&](const char *name, std::vector<double> values,
+                           int64_t rows) {
+    std::vector<int64_t> shape = featureShape;
+    shape[0] = rows;
+    values.resize(rows * width);
+    return GraphInput{name, true, shape, std::move(values), {}};
+  };
+
+  // Forward: the features after each stage, exchanged.
+  std::vector<std::vector<double>> features(stages - 1);
+  std::map<std::string, std::vector<double>> out;
+  for (int k = 0; k + 1 < stages; ++k) {
+    features[k].assign(natoms * width, 0.0);
+    if (!idle) {
+      std::vector<GraphInput> inputs = graph;
+      if (k > 0)
+        inputs.push_back(featuresInput("features", features[k - 1], natoms));
+      if (!runStage(model, api, *stageEntry(k, ""), inputs, out))
+        return 1;
+      features[k] = out["features"];
+    }
+    forward(ctx, features[k].data(), natoms, width);
+  }
+  std::vector<double> gradient(natoms * width, 0.0);
+  int last = stages - 1;
+  if (!idle) {
+    std::vector<GraphInput> inputs = local;
+    inputs.push_back(featuresInput("features", features[last - 1], nlocal));
+    if (!runStage(model, api, *stageEntry(last, ""), inputs, out))
+      return 1;
+    *energyOut = out["energy"].at(0);
+    const EntrySignature *backward = stageEntry(last, "_backward");
+    if (!backward)
+      return failWith(api + "no @" + std::string(energy) + "_stage" +
+                          std::to_string(last) + "_backward",
+                      1);
+    if (!runStage(model, api, *backward, inputs, out))
+      return 1;
+    std::copy(out["features_grad"].begin(), out["features_grad"].end(),
+              gradient.begin());
+  }
+
+  // Backward: each stage's from the gradient of what it returned, its
+  // ghost rows first added into their owners'.
+  for (int k = last - 1; k >= 0; --k) {
+    const EntrySignature *backward = stageEntry(k, "_backward");
+    // A stage of the types alone (the first) has nothing to differentiate.
+    if (!backward)
+      break;
+    reverse(ctx, gradient.data(), natoms, width);
+    std::fill(gradient.begin() + nlocal * width, gradient.end(), 0.0);
+    if (idle)
+      continue;
+    std::vector<GraphInput> inputs = graph;
+    if (k > 0)
+      inputs.push_back(featuresInput("features", features[k - 1], natoms));
+    inputs.push_back(featuresInput("features_out_grad", gradient, natoms));
+    if (!runStage(model, api, *backward, inputs, out))
+      return 1;
+    // A stage that reads no geometry has no forces of its own.
+    if (out.count("forces") && out.count("virial")) {
+      for (int64_t i = 0; i < 3 * natoms; ++i)
+        force[i] += out["forces"].at(i);
+      for (int i = 0; i < 9; ++i)
+        virial[i] += out["virial"].at(i);
+    }
+    if (k > 0)
+      gradient = out["features_grad"];
+  }
+  return 0;
+}
