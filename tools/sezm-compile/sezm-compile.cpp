@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SeZM/Execution/ArtifactCompiler.h"
+#include "SeZM/Execution/LoweringFlags.h"
 #include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Safetensors.h"
 
@@ -45,11 +46,6 @@ static cl::opt<std::string> targetName(
              "(the default: all where the CUDA toolkit is found, else cpu; "
              "gpu for --emit=lib, obj, llvm and ptx)"),
     cl::value_desc("cpu|gpu|all"), cl::cat(category));
-static cl::opt<std::string>
-    chip("chip",
-         cl::desc("NVIDIA GPU to compile for (sm_80, sm_86, sm_89, "
-                  "sm_90)"),
-         cl::value_desc("sm_XX"), cl::init("sm_90"), cl::cat(category));
 /// What sezm-compile writes: what the GPU compiler emits, or (from a
 /// checkpoint) the imported module and its weights.
 enum class Output { Artifact, Library, Object, LLVMIR, PTX, Import };
@@ -108,40 +104,7 @@ static cl::opt<bool> stages(
              "atoms' features exchanged between them"),
     cl::cat(category));
 
-static cl::opt<bool>
-    noFusion("no-fusion",
-             cl::desc("Compile without the graph fusions (rotate+mix, the "
-                      "backward with the source reduction, residual adds "
-                      "folded into their producers), to measure or check "
-                      "against them"),
-             cl::cat(category));
-
-static cl::opt<bool> recomputeStacks(
-    "recompute-stacks",
-    cl::desc("Recompute each block's mixing stack (so2_linear, gates, focus "
-             "scaling) when its backward starts instead of keeping it "
-             "through the later blocks: less device memory per edge (SeZM-min "
-             "E+F 25,172 -> 15,712 bytes), one more stack forward per block "
-             "but the last; the same numbers"),
-    cl::cat(category));
-
-static cl::opt<int64_t> edgeChunk(
-    "edge-chunk",
-    cl::desc("Process each chain of per-edge ops (rotate_mix, the mixing "
-             "stack and their gradients) in chunks of this many edges, "
-             "recomputing the stack per chunk in the backward: less memory "
-             "per edge, the same numbers, more work; 0 (the default): all "
-             "edges at once"),
-    cl::init(0), cl::cat(category));
-
-static cl::opt<std::string> gemmPrecision(
-    "gemm-precision",
-    cl::desc("How the GPU's GEMM-shaped kernels (SO(2) linears, gates, "
-             "matmuls, degree linears) multiply fp32: ieee (the default, "
-             "IEEE fp32 on the CUDA cores) or tf32x3 (opt-in split "
-             "precision on the tensor cores: each operand split into two "
-             "TF32 parts, three products; recorded in the manifest)"),
-    cl::value_desc("ieee|tf32x3"), cl::init("ieee"), cl::cat(category));
+static mlir::sezm::LoweringFlags lowering(category);
 
 static cl::opt<bool>
     timePhases("time-phases",
@@ -201,23 +164,27 @@ int main(int argc, char **argv) {
       "imported with no PyTorch: @energy and @energy_forces, its weights\n"
       "carried, its type_map and rcut in the manifest (docs/import.md).\n"
       "Linking uses the C++ compiler on PATH (or $CXX).\n");
-  CompileOptions options;
+  CompileOptions::Target target = CompileOptions::Target::All;
   bool artifactOut = emit == Output::Artifact || emit == Output::Import;
   if (targetName.empty()) {
     std::string why;
     if (!artifactOut)
-      options.target = CompileOptions::Target::Gpu;
+      target = CompileOptions::Target::Gpu;
     else if (!mlir::sezm::gpuToolchainAvailable(why))
-      options.target = CompileOptions::Target::Cpu;
+      target = CompileOptions::Target::Cpu;
   } else if (targetName == "cpu") {
-    options.target = CompileOptions::Target::Cpu;
+    target = CompileOptions::Target::Cpu;
   } else if (targetName == "gpu") {
-    options.target = CompileOptions::Target::Gpu;
+    target = CompileOptions::Target::Gpu;
   } else if (targetName != "all") {
     return fail("--target=" + targetName + ": expected cpu, gpu or all");
   }
+  auto lowered = lowering.options(target);
+  if (!lowered)
+    return fail(llvm::toString(lowered.takeError()));
+  CompileOptions options = *lowered;
   if (options.target != CompileOptions::Target::Cpu)
-    if (llvm::Error error = mlir::sezm::checkChip(chip))
+    if (llvm::Error error = mlir::sezm::checkChip(options.chip))
       return fail(llvm::toString(std::move(error)));
 
   DialectRegistry registry;
@@ -254,17 +221,7 @@ int main(int argc, char **argv) {
       failed(mlir::sezm::addForces(*module, forcesOf, perAtom, stages)))
     return 1;
 
-  options.chip = chip;
   options.emit = static_cast<Emit>(emit.getValue());
-  options.fuse = !noFusion;
-  options.recomputeStacks = recomputeStacks;
-  options.edgeChunk = edgeChunk;
-  std::optional<mlir::sezm::GemmPrecision> precisionMode =
-      mlir::sezm::symbolizeGemmPrecision(gemmPrecision);
-  if (!precisionMode)
-    return fail("--gemm-precision=" + gemmPrecision +
-                ": expected ieee or tf32x3");
-  options.gemmPrecision = *precisionMode;
   options.timing = timePhases;
   options.verifyEach = verifyEach;
   if (!weights.empty() && emit != Output::Artifact)

@@ -10,6 +10,7 @@
 #include "SeZM/Conversion/Passes.h"
 #include "SeZM/Execution/ArtifactCompiler.h"
 #include "SeZM/Execution/CpuRunner.h"
+#include "SeZM/Execution/LoweringFlags.h"
 #include "SeZM/Execution/ModuleFile.h"
 #include "SeZM/Support/Artifact.h"
 #include "SeZM/Support/MemoryPlan.h"
@@ -97,32 +98,6 @@ static cl::opt<bool> perAtom(
              "and virial too (atom_energy, atom_virial)"),
     cl::cat(category));
 static cl::opt<bool>
-    noFusion("no-fusion",
-             cl::desc("Compile without the graph fusions (rotate+mix, the "
-                      "backward with the source reduction, residual adds "
-                      "folded into their producers), to compare against "
-                      "them"),
-             cl::cat(category));
-static cl::opt<bool> recomputeStacks(
-    "recompute-stacks",
-    cl::desc("Recompute each block's mixing stack when its backward starts "
-             "instead of keeping it (as sezm-compile --recompute-stacks): "
-             "less memory, the same numbers"),
-    cl::cat(category));
-static cl::opt<int64_t> edgeChunk(
-    "edge-chunk",
-    cl::desc("Process each chain of per-edge ops (the mixing stacks and "
-             "their backward) in chunks of this many edges (as sezm-compile "
-             "--edge-chunk): less memory, the same numbers; 0 (the "
-             "default): all edges at once"),
-    cl::init(0), cl::cat(category));
-static cl::opt<std::string> gemmPrecision(
-    "gemm-precision",
-    cl::desc("How the GPU code's GEMM-shaped kernels multiply fp32: ieee "
-             "(the default) or tf32x3 (split precision on the tensor cores, "
-             "as sezm-compile --gemm-precision)"),
-    cl::value_desc("ieee|tf32x3"), cl::init("ieee"), cl::cat(category));
-static cl::opt<bool>
     verifyOnBoth("verify",
                  cl::desc("Run on the CPU and on the GPU, print the largest "
                           "difference of each output and fail beyond "
@@ -196,10 +171,8 @@ static cl::list<std::string>
                      "the argument 'types' gets each atom's index; the "
                      "model's type_map where it states one"),
             cl::value_desc("H,O,..."), cl::CommaSeparated, cl::cat(category));
-static cl::opt<std::string> chip("chip",
-                                 cl::desc("GPU to compile for (default sm_90)"),
-                                 cl::value_desc("sm_XX"), cl::init("sm_90"),
-                                 cl::cat(category));
+
+static mlir::sezm::LoweringFlags lowering(category);
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "sezm-run") << message << "\n";
@@ -346,14 +319,7 @@ static void printSummary(const sezmrt::EntrySignature &signature,
 /// checked when the flags are read).
 static mlir::sezm::CompileOptions
 compileOptionsFromFlags(mlir::sezm::CompileOptions::Target target) {
-  mlir::sezm::CompileOptions options;
-  options.target = target;
-  options.chip = chip;
-  options.fuse = !noFusion;
-  options.recomputeStacks = recomputeStacks;
-  options.edgeChunk = edgeChunk;
-  options.gemmPrecision = *mlir::sezm::symbolizeGemmPrecision(gemmPrecision);
-  return options;
+  return llvm::cantFail(lowering.options(target));
 }
 
 #ifdef SEZM_HAVE_GPU_RUNTIME
@@ -860,13 +826,11 @@ int main(int argc, char **argv) {
   if (checkForces && !useCpu)
     return fail("--check-forces differentiates the CPU code: give a module "
                 "or a checkpoint, on --device cpu");
-  std::optional<mlir::sezm::GemmPrecision> precisionMode =
-      mlir::sezm::symbolizeGemmPrecision(gemmPrecision);
-  if (!precisionMode)
-    return fail("--gemm-precision=" + gemmPrecision +
-                ": expected ieee or tf32x3");
-  if (*precisionMode != mlir::sezm::GemmPrecision::IEEE && !useGpu)
-    return fail("--gemm-precision=" + gemmPrecision +
+  auto lowered = lowering.options(mlir::sezm::CompileOptions::Target::Gpu);
+  if (!lowered)
+    return fail(lowered.takeError());
+  if (lowered->gemmPrecision != mlir::sezm::GemmPrecision::IEEE && !useGpu)
+    return fail("--gemm-precision=" + lowering.gemmPrecision +
                 " is how the GPU code is compiled: give a module or a "
                 "checkpoint with --device gpu or --verify");
 #ifndef SEZM_HAVE_GPU_RUNTIME
@@ -876,7 +840,7 @@ int main(int argc, char **argv) {
                 (isArtifact ? "it cannot run artifacts" : "use --device cpu"));
 #endif
   if (useGpu)
-    if (llvm::Error error = mlir::sezm::checkChip(chip))
+    if (llvm::Error error = mlir::sezm::checkChip(lowering.chip))
       return fail(std::move(error));
 
   DialectRegistry registry;
@@ -1086,7 +1050,8 @@ int main(int argc, char **argv) {
         auto compiled = mlir::sezm::CpuProgram::compile(
             OwningOpRef<ModuleOp>(file->module()->clone()),
             {signature->function},
-            /*fuse=*/!noFusion, recomputeStacks, edgeChunk);
+            /*fuse=*/!lowering.noFusion, lowering.recomputeStacks,
+            lowering.edgeChunk);
         if (!compiled)
           return fail(compiled.takeError());
         program = std::move(*compiled);
