@@ -683,10 +683,15 @@ void PairSeZM::compute(int eflag, int vflag) {
 void PairSeZM::buildStagedGraph() {
   double **x = atom->x;
   tagint *tag = atom->tag;
+  int nlocal = atom->nlocal, nall = nlocal + atom->nghost;
   double cutoffSq = cutoff * cutoff;
-  edgeIndex.clear();
+  nodeAtom.resize(nlocal);
+  nodeOf.assign(nall, -1);
+  for (int i = 0; i < nlocal; ++i)
+    nodeAtom[i] = nodeOf[i] = i;
   edgeVecs.clear();
   std::vector<int> sources;
+  std::vector<int64_t> src, dst;
   // Each centre's neighbours by atom ID, then position (periodic images of
   // one atom): an order that does not depend on LAMMPS's binning.
   auto before = [&](int a, int b) {
@@ -694,7 +699,6 @@ void PairSeZM::buildStagedGraph() {
       return tag[a] < tag[b];
     return std::lexicographical_compare(x[a], x[a] + 3, x[b], x[b] + 3);
   };
-  std::vector<int64_t> dst;
   for (int c = 0; c < list->inum; ++c) {
     int i = list->ilist[c];
     const int *neighbours = list->firstneigh[i];
@@ -712,12 +716,17 @@ void PairSeZM::buildStagedGraph() {
     }
     std::sort(sources.begin(), sources.end(), before);
     for (int j : sources) {
-      edgeIndex.push_back(j);
+      if (nodeOf[j] < 0) {
+        nodeOf[j] = static_cast<int>(nodeAtom.size());
+        nodeAtom.push_back(j);
+      }
+      src.push_back(nodeOf[j]);
       dst.push_back(i);
       for (int k = 0; k < 3; ++k)
         edgeVecs.push_back(x[j][k] - x[i][k]);
     }
   }
+  edgeIndex = std::move(src);
   edgeIndex.insert(edgeIndex.end(), dst.begin(), dst.end());
 }
 
@@ -727,20 +736,22 @@ void PairSeZM::computeStaged() {
     error->all(FLERR, "pair_style sezm: per-atom energies and virials are "
                       "not computed in stages (on several MPI ranks) yet");
   auto started = std::chrono::steady_clock::now();
-  int nlocal = atom->nlocal, nall = nlocal + atom->nghost;
-  int *type = atom->type;
-  modelTypes.resize(nall);
-  for (int i = 0; i < nall; ++i)
-    modelTypes[i] = modelTypeOf[type[i]];
+  int nlocal = atom->nlocal;
   buildStagedGraph();
+  int nodes = static_cast<int>(nodeAtom.size());
+  int *type = atom->type;
+  double **x = atom->x;
+  modelTypes.resize(nodes);
+  coords.resize(3 * static_cast<size_t>(nodes));
+  for (int n = 0; n < nodes; ++n) {
+    modelTypes[n] = modelTypeOf[type[nodeAtom[n]]];
+    std::copy(x[nodeAtom[n]], x[nodeAtom[n]] + 3, &coords[3 * n]);
+  }
   auto built = std::chrono::steady_clock::now();
-  coords.assign(3 * static_cast<size_t>(nall), 0.0);
-  if (nall > 0)
-    std::copy(&atom->x[0][0], &atom->x[0][0] + 3 * nall, coords.begin());
-  forces.assign(3 * static_cast<size_t>(nall), 0.0);
+  forces.assign(3 * static_cast<size_t>(nodes), 0.0);
   int64_t nedges = static_cast<int64_t>(edgeIndex.size() / 2);
   if (sezm_model_compute_edges_staged(
-          model, stagePrefix.c_str(), nall, nlocal, nedges,
+          model, stagePrefix.c_str(), nodes, nlocal, nedges,
           sezm_model_type_count(model), coords.data(), modelTypes.data(),
           edgeIndex.data(), edgeVecs.data(), forwardExchange, reverseExchange,
           this, &energy, forces.data(), modelVirial))
@@ -754,9 +765,9 @@ void PairSeZM::computeStaged() {
   }
   // Ghosts' forces reach their owners through LAMMPS (newton_pair on).
   double **f = atom->f;
-  for (int i = 0; i < nall; ++i)
+  for (int n = 0; n < nodes; ++n)
     for (int k = 0; k < 3; ++k)
-      f[i][k] += forces[3 * i + k];
+      f[nodeAtom[n]][k] += forces[3 * n + k];
   if (eflag_global)
     eng_vdwl += energy;
   if (vflag_global) {
@@ -766,23 +777,38 @@ void PairSeZM::computeStaged() {
   }
 }
 
-void PairSeZM::forwardExchange(void *self, double *rows, int64_t, int64_t) {
+void PairSeZM::forwardExchange(void *self, double *rows, int64_t nodes,
+                               int64_t width) {
   auto *pair = static_cast<PairSeZM *>(self);
-  pair->exchangeRows = rows;
+  int nall = pair->atom->nlocal + pair->atom->nghost;
+  std::vector<double> &atomRows = pair->atomRows;
+  atomRows.assign(static_cast<size_t>(nall) * width, 0.0);
+  // The own atoms' rows go out; the ghosts' come back.
+  int nlocal = pair->atom->nlocal;
+  std::copy(rows, rows + static_cast<int64_t>(nlocal) * width,
+            atomRows.begin());
   pair->comm->forward_comm(pair);
+  for (int64_t n = nlocal; n < nodes; ++n)
+    std::copy_n(&atomRows[pair->nodeAtom[n] * width], width, rows + n * width);
 }
 
-void PairSeZM::reverseExchange(void *self, double *rows, int64_t, int64_t) {
+void PairSeZM::reverseExchange(void *self, double *rows, int64_t nodes,
+                               int64_t width) {
   auto *pair = static_cast<PairSeZM *>(self);
-  pair->exchangeRows = rows;
+  int nall = pair->atom->nlocal + pair->atom->nghost;
+  std::vector<double> &atomRows = pair->atomRows;
+  atomRows.assign(static_cast<size_t>(nall) * width, 0.0);
+  for (int64_t n = 0; n < nodes; ++n)
+    std::copy_n(rows + n * width, width, &atomRows[pair->nodeAtom[n] * width]);
   pair->comm->reverse_comm(pair);
+  int nlocal = pair->atom->nlocal;
+  std::copy_n(atomRows.begin(), static_cast<int64_t>(nlocal) * width, rows);
 }
 
 int PairSeZM::pack_forward_comm(int n, int *list, double *buf, int, int *) {
   int m = 0;
   for (int i = 0; i < n; ++i) {
-    const double *row =
-        exchangeRows + static_cast<int64_t>(list[i]) * stageWidth;
+    const double *row = &atomRows[static_cast<int64_t>(list[i]) * stageWidth];
     for (int64_t w = 0; w < stageWidth; ++w)
       buf[m++] = row[w];
   }
@@ -790,12 +816,12 @@ int PairSeZM::pack_forward_comm(int n, int *list, double *buf, int, int *) {
 }
 
 void PairSeZM::unpack_forward_comm(int n, int first, double *buf) {
-  double *rows = exchangeRows + static_cast<int64_t>(first) * stageWidth;
-  std::copy(buf, buf + n * stageWidth, rows);
+  std::copy(buf, buf + n * stageWidth,
+            &atomRows[static_cast<int64_t>(first) * stageWidth]);
 }
 
 int PairSeZM::pack_reverse_comm(int n, int first, double *buf) {
-  const double *rows = exchangeRows + static_cast<int64_t>(first) * stageWidth;
+  const double *rows = &atomRows[static_cast<int64_t>(first) * stageWidth];
   std::copy(rows, rows + n * stageWidth, buf);
   return static_cast<int>(n * stageWidth);
 }
@@ -803,7 +829,7 @@ int PairSeZM::pack_reverse_comm(int n, int first, double *buf) {
 void PairSeZM::unpack_reverse_comm(int n, int *list, double *buf) {
   int m = 0;
   for (int i = 0; i < n; ++i) {
-    double *row = exchangeRows + static_cast<int64_t>(list[i]) * stageWidth;
+    double *row = &atomRows[static_cast<int64_t>(list[i]) * stageWidth];
     for (int64_t w = 0; w < stageWidth; ++w)
       row[w] += buf[m++];
   }

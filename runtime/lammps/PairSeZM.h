@@ -79,8 +79,10 @@ private:
   /// The staged run: the graph over local and ghost atoms, each stage
   /// through the runtime with the exchanges between them.
   void computeStaged();
-  /// Fills edgeIndex and edgeVecs with the edges from every node within the
-  /// cutoff of a local centre, each centre's by atom ID and position.
+  /// Fills edgeIndex and edgeVecs with the edges from every atom within the
+  /// cutoff of a local centre, each centre's by atom ID and position, and
+  /// nodeAtom with the graph's nodes: the local atoms, then the ghosts that
+  /// are the source of an edge (the others would be computed for nothing).
   void buildStagedGraph();
   static void forwardExchange(void *self, double *rows, int64_t natoms,
                               int64_t width);
@@ -103,8 +105,13 @@ private:
   /// width of their node features.
   std::string stagePrefix;
   int64_t stageWidth = 0;
-  /// The rows an exchange moves (natoms x stageWidth).
-  double *exchangeRows = nullptr;
+  /// The graph's nodes as LAMMPS atom indices, and the node of each LAMMPS
+  /// atom (-1: none).
+  std::vector<int> nodeAtom, nodeOf;
+  /// The rows an exchange moves, by LAMMPS atom index (nall x stageWidth):
+  /// the nodes' rows are put there for LAMMPS's communication and taken
+  /// back after it.
+  std::vector<double> atomRows;
   double graphSeconds = 0.0, entrySeconds = 0.0, orderSeconds = 0.0;
   long timedCalls = 0, orderings = 0;
   /// LAMMPS atom type (1-based) -> the model's type index.
