@@ -52,6 +52,11 @@
 #   graph       test/GPU/graph-on-gpu.test's checks without lit: the GPU
 #               cell list's edges against the host list's, edge by edge, on
 #               its four structures, and the search timed
+#   stages      the imported SeZM-min shape compiled in stages
+#               (gpu-run/stages.sezm: sezm-compile --precision float64
+#               --stages --target all): each stage and backward through
+#               sezm-run on the GPU, chained (test/Import/Inputs/run-stages.sh),
+#               against the artifact's whole energy_forces on the GPU (1e-10)
 #   model:N,..  SeZM-min's artifact on the GPU on the N-atom workload
 #               structure against PyTorch eager and torch.compile of the same
 #               model (bench/sezm-min-bench.sh; model:N/RUNS for fewer runs)
@@ -280,6 +285,16 @@ for step in "$@"; do
       "$tools/bin/sezm-run" "$work/graph.mlir" --device gpu --cutoff 5 \
         --structure "$s/triclinic.xyz" --bench 3 2>&1 | grep "built in" |
         tee -a "$out/graph.log"
+      ;;
+    stages)
+      xyz=$root/test/Import/fixtures/water-triclinic.xyz
+      bash "$root/test/Import/Inputs/run-stages.sh" "$tools/bin/sezm-run" \
+        "$root/gpu-run/stages.sezm" "$xyz" /tmp/stages-gpu \
+        "python3 $root/utils/npytool.py" 1e-10 2>&1 | tee "$out/stages.log" ||
+        status=1
+      "$tools/bin/sezm-run" "$root/gpu-run/stages.sezm" --entry energy_stage1 \
+        --structure "$xyz" --input features=/tmp/stages-gpu/s0/features.npy \
+        2>&1 | grep "ran on" | tee -a "$out/stages.log"
       ;;
     scale:*)
       # Time and memory against N (bench/scale.sh): SeZM-min's artifact, or
