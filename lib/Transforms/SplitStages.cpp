@@ -137,21 +137,24 @@ struct SplitStagesPass : sezm::impl::SplitStagesBase<SplitStagesPass> {
     }
     for (unsigned k = 0; k <= boundaries; ++k) {
       std::string name = energy + "_stage" + std::to_string(k);
+      for (const std::string &taken :
+           {name, name + "_backward", name + "_work", name + "_work_forces"})
+        if (module.lookupSymbol(taken)) {
+          source.emitError()
+              << "sezm-split-stages: @" << taken << " exists already";
+          return signalPassFailure();
+        }
       FailureOr<func::FuncOp> stage = buildStage(source, k, boundaries, name);
       if (failed(stage))
         return signalPassFailure();
-      bool last = k == boundaries;
       // A stage of the graph alone with no geometry (the type embedding)
       // has nothing to differentiate.
-      if (k > 0 || readsPositions(*stage))
-        if (failed(buildBackward(*stage, k > 0, last)))
-          return signalPassFailure();
-      pruneArguments(*stage);
-      if (module.lookupSymbol(name)) {
-        source.emitError() << "sezm-split-stages: @" << name
-                           << " exists already";
+      if ((k > 0 || readsPositions(*stage)) &&
+          failed(buildBackward(*stage, k > 0, k == boundaries))) {
+        stage->erase();
         return signalPassFailure();
       }
+      pruneArguments(*stage);
       module.push_back(*stage);
     }
   }
@@ -226,9 +229,6 @@ struct SplitStagesPass : sezm::impl::SplitStagesBase<SplitStagesPass> {
                       .getResult(0);
       setResults(work, sum, {"work"});
     }
-    if (module.lookupSymbol(workName))
-      return stage.emitError()
-             << "sezm-split-stages: @" << workName << " exists already";
     module.push_back(work);
 
     OpPassManager pm(ModuleOp::getOperationName());
@@ -238,8 +238,10 @@ struct SplitStagesPass : sezm::impl::SplitStagesBase<SplitStagesPass> {
       autodiff.weights = {kFeatures.str()};
     autodiff.positionsOptional = true;
     pm.addPass(createAutodiff(autodiff));
-    if (failed(runPipeline(pm, module)))
+    if (failed(runPipeline(pm, module))) {
+      work.erase();
       return failure();
+    }
 
     auto derived = module.lookupSymbol<func::FuncOp>(workName + "_forces");
     work.erase();
@@ -254,11 +256,7 @@ struct SplitStagesPass : sezm::impl::SplitStagesBase<SplitStagesPass> {
     setResults(derived, gradients, names);
     eraseDead(derived);
     pruneArguments(derived);
-    std::string name = stage.getSymName().str() + "_backward";
-    if (module.lookupSymbol(name))
-      return derived.emitError()
-             << "sezm-split-stages: @" << name << " exists already";
-    derived.setSymName(name);
+    derived.setSymName(stage.getSymName().str() + "_backward");
     derived.setPublic();
     return success();
   }

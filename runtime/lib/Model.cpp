@@ -1359,18 +1359,40 @@ int sezm_model_compute_edges_staged(
     return GraphInput{name, true, shape, std::move(values), {}};
   };
 
+  // The result `name` of the stage just run, of `count` values.
+  std::map<std::string, std::vector<double>> out;
+  auto result = [&](const EntrySignature &stage, const char *name,
+                    int64_t count) -> const std::vector<double> * {
+    auto found = out.find(name);
+    if (found == out.end() ||
+        static_cast<int64_t>(found->second.size()) != count)
+      return failWith(api + "@" + stage.function + " returns no '" + name +
+                          "' of " + std::to_string(count) + " values",
+                      nullptr);
+    return &found->second;
+  };
+  auto backwardOf = [&](int k) -> const EntrySignature * {
+    const EntrySignature *backward = stageEntry(k, "_backward");
+    if (!backward)
+      lastError = api + "the artifact has no @" + std::string(energy) +
+                  "_stage" + std::to_string(k) + "_backward";
+    return backward;
+  };
+
   // Forward: the features after each stage, exchanged.
   std::vector<std::vector<double>> features(stages - 1);
-  std::map<std::string, std::vector<double>> out;
   for (int k = 0; k + 1 < stages; ++k) {
     features[k].assign(natoms * width, 0.0);
     if (!idle) {
       std::vector<GraphInput> inputs = graph;
       if (k > 0)
         inputs.push_back(featuresInput("features", features[k - 1], natoms));
-      if (!runStage(model, api, *stageEntry(k, ""), inputs, out))
+      const EntrySignature &stage = *stageEntry(k, "");
+      const std::vector<double> *values;
+      if (!runStage(model, api, stage, inputs, out) ||
+          !(values = result(stage, "features", natoms * width)))
         return 1;
-      features[k] = out["features"];
+      features[k] = *values;
     }
     forward(ctx, features[k].data(), natoms, width);
   }
@@ -1379,27 +1401,29 @@ int sezm_model_compute_edges_staged(
   if (!idle) {
     std::vector<GraphInput> inputs = local;
     inputs.push_back(featuresInput("features", features[last - 1], nlocal));
-    if (!runStage(model, api, *stageEntry(last, ""), inputs, out))
+    const EntrySignature &stage = *stageEntry(last, "");
+    const EntrySignature *backward = backwardOf(last);
+    const std::vector<double> *energyValue, *grad;
+    if (!runStage(model, api, stage, inputs, out) ||
+        !(energyValue = result(stage, "energy", 1)))
       return 1;
-    *energyOut = out["energy"].at(0);
-    const EntrySignature *backward = stageEntry(last, "_backward");
-    if (!backward)
-      return failWith(api + "no @" + std::string(energy) + "_stage" +
-                          std::to_string(last) + "_backward",
-                      1);
-    if (!runStage(model, api, *backward, inputs, out))
+    // Read before the backward's run replaces the results.
+    *energyOut = energyValue->front();
+    if (!backward || !runStage(model, api, *backward, inputs, out) ||
+        !(grad = result(*backward, "features_grad", nlocal * width)))
       return 1;
-    std::copy(out["features_grad"].begin(), out["features_grad"].end(),
-              gradient.begin());
+    std::copy(grad->begin(), grad->end(), gradient.begin());
   }
 
   // Backward: each stage's from the gradient of what it returned, its
-  // ghost rows first added into their owners'.
+  // ghost rows first added into their owners'. The first stage has none
+  // where it reads no geometry (a type embedding).
   for (int k = last - 1; k >= 0; --k) {
-    const EntrySignature *backward = stageEntry(k, "_backward");
-    // A stage of the types alone (the first) has nothing to differentiate.
-    if (!backward)
+    if (k == 0 && !stageEntry(0, "_backward"))
       break;
+    const EntrySignature *backward = backwardOf(k);
+    if (!backward)
+      return 1;
     reverse(ctx, gradient.data(), natoms, width);
     std::fill(gradient.begin() + nlocal * width, gradient.end(), 0.0);
     if (idle)
@@ -1411,14 +1435,23 @@ int sezm_model_compute_edges_staged(
     if (!runStage(model, api, *backward, inputs, out))
       return 1;
     // A stage that reads no geometry has no forces of its own.
-    if (out.count("forces") && out.count("virial")) {
+    if (out.count("forces")) {
+      const std::vector<double> *stageForces, *stageVirial;
+      if (!(stageForces = result(*backward, "forces", 3 * natoms)) ||
+          !(stageVirial = result(*backward, "virial", 9)))
+        return 1;
       for (int64_t i = 0; i < 3 * natoms; ++i)
-        force[i] += out["forces"].at(i);
+        force[i] += (*stageForces)[i];
       for (int i = 0; i < 9; ++i)
-        virial[i] += out["virial"].at(i);
+        virial[i] += (*stageVirial)[i];
     }
-    if (k > 0)
-      gradient = out["features_grad"];
+    if (k > 0) {
+      const std::vector<double> *grad =
+          result(*backward, "features_grad", natoms * width);
+      if (!grad)
+        return 1;
+      gradient = *grad;
+    }
   }
   return 0;
 }
