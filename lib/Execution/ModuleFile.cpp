@@ -63,6 +63,7 @@ LogicalResult sezm::addForces(ModuleOp module, llvm::StringRef energy,
   if (stages) {
     SplitStagesOptions split;
     split.energy = energy.str();
+    split.perAtom = perAtom;
     pm.addPass(createSplitStages(split));
   }
   pm.addPass(createAutodiff(autodiff));

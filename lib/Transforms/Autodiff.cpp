@@ -367,15 +367,20 @@ struct AutodiffPass : sezm::impl::AutodiffBase<AutodiffPass> {
                "element of an (N, ...) tensor from zero)";
         return signalPassFailure();
       }
-      Value atomVirial = sweep.atomVirial();
-      if (!atomVirial) {
-        source.emitError() << "sezm-autodiff: per-atom: @" << energy
-                           << " has no sezm.edge_vectors to split the "
-                              "virial over";
-        return signalPassFailure();
+      results.push_back(atomEnergy);
+      names.push_back("atom_energy");
+      // An energy of no positions (positions-optional) has no virial.
+      if (gradient) {
+        Value atomVirial = sweep.atomVirial();
+        if (!atomVirial) {
+          source.emitError() << "sezm-autodiff: per-atom: @" << energy
+                             << " has no sezm.edge_vectors to split the "
+                                "virial over";
+          return signalPassFailure();
+        }
+        results.push_back(atomVirial);
+        names.push_back("atom_virial");
       }
-      results.append({atomEnergy, atomVirial});
-      names.append({"atom_energy", "atom_virial"});
     }
     for (auto [name, weight] :
          llvm::zip(weights, ArrayRef(seeds).drop_front())) {

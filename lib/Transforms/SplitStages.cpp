@@ -237,6 +237,7 @@ struct SplitStagesPass : sezm::impl::SplitStagesBase<SplitStagesPass> {
     if (hasFeatures)
       autodiff.weights = {kFeatures.str()};
     autodiff.positionsOptional = true;
+    autodiff.perAtom = perAtom;
     pm.addPass(createAutodiff(autodiff));
     if (failed(runPipeline(pm, module))) {
       work.erase();
@@ -245,15 +246,20 @@ struct SplitStagesPass : sezm::impl::SplitStagesBase<SplitStagesPass> {
 
     auto derived = module.lookupSymbol<func::FuncOp>(workName + "_forces");
     work.erase();
-    // The first result is the work (or the energy, which the stage itself
-    // returns): dropped.
+    // The work (or the energy, which the stage itself returns) is dropped,
+    // and the work's per-node parts: only the readout's are energies.
     auto ret = cast<func::ReturnOp>(derived.getBody().front().getTerminator());
-    SmallVector<Value> gradients(ret.getOperands().drop_front());
+    SmallVector<Value> kept;
     SmallVector<std::string> names;
-    for (unsigned i = 1; i < derived.getNumResults(); ++i)
-      names.push_back(
-          derived.getResultAttrOfType<StringAttr>(i, kNameAttr).str());
-    setResults(derived, gradients, names);
+    for (unsigned i = 0; i < derived.getNumResults(); ++i) {
+      std::string name =
+          derived.getResultAttrOfType<StringAttr>(i, kNameAttr).str();
+      if (name == "energy" || (name == "atom_energy" && !last))
+        continue;
+      kept.push_back(ret.getOperand(i));
+      names.push_back(name);
+    }
+    setResults(derived, kept, names);
     eraseDead(derived);
     pruneArguments(derived);
     derived.setSymName(stage.getSymName().str() + "_backward");

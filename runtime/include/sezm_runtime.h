@@ -182,7 +182,10 @@ int sezm_model_compute_edges(sezm_model *model, const char *entry,
  * edges) too. Outputs: the own atoms' energy double[1], the forces on every
  * node double[natoms][3] (a ghost's to be added to its owner's, as LAMMPS
  * does with newton_pair on) and the virial double[3][3] of this rank's
- * edges. */
+ * edges; where not NULL (sezm-compile --stages --per-atom), each own atom's
+ * energy atom_energy double[nlocal] and each node's share of the virial
+ * atom_virial double[natoms][3][3] (each edge's term half to each end, a
+ * ghost's for its owner). */
 typedef void (*sezm_exchange_fn)(void *ctx, double *rows, int64_t natoms,
                                  int64_t width);
 /* The stages of @<energy> in the artifact (0 where it has none), and the
@@ -194,7 +197,8 @@ int sezm_model_compute_edges_staged(
     int64_t nedges, int ntypes, const double *coord, const int32_t *atype,
     const int64_t *edge_index, const double *edge_vec,
     sezm_exchange_fn forward, sezm_exchange_fn reverse, void *ctx,
-    double *energy_out, double *force, double *virial);
+    double *energy_out, double *force, double *virial, double *atom_energy,
+    double *atom_virial);
 
 /* A structure's neighbour graph, built on the GPU: every ordered pair and
  * periodic image of the atoms within `cutoff` (an atom and itself

@@ -219,6 +219,13 @@ void PairSeZM::settings(int narg, char **arg) {
                     ? entry.substr(0, entry.size() - forcesSuffix.size())
                     : entry;
   stageWidth = sezm_model_stage_width(model, stagePrefix.c_str());
+  int stageCount = sezm_model_stage_count(model, stagePrefix.c_str());
+  hasStagePerAtom =
+      stageCount > 1 &&
+      outputIndex(model,
+                  stagePrefix + "_stage" + std::to_string(stageCount - 1) +
+                      "_backward",
+                  "atom_energy") >= 0;
   hasPerAtom = outputIndex(model, entry, "atom_energy") >= 0 &&
                outputIndex(model, entry, "atom_virial") >= 0;
   doubleForces =
@@ -732,9 +739,14 @@ void PairSeZM::buildStagedGraph() {
 
 void PairSeZM::computeStaged() {
   // Every rank is asked the same, so all of them stop here.
-  if (eflag_atom || vflag_atom || cvflag_atom)
-    error->all(FLERR, "pair_style sezm: per-atom energies and virials are "
-                      "not computed in stages (on several MPI ranks) yet");
+  bool perAtom = eflag_atom || vflag_atom || cvflag_atom;
+  if (perAtom && !hasStagePerAtom)
+    error->all(FLERR, "pair_style sezm: this run asks for per-atom energies "
+                      "or virials (compute pe/atom, stress/atom, ...), and "
+                      "the stages of " +
+                          modelPath +
+                          " do not return them: compile it with "
+                          "sezm-compile --stages --per-atom");
   auto started = std::chrono::steady_clock::now();
   int nlocal = atom->nlocal;
   buildStagedGraph();
@@ -749,12 +761,16 @@ void PairSeZM::computeStaged() {
   }
   auto built = std::chrono::steady_clock::now();
   forces.assign(3 * static_cast<size_t>(nodes), 0.0);
+  atomEnergy.assign(perAtom ? nlocal : 0, 0.0);
+  atomVirial.assign(perAtom ? 9 * static_cast<size_t>(nodes) : 0, 0.0);
   int64_t nedges = static_cast<int64_t>(edgeIndex.size() / 2);
   if (sezm_model_compute_edges_staged(
           model, stagePrefix.c_str(), nodes, nlocal, nedges,
           sezm_model_type_count(model), coords.data(), modelTypes.data(),
           edgeIndex.data(), edgeVecs.data(), forwardExchange, reverseExchange,
-          this, &energy, forces.data(), modelVirial))
+          this, &energy, forces.data(), modelVirial,
+          perAtom ? atomEnergy.data() : nullptr,
+          perAtom ? atomVirial.data() : nullptr))
     fail(sezm_last_error());
   if (timing) {
     graphSeconds += std::chrono::duration<double>(built - started).count();
@@ -775,6 +791,20 @@ void PairSeZM::computeStaged() {
     for (int c = 0; c < 6; ++c)
       virial[c] += modelVirial[order[c]];
   }
+  if (eflag_atom)
+    for (int i = 0; i < nlocal; ++i)
+      eatom[i] += atomEnergy[i];
+  // A ghost's share goes to its owner through compute stress/atom's reverse
+  // communication (newton on).
+  const int atomOrder[9] = {0, 4, 8, 3, 6, 7, 1, 2, 5};
+  if (vflag_atom)
+    for (int n = 0; n < nodes; ++n)
+      for (int c = 0; c < 6; ++c)
+        vatom[nodeAtom[n]][c] += atomVirial[9 * n + atomOrder[c]];
+  if (cvflag_atom)
+    for (int n = 0; n < nodes; ++n)
+      for (int c = 0; c < 9; ++c)
+        cvatom[nodeAtom[n]][c] += atomVirial[9 * n + atomOrder[c]];
 }
 
 void PairSeZM::forwardExchange(void *self, double *rows, int64_t nodes,

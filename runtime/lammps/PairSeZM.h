@@ -105,6 +105,8 @@ private:
   /// width of their node features.
   std::string stagePrefix;
   int64_t stageWidth = 0;
+  /// Whether the stages return per-atom energies and virials.
+  bool hasStagePerAtom = false;
   /// The graph's nodes as LAMMPS atom indices, and the node of each LAMMPS
   /// atom (-1: none).
   std::vector<int> nodeAtom, nodeOf;

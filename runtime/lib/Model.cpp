@@ -1273,7 +1273,7 @@ int sezm_model_compute_edges_staged(
     int64_t nedges, int ntypes, const double *coord, const int32_t *atype,
     const int64_t *edgeIndex, const double *edgeVec, sezm_exchange_fn forward,
     sezm_exchange_fn reverse, void *ctx, double *energyOut, double *force,
-    double *virial) {
+    double *virial, double *atomEnergy, double *atomVirial) {
   const std::string api = "sezm_model_compute_edges_staged: ";
   int stages = sezm_model_stage_count(model, energy);
   if (stages < 2)
@@ -1326,8 +1326,26 @@ int sezm_model_compute_edges_staged(
       featureShape.insert(featureShape.end(), port.shape.begin() + 1,
                           port.shape.end());
 
+  // Per-atom outputs need the backward's per-atom results.
+  if (atomEnergy || atomVirial) {
+    const EntrySignature *readout = stageEntry(stages - 1, "_backward");
+    bool has =
+        readout && std::any_of(readout->results.begin(), readout->results.end(),
+                               [](const TensorPort &port) {
+                                 return port.name == "atom_energy";
+                               });
+    if (!has)
+      return failWith(api + "per-atom energies and virials need the stages' "
+                            "per-atom results (compile with sezm-compile "
+                            "--stages --per-atom)",
+                      1);
+  }
   std::fill(force, force + 3 * natoms, 0.0);
   std::fill(virial, virial + 9, 0.0);
+  if (atomEnergy)
+    std::fill(atomEnergy, atomEnergy + nlocal, 0.0);
+  if (atomVirial)
+    std::fill(atomVirial, atomVirial + 9 * natoms, 0.0);
   *energyOut = 0;
   // A rank with no own atoms computes nothing but takes part in every
   // exchange, which is collective.
@@ -1413,6 +1431,13 @@ int sezm_model_compute_edges_staged(
         !(grad = result(*backward, "features_grad", nlocal * width)))
       return 1;
     std::copy(grad->begin(), grad->end(), gradient.begin());
+    if (atomEnergy) {
+      const std::vector<double> *energies =
+          result(*backward, "atom_energy", nlocal);
+      if (!energies)
+        return 1;
+      std::copy(energies->begin(), energies->end(), atomEnergy);
+    }
   }
 
   // Backward: each stage's from the gradient of what it returned, its
@@ -1444,6 +1469,14 @@ int sezm_model_compute_edges_staged(
         force[i] += (*stageForces)[i];
       for (int i = 0; i < 9; ++i)
         virial[i] += (*stageVirial)[i];
+      if (atomVirial) {
+        const std::vector<double> *shares =
+            result(*backward, "atom_virial", 9 * natoms);
+        if (!shares)
+          return 1;
+        for (int64_t i = 0; i < 9 * natoms; ++i)
+          atomVirial[i] += (*shares)[i];
+      }
     }
     if (k > 0) {
       const std::vector<double> *grad =

@@ -18,7 +18,7 @@ EXCHANGE = ctypes.CFUNCTYPE(None, P, ctypes.POINTER(ctypes.c_double),
                             ctypes.c_int64, ctypes.c_int64)
 lib.sezm_model_compute_edges_staged.argtypes = [
     P, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
-    ctypes.c_int, P, P, P, P, EXCHANGE, EXCHANGE, P, P, P, P]
+    ctypes.c_int, P, P, P, P, EXCHANGE, EXCHANGE, P, P, P, P, P, P]
 lib.sezm_model_compute_edges.argtypes = [
     P, ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int] + [P] * 9
 
@@ -56,12 +56,13 @@ def exchange(kind):
 forward, reverse = exchange("forward"), exchange("reverse")
 
 
-def staged(model, natoms, nlocal, nedges, index=c_index):
+def staged(model, natoms, nlocal, nedges, index=c_index, per_atom=False):
     energy, force, virial = (ctypes.c_double * 1)(), \
         (ctypes.c_double * max(3 * natoms, 1))(), (ctypes.c_double * 9)()
+    atom = (ctypes.c_double * max(9 * natoms, 1))() if per_atom else None
     status = lib.sezm_model_compute_edges_staged(
         model, b"energy", natoms, nlocal, nedges, 2, c_coord, c_types, index,
-        c_vec, forward, reverse, None, energy, force, virial)
+        c_vec, forward, reverse, None, energy, force, virial, atom, atom)
     return status, energy[0], list(force)[:3 * natoms], list(virial)
 
 
@@ -99,6 +100,7 @@ bad_centre = array(ctypes.c_int64, src + [0] * (edges - 1) + [n - 1])
 for what, args in [("no stages", (whole, n, n, edges)),
                    ("nlocal > natoms", (model, n, n + 1, edges)),
                    ("edges on an idle rank", (model, n, 0, edges)),
-                   ("a ghost centre", (model, n, n - 1, edges, bad_centre))]:
+                   ("a ghost centre", (model, n, n - 1, edges, bad_centre)),
+                   ("per-atom", (model, n, n, edges, c_index, True))]:
     status = staged(*args)[0]
     print(f"{what}: status {status}: {lib.sezm_last_error().decode()}")

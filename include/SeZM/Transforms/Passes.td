@@ -224,8 +224,8 @@ def Autodiff : Pass<"sezm-autodiff", "::mlir::ModuleOp"> {
            /*default=*/"false",
            "The energy may not depend on the positions (a stage that reads "
            "node features alone, sezm-split-stages): the derived function "
-           "then returns no forces and virial, only the energy and the "
-           "gradients of `weights`">,
+           "then returns no forces and virial (nor atom_virial), only the "
+           "energy (and atom_energy) and the gradients of `weights`">,
     Option<"createGraph", "create-graph", "bool", /*default=*/"false",
            "Build a backward that can be differentiated again (training "
            "with a force loss): every op of it must have a derivative rule, "
@@ -289,6 +289,11 @@ def SplitStages : Pass<"sezm-split-stages", "::mlir::ModuleOp"> {
   let options = [
     Option<"energy", "energy", "std::string", /*default=*/"\"energy\"",
            "The energy function to cut">,
+    Option<"perAtom", "per-atom", "bool", /*default=*/"false",
+           "The readout's backward also returns each own atom's energy "
+           "(atom_energy), and each other backward its share of each "
+           "node's virial (atom_virial: each edge's term half to each "
+           "end)">,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
