@@ -142,6 +142,9 @@ void PairSeZM::settings(int narg, char **arg) {
     error->all(FLERR,
                std::string("pair_style sezm: no model; usage: ") + kUsage);
   requireMetalUnits();
+  // A pair_style command given again starts from the defaults.
+  timing = false;
+  stagesAsked = "auto";
   std::string path = arg[0], wantedEntry, deviceName = "auto";
   double wantedCutoff = 0.0;
   for (int i = 1; i < narg; i += 2) {
