@@ -162,7 +162,9 @@ int main(int argc, char **argv) {
       "the CPU code otherwise (or when asked).\n"
       "A DeePMD-kit DPA4 checkpoint (model.ckpt.pt, from dp --pt train) is\n"
       "imported with no PyTorch: @energy and @energy_forces, its weights\n"
-      "carried, its type_map and rcut in the manifest (docs/import.md).\n"
+      "carried, its type_map and rcut in the manifest (docs/import.md);\n"
+      "with --stages also its blocks one by one, for LAMMPS on several MPI\n"
+      "ranks (examples/lammps/README.md).\n"
       "Linking uses the C++ compiler on PATH (or $CXX).\n");
   CompileOptions::Target target = CompileOptions::Target::All;
   bool artifactOut = emit == Output::Artifact || emit == Output::Import;
