@@ -654,40 +654,51 @@ void PairSeZM::compute(int eflag, int vflag) {
     runDeviceEntry();
   else
     runHostEntry(perAtom);
-  if (timing) {
-    graphSeconds += std::chrono::duration<double>(built - started).count();
-    entrySeconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - built)
-            .count();
-    ++timedCalls;
-  }
+  recordTiming(started, built);
+  addOutputs(nlocal, nullptr);
+}
+
+void PairSeZM::recordTiming(std::chrono::steady_clock::time_point started,
+                            std::chrono::steady_clock::time_point built) {
+  if (!timing)
+    return;
+  graphSeconds += std::chrono::duration<double>(built - started).count();
+  entrySeconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - built)
+          .count();
+  ++timedCalls;
+}
+
+void PairSeZM::addOutputs(int nodes, const int *atomOfNode) {
+  auto atomAt = [&](int n) { return atomOfNode ? atomOfNode[n] : n; };
+  // In stages a ghost's force and per-atom virial reach its owner through
+  // LAMMPS (newton_pair on; compute stress/atom's reverse communication).
   double **f = atom->f;
-  for (int i = 0; i < nlocal; ++i)
+  for (int n = 0; n < nodes; ++n)
     for (int k = 0; k < 3; ++k)
-      f[i][k] += forces[3 * i + k];
+      f[atomAt(n)][k] += forces[3 * n + k];
   if (eflag_global)
     eng_vdwl += energy;
   if (eflag_atom)
-    for (int i = 0; i < nlocal; ++i)
+    for (int i = 0; i < atom->nlocal; ++i)
       eatom[i] += atomEnergy[i];
   // LAMMPS orders a virial xx, yy, zz, xy, xz, yz (and a centroid one then
   // yx, zx, zy); sezm's 3x3 is DeePMD-kit's, whose per-atom [b][a] is
   // LAMMPS's ab. The global one is symmetric.
-  const double *w = modelVirial;
   if (vflag_global) {
     const int order[6] = {0, 4, 8, 1, 2, 5};
     for (int c = 0; c < 6; ++c)
-      virial[c] += w[order[c]];
+      virial[c] += modelVirial[order[c]];
   }
   const int atomOrder[9] = {0, 4, 8, 3, 6, 7, 1, 2, 5};
   if (vflag_atom)
-    for (int i = 0; i < nlocal; ++i)
+    for (int n = 0; n < nodes; ++n)
       for (int c = 0; c < 6; ++c)
-        vatom[i][c] += atomVirial[9 * i + atomOrder[c]];
+        vatom[atomAt(n)][c] += atomVirial[9 * n + atomOrder[c]];
   if (cvflag_atom)
-    for (int i = 0; i < nlocal; ++i)
+    for (int n = 0; n < nodes; ++n)
       for (int c = 0; c < 9; ++c)
-        cvatom[i][c] += atomVirial[9 * i + atomOrder[c]];
+        cvatom[atomAt(n)][c] += atomVirial[9 * n + atomOrder[c]];
 }
 
 void PairSeZM::buildStagedGraph() {
@@ -775,39 +786,8 @@ void PairSeZM::computeStaged() {
           perAtom ? atomEnergy.data() : nullptr,
           perAtom ? atomVirial.data() : nullptr))
     fail(sezm_last_error());
-  if (timing) {
-    graphSeconds += std::chrono::duration<double>(built - started).count();
-    entrySeconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - built)
-            .count();
-    ++timedCalls;
-  }
-  // Ghosts' forces reach their owners through LAMMPS (newton_pair on).
-  double **f = atom->f;
-  for (int n = 0; n < nodes; ++n)
-    for (int k = 0; k < 3; ++k)
-      f[nodeAtom[n]][k] += forces[3 * n + k];
-  if (eflag_global)
-    eng_vdwl += energy;
-  if (vflag_global) {
-    const int order[6] = {0, 4, 8, 1, 2, 5};
-    for (int c = 0; c < 6; ++c)
-      virial[c] += modelVirial[order[c]];
-  }
-  if (eflag_atom)
-    for (int i = 0; i < nlocal; ++i)
-      eatom[i] += atomEnergy[i];
-  // A ghost's share goes to its owner through compute stress/atom's reverse
-  // communication (newton on).
-  const int atomOrder[9] = {0, 4, 8, 3, 6, 7, 1, 2, 5};
-  if (vflag_atom)
-    for (int n = 0; n < nodes; ++n)
-      for (int c = 0; c < 6; ++c)
-        vatom[nodeAtom[n]][c] += atomVirial[9 * n + atomOrder[c]];
-  if (cvflag_atom)
-    for (int n = 0; n < nodes; ++n)
-      for (int c = 0; c < 9; ++c)
-        cvatom[nodeAtom[n]][c] += atomVirial[9 * n + atomOrder[c]];
+  recordTiming(started, built);
+  addOutputs(nodes, nodeAtom.data());
 }
 
 void PairSeZM::forwardExchange(void *self, double *rows, int64_t nodes,

@@ -31,6 +31,7 @@
 
 #include "sezm_runtime.h"
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,14 @@ private:
                               int64_t width);
   static void reverseExchange(void *self, double *rows, int64_t natoms,
                               int64_t width);
+  /// With `timing yes`: adds a call's time building the graph (from
+  /// `started` to `built`) and in the entry (since `built`).
+  void recordTiming(std::chrono::steady_clock::time_point started,
+                    std::chrono::steady_clock::time_point built);
+  /// Adds the entry's outputs (forces, energy, virial, per-atom terms) to
+  /// LAMMPS's, row n of them to atom atomOfNode[n] (row n to atom n where
+  /// null).
+  void addOutputs(int nodes, const int *atomOfNode);
   void requireMetalUnits();
   [[noreturn]] void fail(const std::string &message);
 

@@ -936,6 +936,108 @@ int computeEdgesGpu(const char *api, sezm_model *model, const char *entry,
 }
 } // namespace
 
+namespace {
+/// Runs `signature`'s entry with its inputs found by name among `available`
+/// (the carried ones from the artifact) and returns its outputs by name, as
+/// doubles; false with lastError set on failure.
+bool runOnHost(sezm_model *model, const std::string &api,
+               const EntrySignature &signature,
+               const std::vector<GraphInput> &available,
+               std::map<std::string, std::vector<double>> &results) {
+  std::vector<HostTensor> bound;
+  for (const TensorPort &port : signature.arguments) {
+    if (model->carried.count(port.name))
+      continue;
+    auto input = std::find_if(
+        available.begin(), available.end(),
+        [&](const GraphInput &in) { return in.name == port.name; });
+    if (input == available.end())
+      return failWith(api + "input '" + port.name + "' of @" +
+                          signature.function +
+                          " is neither a graph input nor carried by the "
+                          "artifact",
+                      false);
+    bound.push_back(input->as(port.type));
+  }
+  std::vector<sezm_tensor> inputs, outputs(signature.results.size());
+  for (const HostTensor &tensor : bound)
+    inputs.push_back(describeHost(tensor));
+  if (sezm_model_run(model, signature.function.c_str(), inputs.data(),
+                     static_cast<int>(inputs.size()), outputs.data(),
+                     static_cast<int>(outputs.size()), 0))
+    return failWith(api + lastError, false);
+  results.clear();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const sezm_tensor &out = outputs[i];
+    int64_t count = 1;
+    for (int axis = 0; axis < out.rank; ++axis)
+      count *= out.shape[axis];
+    // Integer results are not read (and then found missing where wanted).
+    if (out.dtype != SEZM_F32 && out.dtype != SEZM_F64)
+      continue;
+    std::vector<double> &values = results[signature.results[i].name];
+    values.resize(count);
+    for (int64_t k = 0; k < count; ++k)
+      values[k] = out.dtype == SEZM_F64
+                      ? static_cast<const double *>(out.data)[k]
+                      : static_cast<const float *>(out.data)[k];
+  }
+  return true;
+}
+
+/// The checks of the host entries' atoms: types in [0, ntypes), finite
+/// coordinates; false with lastError set.
+bool checkAtoms(const std::string &api, int64_t natoms, int ntypes,
+                const double *coord, const int32_t *atype) {
+  for (int64_t i = 0; i < natoms; ++i)
+    if (atype[i] < 0 || atype[i] >= ntypes)
+      return failWith(api + "atom " + std::to_string(i) + " has type " +
+                          std::to_string(atype[i]) + ", outside [0, " +
+                          std::to_string(ntypes) + ")",
+                      false);
+  for (int64_t i = 0; i < 3 * natoms; ++i)
+    if (!std::isfinite(coord[i]))
+      return failWith(api + "atom " + std::to_string(i / 3) +
+                          " has a coordinate that is not a finite number",
+                      false);
+  return true;
+}
+
+/// The graph inputs of an MD engine's edge list (positions, shift, src,
+/// dst, both CSRs, types); false with lastError set.
+bool edgeListInputs(const std::string &api, int64_t natoms, int64_t nedges,
+                    const double *coord, const int32_t *atype,
+                    const int64_t *edgeIndex, const double *edgeVec,
+                    std::vector<GraphInput> &inputs) {
+  NeighbourGraph graph;
+  std::string error;
+  if (!graphFromEdges(natoms, nedges, coord, edgeIndex, edgeVec, graph, error))
+    return failWith(api + error, false);
+  Structure structure;
+  structure.positions.resize(natoms);
+  for (int64_t i = 0; i < natoms; ++i)
+    structure.positions[i] = {coord[3 * i], coord[3 * i + 1], coord[3 * i + 2]};
+  inputs = graphInputs(structure, graph);
+  inputs.push_back(
+      GraphInput{port::kTypes, false, {natoms}, {}, {atype, atype + natoms}});
+  return true;
+}
+
+/// Rows [0, rows) of a node input (positions, types).
+GraphInput firstRows(const GraphInput &input, int64_t rows) {
+  GraphInput head = input;
+  int64_t width = 1;
+  for (size_t axis = 1; axis < input.shape.size(); ++axis)
+    width *= input.shape[axis];
+  head.shape[0] = rows;
+  if (input.isFloat)
+    head.floats.resize(rows * width);
+  else
+    head.indices.resize(rows * width);
+  return head;
+}
+} // namespace
+
 extern "C" {
 
 int sezm_model_compute_edges_gpu(sezm_model *model, const char *entry,
@@ -985,13 +1087,11 @@ int sezm_model_compute_edges(sezm_model *model, const char *entry,
     wanted.push_back({"atom_virial", atomVirial});
     counts.push_back(9 * natoms);
   }
-  std::vector<int> outputOf;
   for (const auto &[name, pointer] : wanted) {
-    int found = -1;
-    for (size_t i = 0; i < signature->results.size(); ++i)
-      if (signature->results[i].name == name)
-        found = static_cast<int>(i);
-    if (found < 0)
+    const std::string &wantedName = name;
+    if (std::none_of(
+            signature->results.begin(), signature->results.end(),
+            [&](const TensorPort &port) { return port.name == wantedName; }))
       return failWith(
           api + "@" + signature->function + " has no result '" + name +
               "' (compile an energy with --forces-of" +
@@ -999,67 +1099,23 @@ int sezm_model_compute_edges(sezm_model *model, const char *entry,
                    ? ")"
                    : " and --per-atom)"),
           1);
-    outputOf.push_back(found);
   }
-  for (int64_t i = 0; i < natoms; ++i)
-    if (atype[i] < 0 || atype[i] >= ntypes)
-      return failWith(api + "atom " + std::to_string(i) + " has type " +
-                          std::to_string(atype[i]) + ", outside [0, " +
-                          std::to_string(ntypes) + ")",
-                      1);
-  std::string error;
-  for (int64_t i = 0; i < 3 * natoms && error.empty(); ++i)
-    if (!std::isfinite(coord[i]))
-      error = api + "atom " + std::to_string(i / 3) +
-              " has a coordinate that is not a finite number";
-  if (!error.empty())
-    return failWith(error, 1);
-  NeighbourGraph graph;
-  if (!graphFromEdges(natoms, nedges, coord, edgeIndex, edgeVec, graph, error))
-    return failWith(api + error, 1);
-  Structure structure;
-  structure.positions.resize(natoms);
-  for (int64_t i = 0; i < natoms; ++i)
-    structure.positions[i] = {coord[3 * i], coord[3 * i + 1], coord[3 * i + 2]};
-  std::vector<GraphInput> available = graphInputs(structure, graph);
-  available.push_back(
-      GraphInput{port::kTypes, false, {natoms}, {}, {atype, atype + natoms}});
-  std::vector<HostTensor> bound;
-  for (const TensorPort &port : signature->arguments) {
-    if (model->carried.count(port.name))
-      continue;
-    auto input = std::find_if(
-        available.begin(), available.end(),
-        [&](const GraphInput &in) { return in.name == port.name; });
-    if (input == available.end())
-      return failWith(api + "input '" + port.name + "' of @" +
-                          signature->function +
-                          " is neither a graph input nor carried by the "
-                          "artifact",
-                      1);
-    bound.push_back(input->as(port.type));
-  }
-  std::vector<sezm_tensor> inputs, outputs(signature->results.size());
-  for (const HostTensor &tensor : bound)
-    inputs.push_back(describeHost(tensor));
-  if (sezm_model_run(model, entry, inputs.data(),
-                     static_cast<int>(inputs.size()), outputs.data(),
-                     static_cast<int>(outputs.size()), 0))
-    return failWith(api + lastError, 1);
+  std::vector<GraphInput> available;
+  std::map<std::string, std::vector<double>> results;
+  if (!checkAtoms(api, natoms, ntypes, coord, atype) ||
+      !edgeListInputs(api, natoms, nedges, coord, atype, edgeIndex, edgeVec,
+                      available) ||
+      !runOnHost(model, api, *signature, available, results))
+    return 1;
   for (size_t k = 0; k < wanted.size(); ++k) {
-    const sezm_tensor &out = outputs[outputOf[k]];
-    int64_t count = 1;
-    for (int axis = 0; axis < out.rank; ++axis)
-      count *= out.shape[axis];
-    if (count != counts[k] || (out.dtype != SEZM_F32 && out.dtype != SEZM_F64))
+    auto found = results.find(wanted[k].first);
+    if (found == results.end() ||
+        static_cast<int64_t>(found->second.size()) != counts[k])
       return failWith(api + "@" + signature->function + "'s '" +
                           wanted[k].first + "' is not " +
                           std::to_string(counts[k]) + " real numbers",
                       1);
-    for (int64_t i = 0; i < count; ++i)
-      wanted[k].second[i] = out.dtype == SEZM_F64
-                                ? static_cast<const double *>(out.data)[i]
-                                : static_cast<const float *>(out.data)[i];
+    std::copy(found->second.begin(), found->second.end(), wanted[k].second);
   }
   return 0;
 }
@@ -1207,67 +1263,6 @@ int64_t sezm_model_stage_width(const sezm_model *model, const char *energy) {
   return 0;
 }
 
-namespace {
-/// Runs `entry` with its inputs found by name among `available` (the
-/// carried ones from the artifact) and returns its outputs by name, as
-/// doubles; false with lastError set on failure.
-bool runStage(sezm_model *model, const std::string &api,
-              const EntrySignature &signature,
-              const std::vector<GraphInput> &available,
-              std::map<std::string, std::vector<double>> &results) {
-  std::vector<HostTensor> bound;
-  for (const TensorPort &port : signature.arguments) {
-    if (model->carried.count(port.name))
-      continue;
-    auto input = std::find_if(
-        available.begin(), available.end(),
-        [&](const GraphInput &in) { return in.name == port.name; });
-    if (input == available.end())
-      return failWith(api + "input '" + port.name + "' of @" +
-                          signature.function +
-                          " is no graph input of its stage, features or "
-                          "gradient, nor carried by the artifact",
-                      false);
-    bound.push_back(input->as(port.type));
-  }
-  std::vector<sezm_tensor> inputs, outputs(signature.results.size());
-  for (const HostTensor &tensor : bound)
-    inputs.push_back(describeHost(tensor));
-  if (sezm_model_run(model, signature.function.c_str(), inputs.data(),
-                     static_cast<int>(inputs.size()), outputs.data(),
-                     static_cast<int>(outputs.size()), 0))
-    return failWith(api + lastError, false);
-  results.clear();
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const sezm_tensor &out = outputs[i];
-    int64_t count = 1;
-    for (int axis = 0; axis < out.rank; ++axis)
-      count *= out.shape[axis];
-    std::vector<double> &values = results[signature.results[i].name];
-    values.resize(count);
-    for (int64_t k = 0; k < count; ++k)
-      values[k] = out.dtype == SEZM_F64
-                      ? static_cast<const double *>(out.data)[k]
-                      : static_cast<const float *>(out.data)[k];
-  }
-  return true;
-}
-
-/// Rows [0, rows) of a node input (positions, types).
-GraphInput firstRows(const GraphInput &input, int64_t rows) {
-  GraphInput head = input;
-  int64_t width = 1;
-  for (size_t axis = 1; axis < input.shape.size(); ++axis)
-    width *= input.shape[axis];
-  head.shape[0] = rows;
-  if (input.isFloat)
-    head.floats.resize(rows * width);
-  else
-    head.indices.resize(rows * width);
-  return head;
-}
-} // namespace
-
 int sezm_model_compute_edges_staged(
     sezm_model *model, const char *energy, int64_t natoms, int64_t nlocal,
     int64_t nedges, int ntypes, const double *coord, const int32_t *atype,
@@ -1290,12 +1285,8 @@ int sezm_model_compute_edges_staged(
                     1);
   if (nlocal == 0 && nedges > 0)
     return failWith(api + "a rank with no own atoms has no edges", 1);
-  for (int64_t i = 0; i < natoms; ++i)
-    if (atype[i] < 0 || atype[i] >= ntypes)
-      return failWith(api + "atom " + std::to_string(i) + " has type " +
-                          std::to_string(atype[i]) + ", outside [0, " +
-                          std::to_string(ntypes) + ")",
-                      1);
+  if (!checkAtoms(api, natoms, ntypes, coord, atype))
+    return 1;
   for (int64_t e = 0; e < nedges; ++e)
     if (edgeIndex[nedges + e] < 0 || edgeIndex[nedges + e] >= nlocal)
       return failWith(api + "edge " + std::to_string(e) + "'s centre " +
@@ -1303,13 +1294,6 @@ int sezm_model_compute_edges_staged(
                           " is not an own atom (rows [0, " +
                           std::to_string(nlocal) + "))",
                       1);
-  std::string error;
-  for (int64_t i = 0; i < 3 * natoms && error.empty(); ++i)
-    if (!std::isfinite(coord[i]))
-      error = api + "atom " + std::to_string(i / 3) +
-              " has a coordinate that is not a finite number";
-  if (!error.empty())
-    return failWith(error, 1);
 
   auto stageEntry = [&](int k, const char *suffix) {
     return findEntry(
@@ -1352,18 +1336,9 @@ int sezm_model_compute_edges_staged(
   bool idle = nlocal == 0;
   std::vector<GraphInput> graph, local;
   if (!idle) {
-    NeighbourGraph edges;
-    if (!graphFromEdges(natoms, nedges, coord, edgeIndex, edgeVec, edges,
-                        error))
-      return failWith(api + error, 1);
-    Structure structure;
-    structure.positions.resize(natoms);
-    for (int64_t i = 0; i < natoms; ++i)
-      structure.positions[i] = {coord[3 * i], coord[3 * i + 1],
-                                coord[3 * i + 2]};
-    graph = graphInputs(structure, edges);
-    graph.push_back(
-        GraphInput{port::kTypes, false, {natoms}, {}, {atype, atype + natoms}});
+    if (!edgeListInputs(api, natoms, nedges, coord, atype, edgeIndex, edgeVec,
+                        graph))
+      return 1;
     // The last stage sums the own atoms: their rows alone.
     for (const GraphInput &input : graph)
       if (input.name == port::kPositions || input.name == port::kTypes)
@@ -1407,7 +1382,7 @@ int sezm_model_compute_edges_staged(
         inputs.push_back(featuresInput("features", features[k - 1], natoms));
       const EntrySignature &stage = *stageEntry(k, "");
       const std::vector<double> *values;
-      if (!runStage(model, api, stage, inputs, out) ||
+      if (!runOnHost(model, api, stage, inputs, out) ||
           !(values = result(stage, "features", natoms * width)))
         return 1;
       features[k] = *values;
@@ -1422,12 +1397,12 @@ int sezm_model_compute_edges_staged(
     const EntrySignature &stage = *stageEntry(last, "");
     const EntrySignature *backward = backwardOf(last);
     const std::vector<double> *energyValue, *grad;
-    if (!runStage(model, api, stage, inputs, out) ||
+    if (!runOnHost(model, api, stage, inputs, out) ||
         !(energyValue = result(stage, "energy", 1)))
       return 1;
     // Read before the backward's run replaces the results.
     *energyOut = energyValue->front();
-    if (!backward || !runStage(model, api, *backward, inputs, out) ||
+    if (!backward || !runOnHost(model, api, *backward, inputs, out) ||
         !(grad = result(*backward, "features_grad", nlocal * width)))
       return 1;
     std::copy(grad->begin(), grad->end(), gradient.begin());
@@ -1457,7 +1432,7 @@ int sezm_model_compute_edges_staged(
     if (k > 0)
       inputs.push_back(featuresInput("features", features[k - 1], natoms));
     inputs.push_back(featuresInput("features_out_grad", gradient, natoms));
-    if (!runStage(model, api, *backward, inputs, out))
+    if (!runOnHost(model, api, *backward, inputs, out))
       return 1;
     // A stage that reads no geometry has no forces of its own.
     if (out.count("forces")) {

@@ -6,19 +6,20 @@ The energy against ENERGY_LIMIT, the forces and the virial (from the
 virial part of the pressure, W = P V / nktv2p) against FORCE_LIMIT, each as
 max|diff| / max|ref|. Exit status 1 beyond a limit.
 """
+import importlib.util
+import os
 import sys
 
 import numpy as np
 
-NKTV2P_METAL = 1.6021765e6  # LAMMPS's pressure units per eV/A^3 (bar)
-
-
-def thermo_row(log):
-    lines = open(log).read().splitlines()
-    for n, line in enumerate(lines):
-        if line.split()[:2] == ["Step", "PotEng"]:
-            return [float(v) for v in lines[n + 1].split()]
-    sys.exit(f"{log}: no thermo output")
+# compare-step0.py's readers of the thermo row and the dump, and its
+# pressure units: the logs and dumps have the same format.
+_spec = importlib.util.spec_from_file_location(
+    "compare_step0", os.path.join(os.path.dirname(__file__), "compare-step0.py"))
+_step0 = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_step0)
+thermo_row, dump_rows = _step0.thermo_row, _step0.dump_rows
+NKTV2P_METAL = _step0.NKTV2P_METAL
 
 
 def main():
@@ -26,9 +27,7 @@ def main():
     energy_limit, force_limit = float(sys.argv[5]), float(sys.argv[6])
     ref = {k: np.load(f"{ref_dir}/{k}.npy") for k in ["energy", "forces", "virial"]}
     row = thermo_row(log)
-    lines = open(dump).read().splitlines()
-    start = next(n for n, l in enumerate(lines) if l.startswith("ITEM: ATOMS"))
-    atoms = np.array([[float(v) for v in l.split()] for l in lines[start + 1:]])
+    atoms = dump_rows(dump)
     v = ref["virial"]
     pairs = {
         "energy": (np.array(row[1]), ref["energy"], energy_limit),

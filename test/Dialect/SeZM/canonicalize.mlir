@@ -63,3 +63,14 @@ func.func @dead_ops(%v: tensor<?x3xf32>) {
   %env = sezm.envelope %v rcut = 6.0 exponent = 5 : (tensor<?x3xf32>) -> tensor<?xf32>
   return
 }
+
+// -----
+
+// An exchange is the identity outside the stages it separates.
+// CHECK-LABEL: func.func @exchange_folds
+// CHECK-NOT: sezm.exchange
+// CHECK: return %arg0
+func.func @exchange_folds(%x: tensor<?x16x32xf32>) -> tensor<?x16x32xf32> {
+  %0 = sezm.exchange %x : tensor<?x16x32xf32>
+  return %0 : tensor<?x16x32xf32>
+}

@@ -1184,3 +1184,19 @@ func.func @rms_norm_result(%h: tensor<?x32xf32>, %s: tensor<32xf32>) {
       : (tensor<?x32xf32>, tensor<32xf32>) -> tensor<?x32xf64>
   return
 }
+
+// -----
+
+func.func @exchange_rank(%x: tensor<f32>) {
+  // expected-error @+1 {{'features' must have rank >= 1, one row per node, but has type 'tensor<f32>'}}
+  %0 = sezm.exchange %x : tensor<f32>
+  return
+}
+
+// -----
+
+func.func @exchange_integers(%x: tensor<?x4xi64>) {
+  // expected-error @+1 {{'features' must hold f32 or f64 values, but has type 'tensor<?x4xi64>'}}
+  %0 = sezm.exchange %x : tensor<?x4xi64>
+  return
+}
