@@ -22,10 +22,11 @@ namespace mlir::sezm::kernel {
 /// to stream s = f*H + h = c / (Cf/H), whose per-edge values sit at
 /// [e, f, h] of an (E, F, H) buffer.
 struct AttentionStreams {
+  Emitter &em;
   int64_t focus, heads, headWidth;
 
   /// The streams of a logit tensor (E, F, H) over `channels` channels.
-  static AttentionStreams of(Value logit, int64_t channels);
+  static AttentionStreams of(Emitter &em, Value logit, int64_t channels);
 
   int64_t count() const { return focus * heads; }
   Idx streamOf(Idx c) const { return c / Idx(headWidth); }

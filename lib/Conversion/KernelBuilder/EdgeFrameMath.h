@@ -65,7 +65,7 @@ template <typename T> Quaternion<T> normalize(const Quaternion<T> &q) {
 /// with a = exp(-1/t), b = exp(-1/(1-t)) and the denominators floored at the
 /// machine epsilon.
 template <typename T> T smoothStep(const T &t) {
-  T floor = T(machineEpsilon());
+  T floor = machineEpsilon(t);
   T a = exp(-(T(1.0) / max(t, floor)));
   T b = exp(-(T(1.0) / max(T(1.0) - t, floor)));
   T inside = a / (a + b);

@@ -20,141 +20,281 @@ using namespace mlir;
 using namespace mlir::sezm;
 using namespace mlir::sezm::kernel;
 
-static thread_local EmitScope *currentScope = nullptr;
-
-EmitScope::EmitScope(OpBuilder &builder, Location loc, FloatType floatType)
-    : builder(builder), loc(loc), floatType(floatType),
-      enclosing(currentScope) {
-  currentScope = this;
+namespace {
+/// The emitter of whichever of `a` and `c` has one.
+template <typename T> Emitter &emitterOf(const T &a, const T &c) {
+  if (a.emitter)
+    return *a.emitter;
+  if (!c.emitter)
+    llvm::report_fatal_error("sezm kernel builder: an op on two constants "
+                             "that cannot fold, with no emitter to emit it");
+  return *c.emitter;
 }
 
-EmitScope::~EmitScope() { currentScope = enclosing; }
-
-EmitScope &EmitScope::current() {
-  assert(currentScope && "kernel math emitted outside an EmitScope");
-  return *currentScope;
+[[noreturn]] void constantWithoutEmitter() {
+  llvm::report_fatal_error("sezm kernel builder: a constant taken as a value "
+                           "with no emitter to emit it");
 }
-
-static OpBuilder &b() { return EmitScope::current().builder; }
-static Location loc() { return EmitScope::current().loc; }
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Index arithmetic
 //===----------------------------------------------------------------------===//
 
-Idx::Idx(int64_t constant)
-    : value(arith::ConstantIndexOp::create(b(), loc(), constant)) {}
+Idx::operator Value() const {
+  if (!emitter)
+    constantWithoutEmitter();
+  return value;
+}
+
+Emitter &Idx::getEmitter() const {
+  if (!emitter)
+    constantWithoutEmitter();
+  return *emitter;
+}
+
+Value Idx::in(Emitter &em) const {
+  if (emitter)
+    return value;
+  return arith::ConstantIndexOp::create(em.builder, em.loc, constant);
+}
+
+/// An index op on `a` and `c`, or `fold` of their constants.
+template <typename OpTy, typename Fold>
+static Idx indexOp(Idx a, Idx c, Fold fold) {
+  if (a.isConstant() && c.isConstant())
+    return Idx(fold(static_cast<uint64_t>(a.constant),
+                    static_cast<uint64_t>(c.constant)));
+  Emitter &em = emitterOf(a, c);
+  return Idx(OpTy::create(em.builder, em.loc, a.in(em), c.in(em)), em);
+}
 
 Idx kernel::operator+(Idx a, Idx c) {
-  return Idx(arith::AddIOp::create(b(), loc(), a, c));
+  return indexOp<arith::AddIOp>(
+      a, c, [](uint64_t x, uint64_t y) { return static_cast<int64_t>(x + y); });
 }
 Idx kernel::operator-(Idx a, Idx c) {
-  return Idx(arith::SubIOp::create(b(), loc(), a, c));
+  return indexOp<arith::SubIOp>(
+      a, c, [](uint64_t x, uint64_t y) { return static_cast<int64_t>(x - y); });
 }
 Idx kernel::operator*(Idx a, Idx c) {
-  return Idx(arith::MulIOp::create(b(), loc(), a, c));
+  return indexOp<arith::MulIOp>(
+      a, c, [](uint64_t x, uint64_t y) { return static_cast<int64_t>(x * y); });
 }
 Idx kernel::operator/(Idx a, Idx c) {
-  return Idx(arith::DivUIOp::create(b(), loc(), a, c));
+  return indexOp<arith::DivUIOp>(
+      a, c, [](uint64_t x, uint64_t y) { return static_cast<int64_t>(x / y); });
 }
 Idx kernel::operator%(Idx a, Idx c) {
-  return Idx(arith::RemUIOp::create(b(), loc(), a, c));
+  return indexOp<arith::RemUIOp>(
+      a, c, [](uint64_t x, uint64_t y) { return static_cast<int64_t>(x % y); });
 }
-
-Value kernel::operator<(Idx a, Idx c) {
-  return arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::ult, a, c);
-}
-
-Idx kernel::ceilDiv(Idx a, int64_t c) {
-  return Idx(arith::CeilDivUIOp::create(b(), loc(), a, Idx(c)));
-}
-
-Value kernel::equal(Idx a, Idx c) {
-  return arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::eq, a, c);
-}
-
 Idx kernel::min(Idx a, Idx c) {
-  return Idx(arith::MinUIOp::create(b(), loc(), a, c));
+  return indexOp<arith::MinUIOp>(a, c, [](uint64_t x, uint64_t y) {
+    return static_cast<int64_t>(std::min(x, y));
+  });
+}
+Idx kernel::ceilDiv(Idx a, int64_t c) {
+  return indexOp<arith::CeilDivUIOp>(a, Idx(c), [](uint64_t x, uint64_t y) {
+    return static_cast<int64_t>((x + y - 1) / y);
+  });
 }
 
-Idx32::Idx32(int32_t constant)
-    : value(arith::ConstantOp::create(
-          b(), loc(), b().getIntegerAttr(b().getI32Type(), constant))) {}
+static Cond compare(arith::CmpIPredicate predicate, Idx a, Idx c) {
+  Emitter &em = emitterOf(a, c);
+  return Cond(
+      arith::CmpIOp::create(em.builder, em.loc, predicate, a.in(em), c.in(em)),
+      em);
+}
+
+Cond kernel::operator<(Idx a, Idx c) {
+  return compare(arith::CmpIPredicate::ult, a, c);
+}
+Cond kernel::equal(Idx a, Idx c) {
+  return compare(arith::CmpIPredicate::eq, a, c);
+}
+
+Idx32::operator Value() const {
+  if (!emitter)
+    constantWithoutEmitter();
+  return value;
+}
+
+Value Idx32::in(Emitter &em) const {
+  if (emitter)
+    return value;
+  return arith::ConstantOp::create(
+      em.builder, em.loc,
+      em.builder.getIntegerAttr(em.builder.getI32Type(), constant));
+}
 
 Idx32 Idx32::narrow(Idx index) {
-  return Idx32(arith::IndexCastOp::create(b(), loc(), b().getI32Type(), index));
+  if (index.isConstant())
+    return Idx32(static_cast<int32_t>(index.constant));
+  Emitter &em = *index.emitter;
+  return Idx32(arith::IndexCastOp::create(em.builder, em.loc,
+                                          em.builder.getI32Type(), index),
+               em);
 }
 
 Idx Idx32::widen() const {
-  return Idx(
-      arith::IndexCastUIOp::create(b(), loc(), b().getIndexType(), value));
+  if (isConstant())
+    return Idx(static_cast<int64_t>(static_cast<uint32_t>(constant)));
+  return Idx(arith::IndexCastUIOp::create(emitter->builder, emitter->loc,
+                                          emitter->builder.getIndexType(),
+                                          value),
+             *emitter);
+}
+
+template <typename OpTy, typename Fold>
+static Idx32 index32Op(Idx32 a, Idx32 c, Fold fold) {
+  if (a.isConstant() && c.isConstant())
+    return Idx32(fold(static_cast<uint32_t>(a.constant),
+                      static_cast<uint32_t>(c.constant)));
+  Emitter &em = emitterOf(a, c);
+  return Idx32(OpTy::create(em.builder, em.loc, a.in(em), c.in(em)), em);
 }
 
 Idx32 kernel::operator+(Idx32 a, Idx32 c) {
-  return Idx32(arith::AddIOp::create(b(), loc(), a, c));
+  return index32Op<arith::AddIOp>(
+      a, c, [](uint32_t x, uint32_t y) { return static_cast<int32_t>(x + y); });
 }
 Idx32 kernel::operator-(Idx32 a, Idx32 c) {
-  return Idx32(arith::SubIOp::create(b(), loc(), a, c));
-}
-Value kernel::operator<(Idx32 a, Idx32 c) {
-  return arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::ult, a, c);
+  return index32Op<arith::SubIOp>(
+      a, c, [](uint32_t x, uint32_t y) { return static_cast<int32_t>(x - y); });
 }
 Idx32 kernel::min(Idx32 a, Idx32 c) {
-  return Idx32(arith::MinUIOp::create(b(), loc(), a, c));
+  return index32Op<arith::MinUIOp>(a, c, [](uint32_t x, uint32_t y) {
+    return static_cast<int32_t>(std::min(x, y));
+  });
+}
+Cond kernel::operator<(Idx32 a, Idx32 c) {
+  Emitter &em = emitterOf(a, c);
+  return Cond(arith::CmpIOp::create(em.builder, em.loc,
+                                    arith::CmpIPredicate::ult, a.in(em),
+                                    c.in(em)),
+              em);
 }
 
 //===----------------------------------------------------------------------===//
 // Num
 //===----------------------------------------------------------------------===//
 
-Num::Num(double constant)
-    : value(arith::ConstantOp::create(
-          b(), loc(),
-          b().getFloatAttr(EmitScope::current().floatType, constant))) {}
+Num::operator Value() const {
+  if (!emitter)
+    constantWithoutEmitter();
+  return value;
+}
 
-/// The fast-math flags of the scope's arithmetic.
-static arith::FastMathFlags fastMath() {
-  return EmitScope::current().contract ? arith::FastMathFlags::contract
-                                       : arith::FastMathFlags::none;
+Emitter &Num::getEmitter() const {
+  if (!emitter)
+    constantWithoutEmitter();
+  return *emitter;
+}
+
+Value Num::in(Emitter &em) const {
+  if (emitter)
+    return value;
+  return arith::ConstantOp::create(
+      em.builder, em.loc, em.builder.getFloatAttr(em.floatType, constant));
+}
+
+/// The fast-math flags of the emitter's arithmetic.
+static arith::FastMathFlags fastMath(const Emitter &em) {
+  return em.contract ? arith::FastMathFlags::contract
+                     : arith::FastMathFlags::none;
+}
+
+/// A binary float op on `a` and `c` (with the emitter's fast-math flags
+/// where `contracts`), or `fold` of their constants.
+template <typename OpTy, bool Contracts, typename Fold>
+static Num floatOp(Num a, Num c, Fold fold) {
+  if (a.isConstant() && c.isConstant())
+    return Num(fold(a.constant, c.constant));
+  Emitter &em = emitterOf(a, c);
+  if constexpr (Contracts)
+    return Num(
+        OpTy::create(em.builder, em.loc, a.in(em), c.in(em), fastMath(em)), em);
+  else
+    return Num(OpTy::create(em.builder, em.loc, a.in(em), c.in(em)), em);
+}
+
+/// A unary float op on `a`, or `fold` of its constant.
+template <typename OpTy, typename Fold> static Num floatOp(Num a, Fold fold) {
+  if (a.isConstant())
+    return Num(fold(a.constant));
+  return Num(OpTy::create(a.emitter->builder, a.emitter->loc, a.value),
+             *a.emitter);
 }
 
 Num kernel::operator+(Num a, Num c) {
-  return Num(arith::AddFOp::create(b(), loc(), a, c, fastMath()));
+  return floatOp<arith::AddFOp, true>(a, c,
+                                      [](double x, double y) { return x + y; });
 }
 Num kernel::operator-(Num a, Num c) {
-  return Num(arith::SubFOp::create(b(), loc(), a, c, fastMath()));
+  return floatOp<arith::SubFOp, true>(a, c,
+                                      [](double x, double y) { return x - y; });
 }
 Num kernel::operator*(Num a, Num c) {
-  return Num(arith::MulFOp::create(b(), loc(), a, c, fastMath()));
+  return floatOp<arith::MulFOp, true>(a, c,
+                                      [](double x, double y) { return x * y; });
 }
 Num kernel::operator/(Num a, Num c) {
-  return Num(arith::DivFOp::create(b(), loc(), a, c));
+  return floatOp<arith::DivFOp, false>(
+      a, c, [](double x, double y) { return x / y; });
+}
+Num kernel::max(Num a, Num c) {
+  return floatOp<arith::MaxNumFOp, false>(
+      a, c, [](double x, double y) { return std::fmax(x, y); });
 }
 Num kernel::operator-(Num a) {
-  return Num(arith::NegFOp::create(b(), loc(), a));
+  return floatOp<arith::NegFOp>(a, [](double x) { return -x; });
 }
-Num kernel::sqrt(Num a) { return Num(math::SqrtOp::create(b(), loc(), a)); }
-Num kernel::exp(Num a) { return Num(math::ExpOp::create(b(), loc(), a)); }
-Num kernel::log(Num a) { return Num(math::LogOp::create(b(), loc(), a)); }
-Num kernel::sin(Num a) { return Num(math::SinOp::create(b(), loc(), a)); }
-Num kernel::cos(Num a) { return Num(math::CosOp::create(b(), loc(), a)); }
-Num kernel::max(Num a, Num c) {
-  return Num(arith::MaxNumFOp::create(b(), loc(), a, c));
+Num kernel::sqrt(Num a) {
+  return floatOp<math::SqrtOp>(a, [](double x) { return std::sqrt(x); });
+}
+Num kernel::exp(Num a) {
+  return floatOp<math::ExpOp>(a, [](double x) { return std::exp(x); });
+}
+Num kernel::log(Num a) {
+  return floatOp<math::LogOp>(a, [](double x) { return std::log(x); });
+}
+Num kernel::sin(Num a) {
+  return floatOp<math::SinOp>(a, [](double x) { return std::sin(x); });
+}
+Num kernel::cos(Num a) {
+  return floatOp<math::CosOp>(a, [](double x) { return std::cos(x); });
 }
 Num kernel::sigmoid(Num a) { return Num(1.0) / (Num(1.0) + exp(-a)); }
 
-Num kernel::select(Value cond, Num a, Num c) {
-  return Num(arith::SelectOp::create(b(), loc(), cond, a, c));
+Num kernel::select(Cond cond, Num a, Num c) {
+  Emitter &em = *cond.emitter;
+  return Num(
+      arith::SelectOp::create(em.builder, em.loc, cond, a.in(em), c.in(em)),
+      em);
 }
-Value kernel::operator<(Num a, Num c) {
-  return arith::CmpFOp::create(b(), loc(), arith::CmpFPredicate::OLT, a, c);
+
+static Cond compare(arith::CmpFPredicate predicate, Num a, Num c) {
+  Emitter &em = emitterOf(a, c);
+  return Cond(
+      arith::CmpFOp::create(em.builder, em.loc, predicate, a.in(em), c.in(em)),
+      em);
 }
-Value kernel::operator<=(Num a, Num c) {
-  return arith::CmpFOp::create(b(), loc(), arith::CmpFPredicate::OLE, a, c);
+
+Cond kernel::operator<(Num a, Num c) {
+  return compare(arith::CmpFPredicate::OLT, a, c);
 }
-Num kernel::machineEpsilon() {
-  FloatType type = EmitScope::current().floatType;
-  return Num(std::ldexp(1.0, -static_cast<int>(type.getFPMantissaWidth()) + 1));
+Cond kernel::operator<=(Num a, Num c) {
+  return compare(arith::CmpFPredicate::OLE, a, c);
+}
+
+Num kernel::machineEpsilon(Num like) {
+  return like.getEmitter().machineEpsilon();
+}
+
+Num Emitter::machineEpsilon() {
+  return Num(
+      std::ldexp(1.0, -static_cast<int>(floatType.getFPMantissaWidth()) + 1));
 }
 
 //===----------------------------------------------------------------------===//
@@ -176,7 +316,7 @@ combine(const Jet &a, const Jet &c,
         llvm::function_ref<Num(std::optional<Num>, std::optional<Num>)> f) {
   if (!a.grad && !c.grad)
     return std::nullopt;
-  std::array<Num, 3> grad = {Num(Value()), Num(Value()), Num(Value())};
+  std::array<Num, 3> grad = {Num(0.0), Num(0.0), Num(0.0)};
   for (int k = 0; k < 3; ++k) {
     std::optional<Num> da, dc;
     if (a.grad)
@@ -253,57 +393,60 @@ Jet kernel::cos(Jet a) {
   return chain(a, cos(a.value), [&] { return -sin(a.value); });
 }
 Jet kernel::max(Jet a, Jet c) { return select(c.value < a.value, a, c); }
-Jet kernel::select(Value cond, Jet a, Jet c) {
+Jet kernel::select(Cond cond, Jet a, Jet c) {
   return withGrad(
       select(cond, a.value, c.value),
       combine(a, c, [&](std::optional<Num> x, std::optional<Num> y) {
         return select(cond, x ? *x : Num(0.0), y ? *y : Num(0.0));
       }));
 }
-Value kernel::operator<(Jet a, Jet c) { return a.value < c.value; }
-Value kernel::operator<=(Jet a, Jet c) { return a.value <= c.value; }
+Cond kernel::operator<(Jet a, Jet c) { return a.value < c.value; }
+Cond kernel::operator<=(Jet a, Jet c) { return a.value <= c.value; }
 
 //===----------------------------------------------------------------------===//
 // Memory and loops
 //===----------------------------------------------------------------------===//
 
-SmallVector<Value> kernel::indexValues(ArrayRef<Idx> indices) {
+SmallVector<Value> Emitter::indexValues(ArrayRef<Idx> indices) {
   return llvm::to_vector(
-      llvm::map_range(indices, [](Idx i) -> Value { return i; }));
+      llvm::map_range(indices, [&](Idx i) { return i.in(*this); }));
 }
 
-Num kernel::load(Value memref, ArrayRef<Idx> indices) {
-  return Num(memref::LoadOp::create(b(), loc(), memref, indexValues(indices)));
+Num Emitter::load(Value memref, ArrayRef<Idx> indices) {
+  return num(
+      memref::LoadOp::create(builder, loc, memref, indexValues(indices)));
 }
 
-SmallVector<Num> kernel::loadVector(Value memref, ArrayRef<Idx> at,
-                                    int64_t width) {
+SmallVector<Num> Emitter::loadVector(Value memref, ArrayRef<Idx> at,
+                                     int64_t width) {
   if (width == 1)
     return {load(memref, at)};
   Type element = cast<MemRefType>(memref.getType()).getElementType();
   auto type = VectorType::get({width}, element);
   llvm::MaybeAlign alignment(width * element.getIntOrFloatBitWidth() / 8);
   Value piece =
-      vector::LoadOp::create(b(), loc(), type, memref, indexValues(at),
+      vector::LoadOp::create(builder, loc, type, memref, indexValues(at),
                              /*nontemporal=*/false, alignment);
   SmallVector<Num> values;
   for (int64_t k = 0; k < width; ++k)
-    values.push_back(Num(vector::ExtractOp::create(b(), loc(), piece, k)));
+    values.push_back(num(vector::ExtractOp::create(builder, loc, piece, k)));
   return values;
 }
 
-Idx kernel::loadIndex(Value memref, ArrayRef<Idx> indices) {
+Idx Emitter::loadIndex(Value memref, ArrayRef<Idx> indices) {
   Value element =
-      memref::LoadOp::create(b(), loc(), memref, indexValues(indices));
-  return Idx(
-      arith::IndexCastOp::create(b(), loc(), b().getIndexType(), element));
+      memref::LoadOp::create(builder, loc, memref, indexValues(indices));
+  return index(arith::IndexCastOp::create(builder, loc, builder.getIndexType(),
+                                          element));
 }
 
-void kernel::store(Num value, Value memref, ArrayRef<Idx> indices) {
-  memref::StoreOp::create(b(), loc(), value, memref, indexValues(indices));
+void Emitter::store(Num value, Value memref, ArrayRef<Idx> indices) {
+  memref::StoreOp::create(builder, loc, value.in(*this), memref,
+                          indexValues(indices));
 }
 
-void kernel::storeVector(ArrayRef<Num> values, Value memref, ArrayRef<Idx> at) {
+void Emitter::storeVector(ArrayRef<Num> values, Value memref,
+                          ArrayRef<Idx> at) {
   if (values.size() == 1) {
     store(values.front(), memref, at);
     return;
@@ -313,72 +456,75 @@ void kernel::storeVector(ArrayRef<Num> values, Value memref, ArrayRef<Idx> at) {
   llvm::MaybeAlign alignment(values.size() * element.getIntOrFloatBitWidth() /
                              8);
   SmallVector<Value> elements = llvm::to_vector(
-      llvm::map_range(values, [](Num n) -> Value { return n; }));
-  Value piece = vector::FromElementsOp::create(b(), loc(), type, elements);
-  vector::StoreOp::create(b(), loc(), piece, memref, indexValues(at),
+      llvm::map_range(values, [&](Num n) { return n.in(*this); }));
+  Value piece = vector::FromElementsOp::create(builder, loc, type, elements);
+  vector::StoreOp::create(builder, loc, piece, memref, indexValues(at),
                           /*nontemporal=*/false, alignment);
 }
 
-void kernel::addTo(Num value, Value memref, ArrayRef<Idx> indices) {
+void Emitter::addTo(Num value, Value memref, ArrayRef<Idx> indices) {
   store(load(memref, indices) + value, memref, indices);
 }
 
-Idx kernel::dim(Value memref, int64_t axis) {
-  return Idx(memref::DimOp::create(b(), loc(), memref, axis));
+Idx Emitter::dim(Value memref, int64_t axis) {
+  return index(memref::DimOp::create(builder, loc, memref, axis));
 }
 
-void kernel::fillZero(Value memref) {
-  linalg::FillOp::create(b(), loc(), ValueRange{Num(0.0).value},
+void Emitter::fillZero(Value memref) {
+  linalg::FillOp::create(builder, loc, ValueRange{Num(0.0).in(*this)},
                          ValueRange{memref});
 }
 
-void kernel::forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
+void Emitter::forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
   forRangeStep(lb, ub, Idx(1), body);
 }
 
-void kernel::forRangeStep(Idx lb, Idx ub, Idx step,
-                          llvm::function_ref<void(Idx)> body) {
-  scf::ForOp::create(b(), loc(), lb, ub, step, ValueRange{},
-                     [&](OpBuilder &nested, Location, Value iv, ValueRange) {
-                       OpBuilder::InsertionGuard guard(b());
-                       b().setInsertionPointToEnd(nested.getInsertionBlock());
-                       body(Idx(iv));
-                       scf::YieldOp::create(b(), loc());
-                     });
-}
-
-void kernel::parallelRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
-  scf::ParallelOp::create(
-      b(), loc(), ValueRange{lb}, ValueRange{ub}, ValueRange{Idx(1)},
-      [&](OpBuilder &nested, Location, ValueRange ivs) {
-        OpBuilder::InsertionGuard guard(b());
-        b().setInsertionPointToEnd(nested.getInsertionBlock());
-        body(Idx(ivs[0]));
+void Emitter::forRangeStep(Idx lb, Idx ub, Idx step,
+                           llvm::function_ref<void(Idx)> body) {
+  scf::ForOp::create(
+      builder, loc, lb.in(*this), ub.in(*this), step.in(*this), ValueRange{},
+      [&](OpBuilder &nested, Location, Value iv, ValueRange) {
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToEnd(nested.getInsertionBlock());
+        body(index(iv));
+        scf::YieldOp::create(builder, loc);
       });
 }
 
-Idx kernel::segmentOf(Value rowptr, Idx nodes, Idx t) {
+void Emitter::parallelRange(Idx lb, Idx ub,
+                            llvm::function_ref<void(Idx)> body) {
+  scf::ParallelOp::create(
+      builder, loc, ValueRange{lb.in(*this)}, ValueRange{ub.in(*this)},
+      ValueRange{Idx(1).in(*this)},
+      [&](OpBuilder &nested, Location, ValueRange ivs) {
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToEnd(nested.getInsertionBlock());
+        body(index(ivs[0]));
+      });
+}
+
+Idx Emitter::segmentOf(Value rowptr, Idx nodes, Idx t) {
   // rowptr[lo] <= t < rowptr[hi] throughout; 64 halvings reach hi = lo + 1
   // for any index range, and further ones keep it.
   auto loop = scf::ForOp::create(
-      b(), loc(), Idx(0).value, Idx(64).value, Idx(1).value,
-      ValueRange{Idx(0).value, nodes.value},
+      builder, loc, Idx(0).in(*this), Idx(64).in(*this), Idx(1).in(*this),
+      ValueRange{Idx(0).in(*this), nodes.in(*this)},
       [&](OpBuilder &nested, Location, Value, ValueRange bounds) {
-        OpBuilder::InsertionGuard guard(b());
-        b().setInsertionPointToEnd(nested.getInsertionBlock());
-        Idx lo(bounds[0]), hi(bounds[1]);
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToEnd(nested.getInsertionBlock());
+        Idx lo = index(bounds[0]), hi = index(bounds[1]);
         Idx mid = (lo + hi) / Idx(2);
         Value below = t < loadIndex(rowptr, {mid});
-        Value nextLo = arith::SelectOp::create(b(), loc(), below, lo, mid);
-        Value nextHi = arith::SelectOp::create(b(), loc(), below, mid, hi);
-        scf::YieldOp::create(b(), loc(), ValueRange{nextLo, nextHi});
+        Value nextLo = arith::SelectOp::create(builder, loc, below, lo, mid);
+        Value nextHi = arith::SelectOp::create(builder, loc, below, mid, hi);
+        scf::YieldOp::create(builder, loc, ValueRange{nextLo, nextHi});
       });
-  return Idx(loop.getResult(0));
+  return index(loop.getResult(0));
 }
 
 SmallVector<Num>
-kernel::sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
-                 llvm::function_ref<SmallVector<Num>(Idx)> body) {
+Emitter::sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
+                  llvm::function_ref<SmallVector<Num>(Idx)> body) {
   return foldRangeStep(lb, ub, Idx(1), init, [&](Idx i, ArrayRef<Num> sums) {
     SmallVector<Num> terms = body(i);
     assert(terms.size() == sums.size() && "one term per sum");
@@ -389,215 +535,233 @@ kernel::sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
   });
 }
 
+/// A carried value as the loop takes it, and back.
+static Value carriedValue(Emitter &em, Num n) { return n.in(em); }
+static Value carriedValue(Emitter &, Value v) { return v; }
+template <typename T> static T fromCarried(Emitter &em, Value v) {
+  return T(v, em);
+}
+template <> Value fromCarried<Value>(Emitter &, Value v) { return v; }
+
 /// foldRangeStep over positions of type P (Idx or Idx32).
 template <typename P, typename T>
 static SmallVector<T>
-foldPositions(P lb, P ub, P step, ArrayRef<T> init,
+foldPositions(Emitter &em, P lb, P ub, P step, ArrayRef<T> init,
               llvm::function_ref<SmallVector<T>(P, ArrayRef<T>)> body) {
-  SmallVector<Value> initValues =
-      llvm::to_vector(llvm::map_range(init, [](T n) -> Value { return n; }));
+  auto toValues = [&](ArrayRef<T> values) {
+    return llvm::to_vector(
+        llvm::map_range(values, [&](T v) { return carriedValue(em, v); }));
+  };
+  auto fromValues = [&](ValueRange values) {
+    return llvm::to_vector(llvm::map_range(
+        values, [&](Value v) { return fromCarried<T>(em, v); }));
+  };
+  OpBuilder &builder = em.builder;
   auto loop = scf::ForOp::create(
-      b(), loc(), lb, ub, step, initValues,
+      builder, em.loc, lb.in(em), ub.in(em), step.in(em), toValues(init),
       [&](OpBuilder &nested, Location, Value iv, ValueRange carried) {
-        OpBuilder::InsertionGuard guard(b());
-        b().setInsertionPointToEnd(nested.getInsertionBlock());
-        SmallVector<T> current = llvm::to_vector(
-            llvm::map_range(carried, [](Value v) { return T(v); }));
-        SmallVector<T> next = body(P(iv), current);
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToEnd(nested.getInsertionBlock());
+        SmallVector<T> next = body(P(iv, em), fromValues(carried));
         assert(next.size() == carried.size() && "one value per carried one");
-        scf::YieldOp::create(b(), loc(),
-                             llvm::to_vector(llvm::map_range(
-                                 next, [](T n) -> Value { return n; })));
+        scf::YieldOp::create(builder, em.loc, toValues(next));
       });
-  return llvm::to_vector(
-      llvm::map_range(loop.getResults(), [](Value v) { return T(v); }));
+  return fromValues(loop.getResults());
 }
 
-SmallVector<Num> kernel::foldRangeStep(
+SmallVector<Num> Emitter::foldRangeStep(
     Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
     llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)> body) {
-  return foldPositions<Idx, Num>(lb, ub, step, init, body);
+  return foldPositions<Idx, Num>(*this, lb, ub, step, init, body);
 }
 
-SmallVector<Value> kernel::foldRangeStep(
+SmallVector<Value> Emitter::foldRangeStep(
     Idx32 lb, Idx32 ub, Idx32 step, ArrayRef<Value> init,
     llvm::function_ref<SmallVector<Value>(Idx32, ArrayRef<Value>)> body) {
-  return foldPositions<Idx32, Value>(lb, ub, step, init, body);
+  return foldPositions<Idx32, Value>(*this, lb, ub, step, init, body);
 }
 
-Num kernel::sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body) {
+Num Emitter::sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body) {
   return sumRange(lb, ub, {Num(0.0)},
                   [&](Idx i) { return SmallVector<Num>{body(i)}; })[0];
 }
 
-Num kernel::maxRange(Idx lb, Idx ub, Num init,
-                     llvm::function_ref<Num(Idx)> body) {
+Num Emitter::maxRange(Idx lb, Idx ub, Num init,
+                      llvm::function_ref<Num(Idx)> body) {
   auto loop = scf::ForOp::create(
-      b(), loc(), lb, ub, Idx(1), ValueRange{init.value},
+      builder, loc, lb.in(*this), ub.in(*this), Idx(1).in(*this),
+      ValueRange{init.in(*this)},
       [&](OpBuilder &nested, Location, Value iv, ValueRange best) {
-        OpBuilder::InsertionGuard guard(b());
-        b().setInsertionPointToEnd(nested.getInsertionBlock());
-        Value next = max(Num(best[0]), body(Idx(iv)));
-        scf::YieldOp::create(b(), loc(), next);
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToEnd(nested.getInsertionBlock());
+        Num next = max(num(best[0]), body(index(iv)));
+        scf::YieldOp::create(builder, loc, next.in(*this));
       });
-  return Num(loop.getResult(0));
+  return num(loop.getResult(0));
 }
 
-Value kernel::allocateScratch(ArrayRef<int64_t> shape, ArrayRef<Idx> extents) {
+Value Emitter::allocateScratch(ArrayRef<int64_t> shape, ArrayRef<Idx> extents) {
   SmallVector<Value> dynamicSizes;
   for (auto [size, extent] : llvm::zip_equal(shape, extents))
     if (ShapedType::isDynamic(size))
-      dynamicSizes.push_back(extent);
-  auto type = MemRefType::get(shape, EmitScope::current().floatType);
-  return memref::AllocOp::create(b(), loc(), type, dynamicSizes);
+      dynamicSizes.push_back(extent.in(*this));
+  auto type = MemRefType::get(shape, floatType);
+  return memref::AllocOp::create(builder, loc, type, dynamicSizes);
 }
 
-void kernel::ifThen(Value cond, llvm::function_ref<void()> body) {
-  auto branch = scf::IfOp::create(b(), loc(), cond, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard guard(b());
-  b().setInsertionPoint(branch.thenBlock()->getTerminator());
+void Emitter::ifThen(Value cond, llvm::function_ref<void()> body) {
+  auto branch = scf::IfOp::create(builder, loc, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(branch.thenBlock()->getTerminator());
   body();
 }
 
-void kernel::ifThenElse(Value cond, llvm::function_ref<void()> then,
-                        llvm::function_ref<void()> otherwise) {
-  auto branch = scf::IfOp::create(b(), loc(), cond, /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b());
-  b().setInsertionPoint(branch.thenBlock()->getTerminator());
+void Emitter::ifThenElse(Value cond, llvm::function_ref<void()> then,
+                         llvm::function_ref<void()> otherwise) {
+  auto branch = scf::IfOp::create(builder, loc, cond, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPoint(branch.thenBlock()->getTerminator());
   then();
-  b().setInsertionPoint(branch.elseBlock()->getTerminator());
+  builder.setInsertionPoint(branch.elseBlock()->getTerminator());
   otherwise();
 }
 
 SmallVector<Value>
-kernel::ifThenElseValues(Value cond,
-                         llvm::function_ref<SmallVector<Value>()> then,
-                         llvm::function_ref<SmallVector<Value>()> otherwise) {
+Emitter::ifThenElseValues(Value cond,
+                          llvm::function_ref<SmallVector<Value>()> then,
+                          llvm::function_ref<SmallVector<Value>()> otherwise) {
   auto yieldOf = [&](llvm::function_ref<SmallVector<Value>()> body) {
     return [&, body](OpBuilder &nested, Location) {
-      OpBuilder::InsertionGuard guard(b());
-      b().setInsertionPointToEnd(nested.getInsertionBlock());
-      scf::YieldOp::create(b(), loc(), body());
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToEnd(nested.getInsertionBlock());
+      scf::YieldOp::create(builder, loc, body());
     };
   };
   auto branch =
-      scf::IfOp::create(b(), loc(), cond, yieldOf(then), yieldOf(otherwise));
+      scf::IfOp::create(builder, loc, cond, yieldOf(then), yieldOf(otherwise));
   return SmallVector<Value>(branch.getResults());
 }
 
-void kernel::launchKernel(StringRef name, std::array<Idx, 3> grid,
-                          std::array<Idx, 3> block,
-                          ArrayRef<SmallVector<int64_t>> workgroupShapes,
-                          llvm::function_ref<void(const LaunchIds &)> body,
-                          int64_t blocksPerSm) {
+void Emitter::launchKernel(StringRef name, std::array<Idx, 3> grid,
+                           std::array<Idx, 3> block,
+                           ArrayRef<SmallVector<int64_t>> workgroupShapes,
+                           llvm::function_ref<void(const LaunchIds &)> body,
+                           int64_t blocksPerSm) {
   auto workgroupSpace = gpu::AddressSpaceAttr::get(
-      b().getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+      builder.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
   SmallVector<Type> workgroupTypes;
   for (const SmallVector<int64_t> &shape : workgroupShapes)
-    workgroupTypes.push_back(
-        MemRefType::get(shape, EmitScope::current().floatType,
-                        MemRefLayoutAttrInterface(), workgroupSpace));
+    workgroupTypes.push_back(MemRefType::get(
+        shape, floatType, MemRefLayoutAttrInterface(), workgroupSpace));
   auto launch = gpu::LaunchOp::create(
-      b(), loc(), grid[0], grid[1], grid[2], block[0], block[1], block[2],
+      builder, loc, grid[0].in(*this), grid[1].in(*this), grid[2].in(*this),
+      block[0].in(*this), block[1].in(*this), block[2].in(*this),
       /*dynamicSharedMemorySize=*/Value(), /*asyncTokenType=*/Type(),
       /*asyncDependencies=*/ValueRange(), workgroupTypes);
   // Outlining names the kernel (and its module) after this, so that
   // profiles say which op a kernel is.
-  launch.setFunctionAttr(FlatSymbolRefAttr::get(b().getContext(), name));
+  launch.setFunctionAttr(FlatSymbolRefAttr::get(builder.getContext(), name));
   // sezm-outline-kernels puts this on the kernel.
   if (blocksPerSm > 0)
     launch->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
-                    b().getI32IntegerAttr(blocksPerSm));
-  OpBuilder::InsertionGuard guard(b());
+                    builder.getI32IntegerAttr(blocksPerSm));
+  OpBuilder::InsertionGuard guard(builder);
   Block &entry = launch.getBody().front();
-  b().setInsertionPointToEnd(&entry);
-  LaunchIds ids{{Idx(launch.getBlockIds().x), Idx(launch.getBlockIds().y),
-                 Idx(launch.getBlockIds().z)},
-                {Idx(launch.getThreadIds().x), Idx(launch.getThreadIds().y),
-                 Idx(launch.getThreadIds().z)},
+  builder.setInsertionPointToEnd(&entry);
+  LaunchIds ids{{index(launch.getBlockIds().x), index(launch.getBlockIds().y),
+                 index(launch.getBlockIds().z)},
+                {index(launch.getThreadIds().x), index(launch.getThreadIds().y),
+                 index(launch.getThreadIds().z)},
                 {}};
   for (BlockArgument buffer : launch.getWorkgroupAttributions())
     ids.workgroup.push_back(buffer);
   body(ids);
-  gpu::TerminatorOp::create(b(), loc());
+  gpu::TerminatorOp::create(builder, loc);
 }
 
-void kernel::barrier() { gpu::BarrierOp::create(b(), loc()); }
+void Emitter::barrier() { gpu::BarrierOp::create(builder, loc); }
 
-void kernel::warpSync() {
+void Emitter::warpSync() {
   Value allLanes = arith::ConstantOp::create(
-      b(), loc(), b().getIntegerAttr(b().getI32Type(), -1));
-  NVVM::SyncWarpOp::create(b(), loc(), allLanes);
+      builder, loc, builder.getIntegerAttr(builder.getI32Type(), -1));
+  NVVM::SyncWarpOp::create(builder, loc, allLanes);
 }
 
-void kernel::copyAsync(Value from, ArrayRef<Idx> at, Value to,
-                       ArrayRef<Idx> toAt, int64_t width) {
-  nvgpu::DeviceAsyncCopyOp::create(b(), loc(), to, indexValues(toAt), from,
-                                   indexValues(at), b().getIndexAttr(width),
+void Emitter::copyAsync(Value from, ArrayRef<Idx> at, Value to,
+                        ArrayRef<Idx> toAt, int64_t width) {
+  nvgpu::DeviceAsyncCopyOp::create(builder, loc, to, indexValues(toAt), from,
+                                   indexValues(at), builder.getIndexAttr(width),
                                    /*srcElements=*/Value(),
                                    /*bypassL1=*/UnitAttr());
 }
 
-void kernel::commitAsyncCopies() {
-  NVVM::CpAsyncCommitGroupOp::create(b(), loc());
+void Emitter::commitAsyncCopies() {
+  NVVM::CpAsyncCommitGroupOp::create(builder, loc);
 }
 
-void kernel::waitAsyncCopies(int64_t pending) {
-  NVVM::CpAsyncWaitGroupOp::create(b(), loc(), static_cast<uint32_t>(pending));
+void Emitter::waitAsyncCopies(int64_t pending) {
+  NVVM::CpAsyncWaitGroupOp::create(builder, loc,
+                                   static_cast<uint32_t>(pending));
 }
 
 /// A whole-warp shuffle of `value` with a constant lane operand.
-static Num shuffle(Num value, int64_t operand, gpu::ShuffleMode mode) {
-  Type i32 = b().getI32Type();
+static Num shuffle(Emitter &em, Num value, int64_t operand,
+                   gpu::ShuffleMode mode) {
+  OpBuilder &builder = em.builder;
+  Type i32 = builder.getI32Type();
   Value width = arith::ConstantOp::create(
-      b(), loc(), b().getIntegerAttr(i32, kernel::kWarpSize));
-  Value lane =
-      arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, operand));
-  return Num(gpu::ShuffleOp::create(b(), loc(), value, lane, width, mode)
-                 .getShuffleResult());
+      builder, em.loc, builder.getIntegerAttr(i32, kernel::kWarpSize));
+  Value lane = arith::ConstantOp::create(builder, em.loc,
+                                         builder.getIntegerAttr(i32, operand));
+  return em.num(
+      gpu::ShuffleOp::create(builder, em.loc, value.in(em), lane, width, mode)
+          .getShuffleResult());
 }
 
 /// The value of the lane `offset` lanes away in the xor butterfly.
-static Num shuffleXor(Num value, int64_t offset) {
-  return shuffle(value, offset, gpu::ShuffleMode::XOR);
+static Num shuffleXor(Emitter &em, Num value, int64_t offset) {
+  return shuffle(em, value, offset, gpu::ShuffleMode::XOR);
 }
 
-std::array<Num, 2> kernel::splitTF32(Num x) {
+std::array<Num, 2> Emitter::splitTF32(Num x) {
   // Rounds to TF32, to nearest with ties away from zero, as cvt.rna.tf32.f32
   // does for finite values: half of TF32's last place added to the
   // magnitude's bits, the 13 bits below it cleared. Two integer ops at the
   // full rate, where the conversion runs at a quarter of it.
-  auto toTF32 = [](Value value) {
-    Type i32 = b().getI32Type();
-    Value bits = arith::BitcastOp::create(b(), loc(), i32, value);
+  auto toTF32 = [&](Value value) {
+    Type i32 = builder.getI32Type();
+    Value bits = arith::BitcastOp::create(builder, loc, i32, value);
     auto constant = [&](int64_t v) {
-      return arith::ConstantOp::create(b(), loc(), b().getIntegerAttr(i32, v));
+      return arith::ConstantOp::create(builder, loc,
+                                       builder.getIntegerAttr(i32, v));
     };
-    Value rounded = arith::AddIOp::create(b(), loc(), bits, constant(0x1000));
+    Value rounded = arith::AddIOp::create(builder, loc, bits, constant(0x1000));
     Value kept = arith::AndIOp::create(
-        b(), loc(), rounded, constant(static_cast<int32_t>(0xffffe000)));
-    return Num(arith::BitcastOp::create(b(), loc(), b().getF32Type(), kept)
-                   .getResult());
+        builder, loc, rounded, constant(static_cast<int32_t>(0xffffe000)));
+    return num(
+        arith::BitcastOp::create(builder, loc, builder.getF32Type(), kept));
   };
-  Num high = toTF32(x);
-  return {high, toTF32(x - high)};
+  Num high = toTF32(x.in(*this));
+  return {high, toTF32((x - high).in(*this))};
 }
 
-SmallVector<Num> kernel::mmaTF32(ArrayRef<Num> a, ArrayRef<Num> bFragment,
-                                 ArrayRef<Num> c) {
+SmallVector<Num> Emitter::mmaTF32(ArrayRef<Num> a, ArrayRef<Num> bFragment,
+                                  ArrayRef<Num> c) {
   assert(a.size() == 4 && bFragment.size() == 2 && c.size() == 4 &&
          "the fragments of an m16n8k8 TF32 product");
-  auto bits = [](ArrayRef<Num> values) {
-    return llvm::to_vector(llvm::map_range(values, [](Num value) -> Value {
-      return arith::BitcastOp::create(b(), loc(), b().getI32Type(), value);
+  auto bits = [&](ArrayRef<Num> values) {
+    return llvm::to_vector(llvm::map_range(values, [&](Num value) -> Value {
+      return arith::BitcastOp::create(builder, loc, builder.getI32Type(),
+                                      value.in(*this));
     }));
   };
-  Type f32 = b().getF32Type();
-  auto resultType =
-      LLVM::LLVMStructType::getLiteral(b().getContext(), {f32, f32, f32, f32});
-  SmallVector<Value> accumulators(c.begin(), c.end());
+  Type f32 = builder.getF32Type();
+  auto resultType = LLVM::LLVMStructType::getLiteral(builder.getContext(),
+                                                     {f32, f32, f32, f32});
+  SmallVector<Value> accumulators = llvm::to_vector(
+      llvm::map_range(c, [&](Num value) { return value.in(*this); }));
   auto product = NVVM::MmaOp::create(
-      b(), loc(), resultType, bits(a), bits(bFragment), accumulators,
+      builder, loc, resultType, bits(a), bits(bFragment), accumulators,
       /*shape=*/{16, 8, 8}, /*b1Op=*/std::nullopt,
       /*intOverflow=*/std::nullopt,
       std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32, NVVM::MMATypes::tf32},
@@ -605,23 +769,25 @@ SmallVector<Num> kernel::mmaTF32(ArrayRef<Num> a, ArrayRef<Num> bFragment,
                                      NVVM::MMALayout::col});
   SmallVector<Num> d;
   for (int64_t i = 0; i < 4; ++i)
-    d.push_back(Num(
-        LLVM::ExtractValueOp::create(b(), loc(), product, ArrayRef<int64_t>{i})
-            .getResult()));
+    d.push_back(num(LLVM::ExtractValueOp::create(builder, loc, product,
+                                                 ArrayRef<int64_t>{i})));
   return d;
 }
 
-Num kernel::warpSum(Num value) {
+Num Emitter::warpSum(Num value) {
   for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2)
-    value = value + shuffleXor(value, offset);
+    value = value + shuffleXor(*this, value, offset);
   return value;
 }
 
 /// Whether bit `mask` of the lane is set.
-static Value laneBit(Idx lane, int64_t mask) {
-  Value bits = arith::AndIOp::create(b(), loc(), lane, Idx(mask));
-  return arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::ne, bits,
-                               Idx(0));
+static Cond laneBit(Emitter &em, Idx lane, int64_t mask) {
+  Value bits =
+      arith::AndIOp::create(em.builder, em.loc, lane.in(em), Idx(mask).in(em));
+  return Cond(arith::CmpIOp::create(em.builder, em.loc,
+                                    arith::CmpIPredicate::ne, bits,
+                                    Idx(0).in(em)),
+              em);
 }
 
 /// Lanes per value in a group of `size` values (padded to a power of two)
@@ -630,9 +796,9 @@ static int64_t groupShift(int64_t size) {
   return llvm::Log2_64(kernel::kWarpSize / llvm::PowerOf2Ceil(size));
 }
 
-void kernel::storeWarpSums(ArrayRef<Num> values, Idx lane,
-                           const SpreadSlots &slots,
-                           llvm::function_ref<void(Idx, Num)> store) {
+void Emitter::storeWarpSums(ArrayRef<Num> values, Idx lane,
+                            const SpreadSlots &slots,
+                            llvm::function_ref<void(Idx, Num)> store) {
   SmallVector<Num> spread = warpSumSpread(
       values.size(),
       [&](int64_t k, std::optional<Num> addend) {
@@ -641,29 +807,32 @@ void kernel::storeWarpSums(ArrayRef<Num> values, Idx lane,
       lane);
   for (auto [r, sum] : llvm::enumerate(spread)) {
     Num total = sum;
-    Idx index = slots.index[r];
-    ifThen(slots.owner[r], [&] { store(index, total); });
+    Idx place = slots.index[r];
+    ifThen(slots.owner[r], [&] { store(place, total); });
   }
 }
 
-SpreadSlots kernel::spreadSlots(int64_t count, Idx lane) {
+SpreadSlots Emitter::spreadSlots(int64_t count, Idx lane) {
   SpreadSlots slots;
   for (int64_t base = 0; base < count; base += kWarpSize) {
     int64_t shift = groupShift(std::min<int64_t>(kWarpSize, count - base));
-    Idx slot = shift ? Idx(arith::ShRUIOp::create(b(), loc(), lane, Idx(shift)))
+    Idx slot = shift ? index(arith::ShRUIOp::create(
+                           builder, loc, lane.in(*this), Idx(shift).in(*this)))
                      : lane;
-    Idx index = slot + Idx(base);
+    Idx place = slot + Idx(base);
     Value first = arith::CmpIOp::create(
-        b(), loc(), arith::CmpIPredicate::eq,
-        arith::AndIOp::create(b(), loc(), lane, Idx((1 << shift) - 1)), Idx(0));
-    slots.index.push_back(index);
+        builder, loc, arith::CmpIPredicate::eq,
+        arith::AndIOp::create(builder, loc, lane.in(*this),
+                              Idx((1 << shift) - 1).in(*this)),
+        Idx(0).in(*this));
+    slots.index.push_back(place);
     slots.owner.push_back(
-        arith::AndIOp::create(b(), loc(), first, index < Idx(count)));
+        arith::AndIOp::create(builder, loc, first, place < Idx(count)));
   }
   return slots;
 }
 
-SmallVector<Num> kernel::warpSumSpread(
+SmallVector<Num> Emitter::warpSumSpread(
     int64_t count, llvm::function_ref<Num(int64_t, std::optional<Num>)> value,
     Idx lane, llvm::function_ref<bool(int64_t)> laneOrdered) {
   SmallVector<Num> sums;
@@ -683,47 +852,47 @@ SmallVector<Num> kernel::warpSumSpread(
       current.push_back(at(0));
     } else {
       int64_t half = padded / 2;
-      Value upper = laneBit(lane, offset);
+      Cond upper = laneBit(*this, lane, offset);
       for (int64_t i = 0; i < half; ++i) {
         if (laneOrdered && half + i < size && laneOrdered(base + i)) {
-          current.push_back(
-              value(base + i,
-                    shuffleXor(value(base + half + i, std::nullopt), offset)));
+          current.push_back(value(
+              base + i,
+              shuffleXor(*this, value(base + half + i, std::nullopt), offset)));
           continue;
         }
         Num low = at(i), high = at(half + i);
         Num send = select(upper, low, high);
         Num keep = select(upper, high, low);
-        current.push_back(keep + shuffleXor(send, offset));
+        current.push_back(keep + shuffleXor(*this, send, offset));
       }
       offset /= 2;
     }
     for (; current.size() > 1; offset /= 2) {
       int64_t half = current.size() / 2;
-      Value upper = laneBit(lane, offset);
+      Cond upper = laneBit(*this, lane, offset);
       SmallVector<Num> next;
       for (int64_t i = 0; i < half; ++i) {
         Num send = select(upper, current[i], current[half + i]);
         Num keep = select(upper, current[half + i], current[i]);
-        next.push_back(keep + shuffleXor(send, offset));
+        next.push_back(keep + shuffleXor(*this, send, offset));
       }
       current = std::move(next);
     }
     // The lanes that share the top bits finish the sum by a butterfly.
     Num total = current.front();
     for (int64_t rest = offset; rest > 0; rest /= 2)
-      total = total + shuffleXor(total, rest);
+      total = total + shuffleXor(*this, total, rest);
     sums.push_back(total);
   }
   return sums;
 }
 
-Num kernel::shuffleFrom(Num value, int64_t from) {
-  return shuffle(value, from, gpu::ShuffleMode::IDX);
+Num Emitter::shuffleFrom(Num value, int64_t from) {
+  return shuffle(*this, value, from, gpu::ShuffleMode::IDX);
 }
 
-SmallVector<Num> kernel::warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
-                                        llvm::function_ref<Num(Idx)> loadAt) {
+SmallVector<Num> Emitter::warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
+                                         llvm::function_ref<Num(Idx)> loadAt) {
   int64_t count = places.size();
   SmallVector<Num> rounds;
   for (int64_t first = 0; first < count; first += kWarpSize) {
@@ -738,18 +907,20 @@ SmallVector<Num> kernel::warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
   return values;
 }
 
-Idx kernel::lookup(Idx i, ArrayRef<int64_t> table) {
+Idx Emitter::lookup(Idx i, ArrayRef<int64_t> table) {
   int64_t size = table.size();
   // Within a run from k on, table[i] = i + (table[k] - k).
   Idx result = i + Idx(table.front());
   for (int64_t k = 1; k < size; ++k) {
     if (table[k] == table[k - 1] + 1)
       continue;
-    Value inRun =
-        arith::CmpIOp::create(b(), loc(), arith::CmpIPredicate::sge, i, Idx(k));
-    result = Idx(arith::SelectOp::create(b(), loc(), inRun,
-                                         i + Idx(table[k] - k), result));
+    Value inRun = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::sge,
+                                        i.in(*this), Idx(k).in(*this));
+    result = index(arith::SelectOp::create(builder, loc, inRun,
+                                           (i + Idx(table[k] - k)).in(*this),
+                                           result.in(*this)));
   }
-  return Idx(arith::SelectOp::create(b(), loc(), i < Idx(size), result,
-                                     Idx(table.front())));
+  return index(arith::SelectOp::create(builder, loc, i < Idx(size),
+                                       result.in(*this),
+                                       Idx(table.front()).in(*this)));
 }

@@ -2,12 +2,14 @@
 //-*-===//
 //
 // A small layer that lets each sezm kernel read like the loop nest it is.
-// An EmitScope names the builder, location and float type that the scalar
-// types below emit into; Num (a float), Jet (a float with its derivative
-// along three directions) and Idx (an index; Idx32 where 32 bits are
-// enough) overload the arithmetic
-// operators, so that math templated over Num and Jet emits the value and,
-// for Jet, its forward-mode derivative.
+// An Emitter holds the builder, location and float type that a kernel is
+// emitted with; its methods emit loops, memory accesses and GPU
+// operations. Num (a float), Jet (a float with its derivative along three
+// directions) and Idx (an index; Idx32 where 32 bits are enough) carry the
+// emitter of the op that made them and overload the arithmetic operators,
+// so that math templated over Num and Jet emits the value and, for Jet,
+// its forward-mode derivative. There is no emission state besides the
+// Emitter a kernel is handed.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SEZM_LIB_CONVERSION_KERNELBUILDER_KERNELBUILDER_H
@@ -22,39 +24,39 @@
 
 namespace mlir::sezm::kernel {
 
-/// Makes `builder`, `loc` and `floatType` the target of the scalar types below
-/// for its lifetime. Scopes nest.
-class EmitScope {
-public:
-  EmitScope(OpBuilder &builder, Location loc, FloatType floatType);
-  ~EmitScope();
-  EmitScope(const EmitScope &) = delete;
-  EmitScope &operator=(const EmitScope &) = delete;
+class Emitter;
 
-  static EmitScope &current();
+/// An i1 value (a comparison's result) and the emitter that made it, so
+/// that a select on it knows where to emit.
+struct Cond {
+  Cond(Value value, Emitter &emitter) : value(value), emitter(&emitter) {}
+  operator Value() const { return value; }
 
-  OpBuilder &builder;
-  Location loc;
-  FloatType floatType;
-  /// Lets a multiply and an add fuse into one fma (rounded once): the GPU
-  /// kernels' arithmetic, where it halves the instructions. Off for the
-  /// loop kernels, whose sums the CPU reproduces exactly across fusions.
-  bool contract = false;
-
-private:
-  EmitScope *enclosing;
+  Value value;
+  Emitter *emitter;
 };
 
 //===----------------------------------------------------------------------===//
 // Index arithmetic
 //===----------------------------------------------------------------------===//
 
-/// An index value.
+/// An index value, or an index constant that is emitted where it meets a
+/// value (constants combined with constants fold here).
 struct Idx {
+  Idx(int64_t constant) : constant(constant) {}
+  Idx(Value value, Emitter &emitter) : value(value), emitter(&emitter) {}
+  /// The emitted value (a constant that met no value is a programming
+  /// error: emit it with `in`).
+  operator Value() const;
+  /// The value, a constant emitted by `emitter`.
+  Value in(Emitter &emitter) const;
+  bool isConstant() const { return !emitter; }
+  /// The emitter of a value (an index that a loop or a load made, say).
+  Emitter &getEmitter() const;
+
   Value value;
-  Idx(Value value) : value(value) {}
-  Idx(int64_t constant);
-  operator Value() const { return value; }
+  Emitter *emitter = nullptr;
+  int64_t constant = 0;
 };
 
 Idx operator+(Idx a, Idx b);
@@ -63,9 +65,9 @@ Idx operator*(Idx a, Idx b);
 Idx operator/(Idx a, Idx b);
 Idx operator%(Idx a, Idx b);
 /// Unsigned a < b.
-Value operator<(Idx a, Idx b);
+Cond operator<(Idx a, Idx b);
 /// a == b.
-Value equal(Idx a, Idx b);
+Cond equal(Idx a, Idx b);
 /// ceil(a / b).
 Idx ceilDiv(Idx a, int64_t b);
 /// The smaller of a and b (unsigned).
@@ -76,20 +78,25 @@ Idx min(Idx a, Idx b);
 /// address from a 32-bit index one wide multiply-add. Only for values known
 /// to stay below 2^31.
 struct Idx32 {
-  Value value;
-  explicit Idx32(Value value) : value(value) {}
-  Idx32(int32_t constant);
+  Idx32(int32_t constant) : constant(constant) {}
+  Idx32(Value value, Emitter &emitter) : value(value), emitter(&emitter) {}
   /// The low 32 bits of an index below 2^31.
   static Idx32 narrow(Idx index);
   /// The index it is (zero-extended).
   Idx widen() const;
-  operator Value() const { return value; }
+  operator Value() const;
+  Value in(Emitter &emitter) const;
+  bool isConstant() const { return !emitter; }
+
+  Value value;
+  Emitter *emitter = nullptr;
+  int32_t constant = 0;
 };
 
 Idx32 operator+(Idx32 a, Idx32 b);
 Idx32 operator-(Idx32 a, Idx32 b);
 /// Unsigned a < b.
-Value operator<(Idx32 a, Idx32 b);
+Cond operator<(Idx32 a, Idx32 b);
 /// The smaller of a and b (unsigned).
 Idx32 min(Idx32 a, Idx32 b);
 
@@ -97,12 +104,22 @@ Idx32 min(Idx32 a, Idx32 b);
 // Floating-point scalars
 //===----------------------------------------------------------------------===//
 
-/// A floating-point value of the scope's float type.
+/// A floating-point value of its emitter's float type, or a constant that
+/// is emitted where it meets a value. Constants combined with constants
+/// fold here in double precision and are rounded once, to the float type,
+/// where they are emitted.
 struct Num {
+  Num(double constant) : constant(constant) {}
+  Num(Value value, Emitter &emitter) : value(value), emitter(&emitter) {}
+  operator Value() const;
+  Value in(Emitter &emitter) const;
+  bool isConstant() const { return !emitter; }
+  /// The emitter of a value.
+  Emitter &getEmitter() const;
+
   Value value;
-  Num(Value value) : value(value) {}
-  Num(double constant);
-  operator Value() const { return value; }
+  Emitter *emitter = nullptr;
+  double constant = 0;
 };
 
 Num operator+(Num a, Num b);
@@ -118,12 +135,12 @@ Num cos(Num a);
 Num max(Num a, Num b);
 /// The logistic function 1 / (1 + exp(-a)).
 Num sigmoid(Num a);
-/// cond ? a : b, for an i1 condition.
-Num select(Value cond, Num a, Num b);
-Value operator<(Num a, Num b);
-Value operator<=(Num a, Num b);
-/// The float type's machine epsilon.
-Num machineEpsilon();
+/// cond ? a : b.
+Num select(Cond cond, Num a, Num b);
+Cond operator<(Num a, Num b);
+Cond operator<=(Num a, Num b);
+/// The machine epsilon of the float type that `like` is emitted in.
+Num machineEpsilon(Num like);
 
 /// A value with its derivatives along three directions (forward mode).
 /// Constants carry no derivative, so that math on them emits nothing extra.
@@ -150,9 +167,12 @@ Jet log(Jet a);
 Jet sin(Jet a);
 Jet cos(Jet a);
 Jet max(Jet a, Jet b);
-Jet select(Value cond, Jet a, Jet b);
-Value operator<(Jet a, Jet b);
-Value operator<=(Jet a, Jet b);
+Jet select(Cond cond, Jet a, Jet b);
+Cond operator<(Jet a, Jet b);
+Cond operator<=(Jet a, Jet b);
+inline Jet machineEpsilon(const Jet &like) {
+  return Jet(machineEpsilon(like.value));
+}
 
 /// A value with its derivative along one direction, over Jet: Dual<Jet>
 /// carries the second derivatives d^2 f / (d dir d v_k) that a backward
@@ -235,13 +255,13 @@ template <typename T> Dual<T> sin(Dual<T> a) {
 template <typename T> Dual<T> cos(Dual<T> a) {
   return detail::chainRule(a, cos(a.value), [&] { return -sin(a.value); });
 }
-template <typename T> Value operator<(Dual<T> a, Dual<T> b) {
+template <typename T> Cond operator<(Dual<T> a, Dual<T> b) {
   return a.value < b.value;
 }
-template <typename T> Value operator<=(Dual<T> a, Dual<T> b) {
+template <typename T> Cond operator<=(Dual<T> a, Dual<T> b) {
   return a.value <= b.value;
 }
-template <typename T> Dual<T> select(Value cond, Dual<T> a, Dual<T> b) {
+template <typename T> Dual<T> select(Cond cond, Dual<T> a, Dual<T> b) {
   std::optional<T> tangent;
   if (a.tangent || b.tangent)
     tangent = select(cond, a.derivative(), b.derivative());
@@ -249,6 +269,9 @@ template <typename T> Dual<T> select(Value cond, Dual<T> a, Dual<T> b) {
 }
 template <typename T> Dual<T> max(Dual<T> a, Dual<T> b) {
   return select(b < a, a, b);
+}
+template <typename T> Dual<T> machineEpsilon(const Dual<T> &like) {
+  return Dual<T>(machineEpsilon(like.value));
 }
 
 /// A complex number over Num or Jet.
@@ -269,115 +292,14 @@ template <typename T> Complex<T> conj(const Complex<T> &a) {
   return {a.re, -a.im};
 }
 
-//===----------------------------------------------------------------------===//
-// Memory and loops
-//===----------------------------------------------------------------------===//
-
-/// The values of `indices`, as ops take them.
-SmallVector<Value> indexValues(ArrayRef<Idx> indices);
-/// Loads a float element.
-Num load(Value memref, ArrayRef<Idx> indices);
-/// Loads `width` consecutive floats from memref[at...] along its last
-/// dimension as one access (the place aligned to the full width).
-SmallVector<Num> loadVector(Value memref, ArrayRef<Idx> at, int64_t width);
-/// Loads an integer element (a node or edge index) as an index.
-Idx loadIndex(Value memref, ArrayRef<Idx> indices);
-/// Stores a float element.
-void store(Num value, Value memref, ArrayRef<Idx> indices);
-/// Stores `values` to consecutive places from memref[at...] along its last
-/// dimension as one access (the place aligned to the full width): the
-/// counterpart of loadVector.
-void storeVector(ArrayRef<Num> values, Value memref, ArrayRef<Idx> at);
-/// Adds to a float element.
-void addTo(Num value, Value memref, ArrayRef<Idx> indices);
-/// The extent of a memref dimension.
-Idx dim(Value memref, int64_t axis);
-/// Sets every element of a float memref to zero.
-void fillZero(Value memref);
-
-/// for (i = lb; i < ub; ++i) body(i).
-void forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
-/// for (i = lb; i < ub; i += step) body(i).
-void forRangeStep(Idx lb, Idx ub, Idx step, llvm::function_ref<void(Idx)> body);
-
-/// body(i) for lb <= i < ub, iterations independent of each other (each
-/// writes only its own outputs): the loop a GPU maps to threads.
-void parallelRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
-
-/// The segment of a CSR that holds position t (0 <= t < rowptr[nodes]): the
-/// largest n with rowptr[n] <= t, by bisection, so that a loop over edge
-/// positions finds each edge's node without a node index array.
-Idx segmentOf(Value rowptr, Idx nodes, Idx t);
-
-/// Sums body(i) over lb <= i < ub, in order, for several sums at once:
-/// returns the sums, each starting from `init`.
-SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
-                          llvm::function_ref<SmallVector<Num>(Idx)> body);
-/// Sums carried through lb, lb + step, ... < ub: body(i, current) gives
-/// the next; returns the last, or `init` for an empty range.
-SmallVector<Num>
-foldRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
-              llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)> body);
-/// The same over 32-bit positions, with values of any type carried (edge
-/// indices loaded ahead of their use beside sums).
-SmallVector<Value> foldRangeStep(
-    Idx32 lb, Idx32 ub, Idx32 step, ArrayRef<Value> init,
-    llvm::function_ref<SmallVector<Value>(Idx32, ArrayRef<Value>)> body);
-/// The single-sum form of sumRange, starting from zero.
-Num sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body);
-
-/// The largest body(i) over lb <= i < ub, or `init` if larger (or the range
-/// is empty).
-Num maxRange(Idx lb, Idx ub, Num init, llvm::function_ref<Num(Idx)> body);
-
-/// if (cond) body().
-void ifThen(Value cond, llvm::function_ref<void()> body);
-/// if (cond) then() else otherwise().
-void ifThenElse(Value cond, llvm::function_ref<void()> then,
-                llvm::function_ref<void()> otherwise);
-/// cond ? then() : otherwise(), each giving the values that the branch
-/// yields (of the same types).
-SmallVector<Value>
-ifThenElseValues(Value cond, llvm::function_ref<SmallVector<Value>()> then,
-                 llvm::function_ref<SmallVector<Value>()> otherwise);
-
-//===----------------------------------------------------------------------===//
-// GPU kernels
-//===----------------------------------------------------------------------===//
+/// Threads of a warp.
+constexpr int64_t kWarpSize = 32;
 
 /// The ids of one thread of a launch, and its workgroup buffers.
 struct LaunchIds {
   std::array<Idx, 3> block, thread;
   SmallVector<Value> workgroup;
 };
-
-/// A gpu.launch, named `name` once outlined, of `grid` blocks of `block`
-/// threads, with workgroup (shared) buffers of the given shapes in the
-/// scope's float type.
-/// `blocksPerSm` > 0 asks the register allocator to fit that many blocks
-/// on a multiprocessor: the launch's `nvvm.minctasm` (PTX .minnctapersm),
-/// which `sezm-outline-kernels` moves onto the kernel.
-void launchKernel(StringRef name, std::array<Idx, 3> grid,
-                  std::array<Idx, 3> block,
-                  ArrayRef<SmallVector<int64_t>> workgroupShapes,
-                  llvm::function_ref<void(const LaunchIds &)> body,
-                  int64_t blocksPerSm = 0);
-
-/// Waits for every thread of the block (gpu.barrier).
-void barrier();
-
-/// Threads of a warp.
-constexpr int64_t kWarpSize = 32;
-
-/// Waits for every lane of the warp, and makes their workgroup-memory
-/// writes visible to each other (bar.warp.sync): lanes that exchange data
-/// through workgroup memory inside a loop whose trip count differs between
-/// the warps of a block, where a block barrier cannot go.
-void warpSync();
-
-/// The sum of `value` over the lanes of the warp, in every lane: a butterfly
-/// of shuffles, the same order on every run.
-Num warpSum(Num value);
 
 /// Where warpSumSpread leaves its sums: for each group of 32 values, the
 /// index of the value whose total the lane holds (indices from `count` on
@@ -387,86 +309,211 @@ struct SpreadSlots {
   SmallVector<Idx> index;
   SmallVector<Value> owner;
 };
-SpreadSlots spreadSlots(int64_t count, Idx lane);
 
-/// Sums of `count` values (each lane's own) over the warp's lanes, spread
-/// over the lanes: the r-th result in lane L is the total of value
-/// spreadSlots(count, L).index[r]. Groups of 32 values cost 31 shuffles,
-/// not 32 * 5 as one warpSum each; values are asked for as they are
-/// consumed: value(k, addend) is the lane's value k plus `addend` (zero
-/// when absent), so that a value that is a sum of products can take the
-/// addition as one more fused multiply-add.
-///
-/// The first halving trades value k of a group for its partner k + h (h
-/// half the group, padded to a power of two) between lanes 16 apart, lanes
-/// 16 to 31 keeping the partner: two selects per pair. Where
-/// `laneOrdered(k)` holds, the caller has already put the pair in lane
-/// order (lanes 16 to 31 give their share of value k + h as value(k), and
-/// of value k as value(k + h)), and the pair needs no select: value k then
-/// takes the partner's share as its addend.
-SmallVector<Num> warpSumSpread(
-    int64_t count, llvm::function_ref<Num(int64_t, std::optional<Num>)> value,
-    Idx lane, llvm::function_ref<bool(int64_t)> laneOrdered = nullptr);
+/// Emits a kernel's ops: the builder, the location and the float type that
+/// the values above and the loops and memory accesses below are emitted
+/// with. Each value carries its emitter, so that arithmetic on values
+/// needs none; what starts from no value (a loop, a load, a barrier) is a
+/// method here.
+class Emitter {
+public:
+  Emitter(OpBuilder &builder, Location loc, FloatType floatType)
+      : builder(builder), loc(loc), floatType(floatType) {}
+  Emitter(const Emitter &) = delete;
+  Emitter &operator=(const Emitter &) = delete;
 
-/// Sums each of `values` (every lane's own) over the warp's lanes and calls
-/// store(k, total) once per value, in the lane that holds value k's total
-/// (warpSumSpread, `slots` from spreadSlots(values.size(), lane)): the
-/// per-edge sums over channels of a warp-per-edge kernel.
-void storeWarpSums(ArrayRef<Num> values, Idx lane, const SpreadSlots &slots,
-                   llvm::function_ref<void(Idx, Num)> store);
+  OpBuilder &builder;
+  Location loc;
+  FloatType floatType;
+  /// Lets a multiply and an add fuse into one fma (rounded once): the GPU
+  /// kernels' arithmetic, where it halves the instructions. Off for the
+  /// loop kernels, whose sums the CPU reproduces exactly across fusions.
+  bool contract = false;
 
-//===----------------------------------------------------------------------===//
-// Tensor cores
-//===----------------------------------------------------------------------===//
+  /// A value emitted by an op of this emitter's, as an index or a float.
+  Idx index(Value value) { return Idx(value, *this); }
+  Num num(Value value) { return Num(value, *this); }
+  /// The float type's machine epsilon.
+  Num machineEpsilon();
 
-/// x (fp32) as the sum of two TF32 values, high + low, each an fp32 whose
-/// low 13 mantissa bits are zero: high is x rounded to TF32 (to nearest,
-/// ties away from zero), low the rest rounded the same way, so that
-/// high + low equals x to about 2^-22 of |x|.
-std::array<Num, 2> splitTF32(Num x);
+  // Memory and loops
 
-/// D = A B + C of one m16n8k8 TF32 tensor-core product (mma.sync) for the
-/// whole warp: A 16 x 8 (row-major), B 8 x 8 (column-major), C and D 16 x 8
-/// in fp32. With g = lane / 4 and t = lane % 4, this lane gives
-/// a = {A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]}, b = {B[t][g],
-/// B[t+4][g]} (TF32 values, as splitTF32 makes them) and
-/// c = {C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]}, and gets D's
-/// elements at C's places.
-SmallVector<Num> mmaTF32(ArrayRef<Num> a, ArrayRef<Num> b, ArrayRef<Num> c);
+  /// The values of `indices`, as ops take them.
+  SmallVector<Value> indexValues(ArrayRef<Idx> indices);
+  /// Loads a float element.
+  Num load(Value memref, ArrayRef<Idx> indices);
+  /// Loads `width` consecutive floats from memref[at...] along its last
+  /// dimension as one access (the place aligned to the full width).
+  SmallVector<Num> loadVector(Value memref, ArrayRef<Idx> at, int64_t width);
+  /// Loads an integer element (a node or edge index) as an index.
+  Idx loadIndex(Value memref, ArrayRef<Idx> indices);
+  /// Stores a float element.
+  void store(Num value, Value memref, ArrayRef<Idx> indices);
+  /// Stores `values` to consecutive places from memref[at...] along its last
+  /// dimension as one access (the place aligned to the full width): the
+  /// counterpart of loadVector.
+  void storeVector(ArrayRef<Num> values, Value memref, ArrayRef<Idx> at);
+  /// Adds to a float element.
+  void addTo(Num value, Value memref, ArrayRef<Idx> indices);
+  /// The extent of a memref dimension.
+  Idx dim(Value memref, int64_t axis);
+  /// Sets every element of a float memref to zero.
+  void fillZero(Value memref);
 
-/// table[i] for 0 <= i < table.size(), table[0] for larger i: one compare
-/// and select per run of consecutive entries (a row of kernel coefficients,
-/// kept Wigner-D entries); for per-lane constants outside loops.
-Idx lookup(Idx i, ArrayRef<int64_t> table);
+  /// for (i = lb; i < ub; ++i) body(i).
+  void forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
+  /// for (i = lb; i < ub; i += step) body(i).
+  void forRangeStep(Idx lb, Idx ub, Idx step,
+                    llvm::function_ref<void(Idx)> body);
 
-/// `value` as lane `from` of the warp holds it, in every lane.
-Num shuffleFrom(Num value, int64_t from);
+  /// body(i) for lb <= i < ub, iterations independent of each other (each
+  /// writes only its own outputs): the loop a GPU maps to threads.
+  void parallelRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);
 
-/// Values that every lane of a warp needs (an edge's Wigner-D entries, say),
-/// value k read by `loadAt(places[k])`, loaded together: lane L loads value
-/// L + 32 r for each round r and shuffles hand them round. One load per lane
-/// per 32 values instead of one broadcast load each: the warp has a few
-/// requests in flight instead of one per value. Lanes past the end load
-/// their round's first value again. All lanes of the warp must take part.
-SmallVector<Num> warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
-                                llvm::function_ref<Num(Idx)> loadAt);
+  /// The segment of a CSR that holds position t (0 <= t < rowptr[nodes]): the
+  /// largest n with rowptr[n] <= t, by bisection, so that a loop over edge
+  /// positions finds each edge's node without a node index array.
+  Idx segmentOf(Value rowptr, Idx nodes, Idx t);
 
-/// Starts copying `width` consecutive floats from global from[at...] to
-/// workgroup to[toAt...] (4, 8 or 16 bytes, both places aligned to that)
-/// without waiting for them: the thread goes on while the load is in
-/// flight. The copy belongs to the next commitAsyncCopies() group.
-void copyAsync(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
-               int64_t width);
-/// Closes the thread's group of copies started since the last call.
-void commitAsyncCopies();
-/// Waits until at most `pending` of the thread's groups are in flight. The
-/// copies are then visible to the thread alone: warpSync() before lanes
-/// read each other's.
-void waitAsyncCopies(int64_t pending);
+  /// Sums body(i) over lb <= i < ub, in order, for several sums at once:
+  /// returns the sums, each starting from `init`.
+  SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
+                            llvm::function_ref<SmallVector<Num>(Idx)> body);
+  /// Sums carried through lb, lb + step, ... < ub: body(i, current) gives
+  /// the next; returns the last, or `init` for an empty range.
+  SmallVector<Num>
+  foldRangeStep(Idx lb, Idx ub, Idx step, ArrayRef<Num> init,
+                llvm::function_ref<SmallVector<Num>(Idx, ArrayRef<Num>)> body);
+  /// The same over 32-bit positions, with values of any type carried (edge
+  /// indices loaded ahead of their use beside sums).
+  SmallVector<Value> foldRangeStep(
+      Idx32 lb, Idx32 ub, Idx32 step, ArrayRef<Value> init,
+      llvm::function_ref<SmallVector<Value>(Idx32, ArrayRef<Value>)> body);
+  /// The single-sum form of sumRange, starting from zero.
+  Num sumRange(Idx lb, Idx ub, llvm::function_ref<Num(Idx)> body);
 
-/// Allocates a scratch float buffer with the given extents (sizes of dynamic
-/// dimensions are read from `extents`).
-Value allocateScratch(ArrayRef<int64_t> shape, ArrayRef<Idx> extents);
+  /// The largest body(i) over lb <= i < ub, or `init` if larger (or the range
+  /// is empty).
+  Num maxRange(Idx lb, Idx ub, Num init, llvm::function_ref<Num(Idx)> body);
+
+  /// if (cond) body().
+  void ifThen(Value cond, llvm::function_ref<void()> body);
+  /// if (cond) then() else otherwise().
+  void ifThenElse(Value cond, llvm::function_ref<void()> then,
+                  llvm::function_ref<void()> otherwise);
+  /// cond ? then() : otherwise(), each giving the values that the branch
+  /// yields (of the same types).
+  SmallVector<Value>
+  ifThenElseValues(Value cond, llvm::function_ref<SmallVector<Value>()> then,
+                   llvm::function_ref<SmallVector<Value>()> otherwise);
+
+  // GPU kernels
+
+  /// A gpu.launch, named `name` once outlined, of `grid` blocks of `block`
+  /// threads, with workgroup (shared) buffers of the given shapes in the
+  /// emitter's float type.
+  /// `blocksPerSm` > 0 asks the register allocator to fit that many blocks
+  /// on a multiprocessor: the launch's `nvvm.minctasm` (PTX .minnctapersm),
+  /// which `sezm-outline-kernels` moves onto the kernel.
+  void launchKernel(StringRef name, std::array<Idx, 3> grid,
+                    std::array<Idx, 3> block,
+                    ArrayRef<SmallVector<int64_t>> workgroupShapes,
+                    llvm::function_ref<void(const LaunchIds &)> body,
+                    int64_t blocksPerSm = 0);
+
+  /// Waits for every thread of the block (gpu.barrier).
+  void barrier();
+
+  /// Waits for every lane of the warp, and makes their workgroup-memory
+  /// writes visible to each other (bar.warp.sync): lanes that exchange data
+  /// through workgroup memory inside a loop whose trip count differs between
+  /// the warps of a block, where a block barrier cannot go.
+  void warpSync();
+
+  /// The sum of `value` over the lanes of the warp, in every lane: a butterfly
+  /// of shuffles, the same order on every run.
+  Num warpSum(Num value);
+
+  /// Where warpSumSpread leaves the sums of `count` values in `lane`.
+  SpreadSlots spreadSlots(int64_t count, Idx lane);
+
+  /// Sums of `count` values (each lane's own) over the warp's lanes, spread
+  /// over the lanes: the r-th result in lane L is the total of value
+  /// spreadSlots(count, L).index[r]. Groups of 32 values cost 31 shuffles,
+  /// not 32 * 5 as one warpSum each; values are asked for as they are
+  /// consumed: value(k, addend) is the lane's value k plus `addend` (zero
+  /// when absent), so that a value that is a sum of products can take the
+  /// addition as one more fused multiply-add.
+  ///
+  /// The first halving trades value k of a group for its partner k + h (h
+  /// half the group, padded to a power of two) between lanes 16 apart, lanes
+  /// 16 to 31 keeping the partner: two selects per pair. Where
+  /// `laneOrdered(k)` holds, the caller has already put the pair in lane
+  /// order (lanes 16 to 31 give their share of value k + h as value(k), and
+  /// of value k as value(k + h)), and the pair needs no select: value k then
+  /// takes the partner's share as its addend.
+  SmallVector<Num> warpSumSpread(
+      int64_t count, llvm::function_ref<Num(int64_t, std::optional<Num>)> value,
+      Idx lane, llvm::function_ref<bool(int64_t)> laneOrdered = nullptr);
+
+  /// Sums each of `values` (every lane's own) over the warp's lanes and calls
+  /// store(k, total) once per value, in the lane that holds value k's total
+  /// (warpSumSpread, `slots` from spreadSlots(values.size(), lane)): the
+  /// per-edge sums over channels of a warp-per-edge kernel.
+  void storeWarpSums(ArrayRef<Num> values, Idx lane, const SpreadSlots &slots,
+                     llvm::function_ref<void(Idx, Num)> store);
+
+  // Tensor cores
+
+  /// x (fp32) as the sum of two TF32 values, high + low, each an fp32 whose
+  /// low 13 mantissa bits are zero: high is x rounded to TF32 (to nearest,
+  /// ties away from zero), low the rest rounded the same way, so that
+  /// high + low equals x to about 2^-22 of |x|.
+  std::array<Num, 2> splitTF32(Num x);
+
+  /// D = A B + C of one m16n8k8 TF32 tensor-core product (mma.sync) for the
+  /// whole warp: A 16 x 8 (row-major), B 8 x 8 (column-major), C and D 16 x 8
+  /// in fp32. With g = lane / 4 and t = lane % 4, this lane gives
+  /// a = {A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]}, b = {B[t][g],
+  /// B[t+4][g]} (TF32 values, as splitTF32 makes them) and
+  /// c = {C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1]}, and gets D's
+  /// elements at C's places.
+  SmallVector<Num> mmaTF32(ArrayRef<Num> a, ArrayRef<Num> b, ArrayRef<Num> c);
+
+  /// table[i] for 0 <= i < table.size(), table[0] for larger i: one compare
+  /// and select per run of consecutive entries (a row of kernel coefficients,
+  /// kept Wigner-D entries); for per-lane constants outside loops.
+  Idx lookup(Idx i, ArrayRef<int64_t> table);
+
+  /// `value` as lane `from` of the warp holds it, in every lane.
+  Num shuffleFrom(Num value, int64_t from);
+
+  /// Values that every lane of a warp needs (an edge's Wigner-D entries, say),
+  /// value k read by `loadAt(places[k])`, loaded together: lane L loads value
+  /// L + 32 r for each round r and shuffles hand them round. One load per lane
+  /// per 32 values instead of one broadcast load each: the warp has a few
+  /// requests in flight instead of one per value. Lanes past the end load
+  /// their round's first value again. All lanes of the warp must take part.
+  SmallVector<Num> warpSharedLoad(ArrayRef<int64_t> places, Idx lane,
+                                  llvm::function_ref<Num(Idx)> loadAt);
+
+  /// Starts copying `width` consecutive floats from global from[at...] to
+  /// workgroup to[toAt...] (4, 8 or 16 bytes, both places aligned to that)
+  /// without waiting for them: the thread goes on while the load is in
+  /// flight. The copy belongs to the next commitAsyncCopies() group.
+  void copyAsync(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
+                 int64_t width);
+  /// Closes the thread's group of copies started since the last call.
+  void commitAsyncCopies();
+  /// Waits until at most `pending` of the thread's groups are in flight. The
+  /// copies are then visible to the thread alone: warpSync() before lanes
+  /// read each other's.
+  void waitAsyncCopies(int64_t pending);
+
+  /// Allocates a scratch float buffer with the given extents (sizes of dynamic
+  /// dimensions are read from `extents`).
+  Value allocateScratch(ArrayRef<int64_t> shape, ArrayRef<Idx> extents);
+};
 
 } // namespace mlir::sezm::kernel
 

@@ -10,7 +10,8 @@ using namespace mlir::sezm;
 using kernel::Idx;
 
 KernelIO::KernelIO(Operation *op, OpBuilder &builder, LoopTarget target)
-    : op(op), builder(builder), loopTarget(target) {
+    : op(op), builder(builder), loopTarget(target),
+      kernelEmitter(builder, op->getLoc(), computeType(op)) {
   results.resize(op->getNumResults());
   for (Value operand : op->getOperands()) {
     if (operandBuffers.count(operand))
@@ -29,7 +30,7 @@ Value KernelIO::allocate(unsigned index, ArrayRef<Idx> extents) {
   SmallVector<Value> dynamicSizes;
   for (auto [size, extent] : llvm::zip_equal(type.getShape(), extents))
     if (ShapedType::isDynamic(size))
-      dynamicSizes.push_back(extent);
+      dynamicSizes.push_back(extent.in(kernelEmitter));
   auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
   Value buffer =
       memref::AllocOp::create(builder, op->getLoc(), memrefType, dynamicSizes);
@@ -38,7 +39,7 @@ Value KernelIO::allocate(unsigned index, ArrayRef<Idx> extents) {
 }
 
 Value KernelIO::scratch(ArrayRef<int64_t> shape, ArrayRef<Idx> extents) {
-  return kernel::allocateScratch(shape, extents);
+  return kernelEmitter.allocateScratch(shape, extents);
 }
 
 SmallVector<Value> KernelIO::finish() {
@@ -77,7 +78,6 @@ FloatType sezm::computeType(Operation *op) {
 LogicalResult sezm::lowerWithKernel(Operation *op, PatternRewriter &rewriter,
                                     LoopTarget target,
                                     llvm::function_ref<void(KernelIO &)> emit) {
-  kernel::EmitScope scope(rewriter, op->getLoc(), computeType(op));
   KernelIO io(op, rewriter, target);
   emit(io);
   SmallVector<Value> replacements = io.finish();

@@ -33,6 +33,10 @@ public:
   /// What the kernel's loops are shaped for.
   LoopTarget target() const { return loopTarget; }
 
+  /// What the kernel is emitted with: the builder at the op, the op's
+  /// location and its float type (computeType).
+  kernel::Emitter &emitter() { return kernelEmitter; }
+
   /// The read-only buffer of an operand tensor.
   Value in(Value operand);
 
@@ -62,6 +66,7 @@ private:
   Operation *op;
   OpBuilder &builder;
   LoopTarget loopTarget;
+  kernel::Emitter kernelEmitter;
   llvm::DenseMap<Value, Value> operandBuffers;
   SmallVector<Value> results;
 };

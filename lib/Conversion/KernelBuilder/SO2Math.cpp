@@ -33,13 +33,14 @@ static Num sum(ArrayRef<Num> terms) {
 /// bytes) that its row length R keeps aligned: four times fewer load
 /// instructions where R is a multiple of 4.
 static SmallVector<Num> loadRowStart(Value buffer, Idx e, int64_t count) {
+  Emitter &em = e.getEmitter();
   int64_t rowLength = cast<MemRefType>(buffer.getType()).getDimSize(1);
   int64_t width = rowLength % 4 == 0 ? 4 : rowLength % 2 == 0 ? 2 : 1;
   SmallVector<Num> values;
   for (int64_t k = 0; k < count; k += width) {
     while (k + width > count)
       width /= 2;
-    llvm::append_range(values, loadVector(buffer, {e, Idx(k)}, width));
+    llvm::append_range(values, em.loadVector(buffer, {e, Idx(k)}, width));
   }
   return values;
 }
@@ -49,6 +50,7 @@ static SmallVector<Num> loadRowStart(Value buffer, Idx e, int64_t count) {
 /// together.
 static SmallVector<Num> loadKeptEntries(SO2Layout layout, Value wigner, Idx e,
                                         std::optional<Idx> lane) {
+  Emitter &em = e.getEmitter();
   Value matrix = edgeView(wigner, e);
   bool kept = isKeptEntries(wigner);
   int64_t width = layout.packedRows();
@@ -61,11 +63,11 @@ static SmallVector<Num> loadKeptEntries(SO2Layout layout, Value wigner, Idx e,
   });
   auto loadAt = [&](Idx place) {
     if (kept)
-      return load(matrix, {place});
-    return load(matrix, {place / Idx(width), place % Idx(width)});
+      return em.load(matrix, {place});
+    return em.load(matrix, {place / Idx(width), place % Idx(width)});
   };
   if (lane)
-    return warpSharedLoad(places, *lane, loadAt);
+    return em.warpSharedLoad(places, *lane, loadAt);
   if (kept)
     return loadRowStart(wigner, e, places.size());
   SmallVector<Num> loaded;
@@ -170,23 +172,25 @@ bool kernel::isKeptEntries(Value wigner) {
 
 void kernel::storeWignerEntry(SO2Layout layout, Num value, Value wigner, Idx e,
                               int64_t row, int64_t column) {
+  Emitter &em = e.getEmitter();
   if (!isKeptEntries(wigner)) {
-    store(value, wigner, {e, Idx(row), Idx(column)});
+    em.store(value, wigner, {e, Idx(row), Idx(column)});
     return;
   }
   int64_t place = layout.keptWignerIndex(row, column);
   if (place >= 0)
-    store(value, wigner, {e, Idx(place)});
+    em.store(value, wigner, {e, Idx(place)});
 }
 
 std::optional<Num> kernel::loadWignerEntry(SO2Layout layout, Value wigner,
                                            Idx e, int64_t row, int64_t column) {
+  Emitter &em = e.getEmitter();
   if (!isKeptEntries(wigner))
-    return load(wigner, {e, Idx(row), Idx(column)});
+    return em.load(wigner, {e, Idx(row), Idx(column)});
   int64_t place = layout.keptWignerIndex(row, column);
   if (place < 0)
     return std::nullopt;
-  return load(wigner, {e, Idx(place)});
+  return em.load(wigner, {e, Idx(place)});
 }
 
 int64_t EdgeRotation::numEntries() const { return layout.keptWignerEntries(); }
@@ -194,22 +198,24 @@ int64_t EdgeRotation::numEntries() const { return layout.keptWignerEntries(); }
 DegreeKernel::DegreeKernel(SO2Layout layout, int64_t rank, Value kc, Value cb,
                            Idx e, std::optional<Idx> lane)
     : layout(layout), rankValue(rank), cb(cb) {
+  Emitter &em = e.getEmitter();
   int64_t count = layout.compactKernelSize() * rank;
   if (!lane) {
     llvm::append_range(coefficients, loadRowStart(kc, e, count));
     return;
   }
   SmallVector<int64_t> places = llvm::to_vector(llvm::seq<int64_t>(0, count));
-  for (Num coefficient : warpSharedLoad(places, *lane, [&](Idx k) {
-         return load(kc, {e, k});
+  for (Num coefficient : em.warpSharedLoad(places, *lane, [&](Idx k) {
+         return em.load(kc, {e, k});
        }))
     coefficients.push_back(coefficient);
 }
 
 std::vector<Num> DegreeKernel::basis(Idx c) const {
+  Emitter &em = c.getEmitter();
   std::vector<Num> weights;
   for (int64_t r = 0; r < rankValue; ++r)
-    weights.push_back(load(cb, {Idx(r), c}));
+    weights.push_back(em.load(cb, {Idx(r), c}));
   return weights;
 }
 
@@ -281,16 +287,21 @@ std::vector<Num> kernel::mixFree(SO2Layout layout, ArrayRef<Num> radial,
 /// focusMajorRows, where channel c is stream c / Cf, position c % Cf.
 static std::pair<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>
 rowWindow(Value buffer, Idx e, int64_t count, Idx c, int64_t width) {
-  OpBuilder &b = EmitScope::current().builder;
+  OpBuilder &b = e.getEmitter().builder;
+  auto offset = [&](Idx i) -> OpFoldResult {
+    if (i.isConstant())
+      return b.getIndexAttr(i.constant);
+    return i.value;
+  };
   auto type = cast<MemRefType>(buffer.getType());
   if (type.getRank() == 4) {
     Idx streamWidth(type.getDimSize(3));
-    return {{(c / streamWidth).value, e.value, b.getIndexAttr(0),
-             (c % streamWidth).value},
+    return {{offset(c / streamWidth), offset(e), b.getIndexAttr(0),
+             offset(c % streamWidth)},
             {b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(count),
              b.getIndexAttr(width)}};
   }
-  return {{e.value, b.getIndexAttr(0), c.value},
+  return {{offset(e), b.getIndexAttr(0), offset(c)},
           {b.getIndexAttr(1), b.getIndexAttr(count), b.getIndexAttr(width)}};
 }
 
@@ -299,8 +310,8 @@ rowWindow(Value buffer, Idx e, int64_t count, Idx c, int64_t width) {
 /// which keeps GPU kernels from holding a 64-bit address per row.
 static Value rowWindowView(Value buffer, Idx e, int64_t count, Idx c,
                            int64_t width, ArrayRef<int64_t> shape) {
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
+  OpBuilder &b = e.getEmitter().builder;
+  Location loc = e.getEmitter().loc;
   auto type = cast<MemRefType>(buffer.getType());
   auto [offsets, sizes] = rowWindow(buffer, e, count, c, width);
   SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
@@ -316,6 +327,7 @@ Value kernel::allocateEdgeRows(KernelIO &io, unsigned index, Idx edges,
   if (!focusMajor)
     return io.allocate(index, {edges, rows, channels});
   return focusMajorRows(
+      io.emitter(),
       io.allocate(
           index, {Idx(*focusMajor), edges, Idx(rows * channels / *focusMajor)}),
       rows);
@@ -332,9 +344,10 @@ Value kernel::allocateEdgesLike(KernelIO &io, unsigned index, Value like,
 
 Value kernel::allocateWignerLike(KernelIO &io, unsigned index, Value like,
                                  Idx edges) {
+  Emitter &em = io.emitter();
   Value buffer = allocateEdgesLike(io, index, like, edges);
   if (!isKeptEntries(like))
-    fillZero(buffer);
+    em.fillZero(buffer);
   return buffer;
 }
 
@@ -343,9 +356,9 @@ static Value rowView(Value buffer, Idx e, int64_t count, Idx c) {
   return rowWindowView(buffer, e, count, c, 1, {count});
 }
 
-Value kernel::focusMajorRows(Value buffer, int64_t rows) {
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
+Value kernel::focusMajorRows(Emitter &em, Value buffer, int64_t rows) {
+  OpBuilder &b = em.builder;
+  Location loc = em.loc;
   auto type = cast<MemRefType>(buffer.getType());
   int64_t streamWidth = type.getDimSize(2) / rows;
   auto viewType = MemRefType::get(
@@ -355,15 +368,15 @@ Value kernel::focusMajorRows(Value buffer, int64_t rows) {
       b, loc, viewType, buffer,
       SmallVector<ReassociationIndices>{{0}, {1}, {2, 3}},
       SmallVector<OpFoldResult>{b.getIndexAttr(type.getDimSize(0)),
-                                dim(buffer, 1).value, b.getIndexAttr(rows),
+                                em.dim(buffer, 1).value, b.getIndexAttr(rows),
                                 b.getIndexAttr(streamWidth)});
 }
 
 Value kernel::edgeView(Value buffer, Idx e) {
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
+  OpBuilder &b = e.getEmitter().builder;
+  Location loc = e.getEmitter().loc;
   auto type = cast<MemRefType>(buffer.getType());
-  SmallVector<OpFoldResult> offsets = {e.value}, sizes = {b.getIndexAttr(1)},
+  SmallVector<OpFoldResult> offsets = {Value(e)}, sizes = {b.getIndexAttr(1)},
                             strides(type.getRank(), b.getIndexAttr(1));
   SmallVector<int64_t> shape;
   for (int64_t axis = 1; axis < type.getRank(); ++axis) {
@@ -378,17 +391,19 @@ Value kernel::edgeView(Value buffer, Idx e) {
 }
 
 std::vector<Num> kernel::loadRows(Value buffer, Idx e, int64_t count, Idx c) {
+  Emitter &em = e.getEmitter();
   Value view = rowView(buffer, e, count, c);
   std::vector<Num> rows;
   for (int64_t r = 0; r < count; ++r)
-    rows.push_back(load(view, {Idx(r)}));
+    rows.push_back(em.load(view, {Idx(r)}));
   return rows;
 }
 
 void kernel::storeRows(ArrayRef<Num> rows, Value buffer, Idx e, Idx c) {
+  Emitter &em = e.getEmitter();
   Value view = rowView(buffer, e, rows.size(), c);
   for (auto [r, value] : llvm::enumerate(rows))
-    store(value, view, {Idx(static_cast<int64_t>(r))});
+    em.store(value, view, {Idx(static_cast<int64_t>(r))});
 }
 
 /// buffer[e, :count, c:c+width] as a 2-D view with unit inner stride.
@@ -400,12 +415,13 @@ static Value rowGroupView(Value buffer, Idx e, int64_t count, Idx c,
 std::vector<std::vector<Num>> kernel::loadRowGroups(Value buffer, Idx e,
                                                     int64_t count, Idx c,
                                                     int64_t width) {
+  Emitter &em = e.getEmitter();
   Value view = rowGroupView(buffer, e, count, c, width);
   // The group starts at a multiple of its width in a row whose length is one
   // too: the access is aligned to its full size.
   std::vector<std::vector<Num>> groups(width);
   for (int64_t r = 0; r < count; ++r) {
-    SmallVector<Num> row = loadVector(view, {Idx(r), Idx(0)}, width);
+    SmallVector<Num> row = em.loadVector(view, {Idx(r), Idx(0)}, width);
     for (int64_t k = 0; k < width; ++k)
       groups[k].push_back(row[k]);
   }
@@ -414,13 +430,15 @@ std::vector<std::vector<Num>> kernel::loadRowGroups(Value buffer, Idx e,
 
 void kernel::copyRowGroupsAsync(Value buffer, Idx e, int64_t count, Idx c,
                                 int64_t width, Value stage, Idx slot) {
+  Emitter &em = e.getEmitter();
   Value view = rowGroupView(buffer, e, count, c, width);
   for (int64_t r = 0; r < count; ++r)
-    copyAsync(view, {Idx(r), Idx(0)}, stage, {slot, Idx(r), c}, width);
+    em.copyAsync(view, {Idx(r), Idx(0)}, stage, {slot, Idx(r), c}, width);
 }
 
 void kernel::storeRowGroups(ArrayRef<std::vector<Num>> rows, Value buffer,
                             Idx e, Idx c) {
+  Emitter &em = e.getEmitter();
   int64_t width = rows.size(), count = rows.front().size();
   Value view = rowGroupView(buffer, e, count, c, width);
   // Aligned to the full width as in loadRowGroups.
@@ -428,6 +446,6 @@ void kernel::storeRowGroups(ArrayRef<std::vector<Num>> rows, Value buffer,
     SmallVector<Num> row;
     for (int64_t k = 0; k < width; ++k)
       row.push_back(rows[k][r]);
-    storeVector(row, view, {Idx(r), Idx(0)});
+    em.storeVector(row, view, {Idx(r), Idx(0)});
   }
 }

@@ -142,7 +142,7 @@ Value edgeView(Value buffer, Idx e);
 /// (E, rows, C): row r of channel c = f*Cf + cf of edge e is then stored at
 /// [f, e, r*Cf + cf]. A row group must not straddle two streams (Cf a
 /// multiple of its width).
-Value focusMajorRows(Value buffer, int64_t rows);
+Value focusMajorRows(Emitter &em, Value buffer, int64_t rows);
 
 /// Allocates result `index` of `io`'s op as edge-frame rows: the (E, rows,
 /// C) buffer, or with `focusMajor` = F the (F, E, rows*C/F) buffer, returned
@@ -246,14 +246,16 @@ public:
 
   /// Stores the kc gradient of one edge: the channel sums for rank >= 1.
   void storeKernelGrad(ArrayRef<Num> sums, Value kcGrad, Idx e) const {
+    Emitter &em = e.getEmitter();
     for (auto [k, value] : llvm::enumerate(sums))
-      store(value, kcGrad, {e, Idx(static_cast<int64_t>(k))});
+      em.store(value, kcGrad, {e, Idx(static_cast<int64_t>(k))});
   }
 
   /// Stores the kc gradient of one channel for rank 0:
   /// d radial[l, c] = sum_{deg(j) = l} g[j] * xl[j].
   void storeFreeKernelGrad(ArrayRef<Num> g, ArrayRef<Num> xl, Value kcGrad,
                            Idx e, Idx c) const {
+    Emitter &em = e.getEmitter();
     std::vector<std::optional<Num>> perDegree(layout.lmax + 1);
     for (int64_t j = 0; j < layout.reducedRows(); ++j) {
       Num term = g[j] * xl[j];
@@ -261,7 +263,7 @@ public:
       sum = sum ? *sum + term : term;
     }
     for (auto [l, sum] : llvm::enumerate(perDegree))
-      store(*sum, kcGrad, {e, Idx(static_cast<int64_t>(l)), c});
+      em.store(*sum, kcGrad, {e, Idx(static_cast<int64_t>(l)), c});
   }
 
 private:

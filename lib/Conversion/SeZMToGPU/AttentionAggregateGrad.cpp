@@ -29,13 +29,14 @@ bool attentionAggregateGradApplies(AttentionAggregateGradOp op) {
 
 void emitAttentionAggregateGrad(AttentionAggregateGradOp op, KernelIO &io,
                                 KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value grad = io.in(op.getGrad()), xl = io.in(op.getXl());
   Value wigner = io.in(op.getWigner());
   Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
   int64_t channels = channelsOf(op.getXl()), rows = layout.packedRows();
   int64_t reduced = layout.reducedRows();
-  AttentionStreams streams = AttentionStreams::of(op.getLogit(), channels);
+  AttentionStreams streams = AttentionStreams::of(em, op.getLogit(), channels);
   AttentionSoftmax softmax{io.in(op.getLogit()),
                            io.in(op.getEnv()),
                            io.in(op.getNullLogit()),
@@ -43,17 +44,17 @@ void emitAttentionAggregateGrad(AttentionAggregateGradOp op, KernelIO &io,
                            rowptr,
                            streams};
   int64_t focus = streams.focus, heads = streams.heads;
-  Idx nodes = softmax.nodes(), edges = dim(xl, 0);
+  Idx nodes = softmax.nodes(), edges = em.dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, Idx(reduced), Idx(channels)});
   Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
   Value logitGrad = io.allocate(2, {edges, focus, heads});
   Value envGrad = io.allocate(3, {edges});
   Value nullGrad = io.allocate(4, {focus, heads});
   // Edges in no segment receive no gradient.
-  fillZero(xlGrad);
-  fillZero(wignerGrad);
-  fillZero(logitGrad);
-  fillZero(envGrad);
+  em.fillZero(xlGrad);
+  em.fillZero(wignerGrad);
+  em.fillZero(logitGrad);
+  em.fillZero(envGrad);
   Value att =
       io.scratch({ShapedType::kDynamic, focus, heads}, {edges, focus, heads});
   Value nullWeight =
@@ -61,7 +62,7 @@ void emitAttentionAggregateGrad(AttentionAggregateGradOp op, KernelIO &io,
   softmax.emitWeights(att, nullWeight);
   Value attGrad =
       io.scratch({ShapedType::kDynamic, focus, heads}, {edges, focus, heads});
-  Value flatWignerGrad = flattenRows(wignerGrad);
+  Value flatWignerGrad = flattenRows(em, wignerGrad);
   bool keptGrad = isKeptEntries(wignerGrad);
   SmallVector<int64_t> entryPlace;
   forEachKeptEntry(layout, [&](int64_t j, int64_t d) {
@@ -69,18 +70,18 @@ void emitAttentionAggregateGrad(AttentionAggregateGradOp op, KernelIO &io,
   });
   int64_t entries = entryPlace.size(), sums = entries + streams.count();
 
-  launchKernel(
+  em.launchKernel(
       config.getKernel().getValue(),
       {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
       [&](const LaunchIds &ids) {
         Idx t = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
         Idx lane = ids.thread[0];
-        SpreadSlots slots = spreadSlots(sums, lane);
+        SpreadSlots slots = em.spreadSlots(sums, lane);
         // The warp runs a position or skips it whole (its shuffles need
         // every lane).
-        ifThen(t < loadIndex(rowptr, {nodes}), [&] {
-          Idx n = segmentOf(rowptr, nodes, t), e = loadIndex(order, {t});
+        em.ifThen(t < em.loadIndex(rowptr, {nodes}), [&] {
+          Idx n = em.segmentOf(rowptr, nodes, t), e = em.loadIndex(order, {t});
           EdgeRotation rotation(layout, wigner, e, lane);
           // Per lane: each kept entry's sum of att * xl[j] * grad'[d] over
           // its channels (grad' = rescale * grad[n]), and per stream the
@@ -123,12 +124,12 @@ void emitAttentionAggregateGrad(AttentionAggregateGradOp op, KernelIO &io,
                   partial[entries + stream] +
                   select(equal(s, Idx(stream)), dot, Num(0.0));
           }
-          storeWarpSums(partial, lane, slots, [&](Idx index, Num total) {
-            ifThenElse(
+          em.storeWarpSums(partial, lane, slots, [&](Idx index, Num total) {
+            em.ifThenElse(
                 index < Idx(entries),
                 [&] {
-                  Idx place = keptGrad ? index : lookup(index, entryPlace);
-                  store(total, flatWignerGrad, {e, place});
+                  Idx place = keptGrad ? index : em.lookup(index, entryPlace);
+                  em.store(total, flatWignerGrad, {e, place});
                 },
                 [&] {
                   streams.store(total, attGrad, e, index - Idx(entries));

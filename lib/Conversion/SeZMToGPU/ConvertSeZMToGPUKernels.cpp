@@ -44,7 +44,7 @@ Microkernel microkernel(StringLiteral name, int64_t blocksPerSm) {
                      },
                      /*tiles=*/nullptr,
                      [](Operation *op, KernelIO &io, KernelConfigAttr config) {
-                       EmitScope::current().contract = Contract;
+                       io.emitter().contract = Contract;
                        Emit(cast<OpTy>(op), io, config);
                      }};
 }

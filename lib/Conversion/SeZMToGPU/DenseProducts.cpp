@@ -60,19 +60,22 @@ GemmTiles rowsMatmulTiles(linalg::MatmulOp op) {
 
 void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
                     KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
   Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
   std::optional<double> filled = filledInit(op);
   Value init = filled ? Value() : io.in(op.getOutputs()[0]);
-  Idx rows = dim(lhs, 0);
+  Idx rows = em.dim(lhs, 0);
   Value out = io.allocate(0, {rows, Idx(rhsType.getDimSize(1))});
-  auto loadA = [&](Idx, Idx row, Idx k) { return load(lhs, {row, k}); };
-  auto loadB = [&](Idx, Idx k, Idx column) { return load(rhs, {k, column}); };
+  auto loadA = [&](Idx, Idx row, Idx k) { return em.load(lhs, {row, k}); };
+  auto loadB = [&](Idx, Idx k, Idx column) {
+    return em.load(rhs, {k, column});
+  };
   auto loadInit = [&](Idx, Idx row, Idx column) {
-    return filled ? Num(*filled) : load(init, {row, column});
+    return filled ? Num(*filled) : em.load(init, {row, column});
   };
   auto storeOut = [&](Idx, Idx row, Idx column, Num value) {
-    store(value, out, {row, column});
+    em.store(value, out, {row, column});
   };
   GemmProblem problem{rows,
                       /*batches=*/1,
@@ -82,7 +85,7 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
                       loadB,
                       loadInit,
                       storeOut};
-  emitTiledGemm(config.getKernel().getValue(), problem, config);
+  emitTiledGemm(em, config.getKernel().getValue(), problem, config);
 }
 
 //===----------------------------------------------------------------------===//
@@ -114,9 +117,10 @@ struct StreamRows {
 /// The complex-structured weight [[wu, wv], [-wv, wu]] of stream f at
 /// (k, n), over inputs (m = -1, then +1) and outputs (the same).
 Num oddWeight(Value wu, Value wv, int64_t half, Idx f, Idx k, Idx n) {
+  Emitter &em = f.getEmitter();
   Idx kHalf = k / Idx(half), nHalf = n / Idx(half);
   Idx kIn = k % Idx(half), nIn = n % Idx(half);
-  Num u = load(wu, {f, kIn, nIn}), v = load(wv, {f, kIn, nIn});
+  Num u = em.load(wu, {f, kIn, nIn}), v = em.load(wv, {f, kIn, nIn});
   return select(equal(kHalf, nHalf), u, select(equal(kHalf, Idx(0)), v, -v));
 }
 
@@ -126,15 +130,16 @@ Num oddWeight(Value wu, Value wv, int64_t half, Idx f, Idx k, Idx n) {
 void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
                      Value out, Value w0, Value wu, Value wv, int64_t lmax,
                      int64_t focus, bool transposed, KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   int64_t channels = cast<MemRefType>(x.getType()).getDimSize(2);
   StreamRows stream{lmax, channels / focus};
-  Idx edges = dim(x, 0);
+  Idx edges = em.dim(x, 0);
   int64_t zeroWidth = stream.zeroWidth(), oddWidth = 2 * stream.oddWidth();
   Value zeroWeights = transposed
                           ? assembleWeights(io, (name + "_weights").str(),
                                             focus, zeroWidth, zeroWidth,
                                             [&](Idx f, Idx k, Idx n) {
-                                              return load(w0, {f, n, k});
+                                              return em.load(w0, {f, n, k});
                                             })
                           : w0;
   // One product of stream rows: A read and C written in place through
@@ -143,16 +148,18 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
                      std::array<Idx, 2> (StreamRows::*place)(Idx, Idx) const) {
     auto loadA = [&](Idx f, Idx e, Idx k) {
       auto [row, channel] = (stream.*place)(f, k);
-      return load(x, {e, row, channel});
+      return em.load(x, {e, row, channel});
     };
-    auto loadB = [&](Idx f, Idx k, Idx n) { return load(weights, {f, k, n}); };
+    auto loadB = [&](Idx f, Idx k, Idx n) {
+      return em.load(weights, {f, k, n});
+    };
     auto loadInit = [&](Idx f, Idx e, Idx n) {
       auto [row, channel] = (stream.*place)(f, n);
-      return load(acc, {e, row, channel});
+      return em.load(acc, {e, row, channel});
     };
     auto storeC = [&](Idx f, Idx e, Idx n, Num value) {
       auto [row, channel] = (stream.*place)(f, n);
-      store(value, out, {e, row, channel});
+      em.store(value, out, {e, row, channel});
     };
     GemmProblem problem{edges,
                         focus,
@@ -163,7 +170,7 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
                         acc ? llvm::function_ref<Num(Idx, Idx, Idx)>(loadInit)
                             : nullptr,
                         storeC};
-    emitTiledGemm((name + suffix).str(), problem, config);
+    emitTiledGemm(em, (name + suffix).str(), problem, config);
   };
   product("_m0", zeroWidth, zeroWeights, &StreamRows::zero);
   if (lmax == 0)
@@ -204,11 +211,12 @@ GemmTiles so2LinearTiles(SO2LinearOp op) {
 }
 
 void emitSO2Linear(SO2LinearOp op, KernelIO &io, KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value u = io.in(op.getU());
   int64_t channels = cast<RankedTensorType>(op.getU().getType()).getDimSize(2);
   Value out =
-      io.allocate(0, {dim(u, 0), Idx(layout.reducedRows()), Idx(channels)});
+      io.allocate(0, {em.dim(u, 0), Idx(layout.reducedRows()), Idx(channels)});
   Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
   emitSO2Products(io, config.getKernel().getValue(), u, acc, out,
                   io.in(op.getW0()), io.in(op.getWu()), io.in(op.getWv()),
@@ -229,11 +237,12 @@ GemmTiles so2LinearGradTiles(SO2LinearGradOp op) {
 
 void emitSO2LinearGrad(SO2LinearGradOp op, KernelIO &io,
                        KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value g = io.in(op.getGrad());
   int64_t channels = cast<RankedTensorType>(op.getU().getType()).getDimSize(2);
   Value out =
-      io.allocate(0, {dim(g, 0), Idx(layout.reducedRows()), Idx(channels)});
+      io.allocate(0, {em.dim(g, 0), Idx(layout.reducedRows()), Idx(channels)});
   Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
   emitSO2Products(io, config.getKernel().getValue(), g, acc, out,
                   io.in(op.getW0()), io.in(op.getWu()), io.in(op.getWv()),
@@ -263,36 +272,37 @@ GemmTiles degreeLinearTiles(DegreeLinearOp op) {
 /// `transposed`, w[l] read transposed, assembled once per call).
 void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
                       KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   auto xType = cast<RankedTensorType>(op.getX().getType());
   int64_t rows = xType.getDimSize(1), in = xType.getDimSize(2);
   int64_t out = cast<RankedTensorType>(op.getResult().getType()).getDimSize(2);
   Value x = io.in(op.getX()), w = io.in(op.getW());
-  Idx nodes = dim(x, 0);
+  Idx nodes = em.dim(x, 0);
   Value result = io.allocate(0, {nodes, Idx(rows), Idx(out)});
   StringRef name = config.getKernel().getValue();
   Value weights = op.getTransposed()
                       ? assembleWeights(io, (name + "_weights").str(),
                                         layout.lmax + 1, in, out,
                                         [&](Idx l, Idx k, Idx n) {
-                                          return load(w, {l, n, k});
+                                          return em.load(w, {l, n, k});
                                         })
                       : w;
   for (int64_t l = 0; l <= layout.lmax; ++l) {
     int64_t order = 2 * l + 1, first = l * l;
     auto loadA = [&](Idx, Idx row, Idx k) {
-      return load(x, {row / Idx(order), Idx(first) + row % Idx(order), k});
+      return em.load(x, {row / Idx(order), Idx(first) + row % Idx(order), k});
     };
     auto loadB = [&](Idx, Idx k, Idx n) {
-      return load(weights, {Idx(l), k, n});
+      return em.load(weights, {Idx(l), k, n});
     };
     auto store = [&](Idx, Idx row, Idx n, Num value) {
-      kernel::store(value, result,
-                    {row / Idx(order), Idx(first) + row % Idx(order), n});
+      em.store(value, result,
+               {row / Idx(order), Idx(first) + row % Idx(order), n});
     };
     GemmProblem problem{
         nodes * Idx(order), 1, in, out, loadA, loadB, nullptr, store};
-    emitTiledGemm(name, problem, config);
+    emitTiledGemm(em, name, problem, config);
   }
 }
 
@@ -302,18 +312,19 @@ static constexpr int64_t kAssembleThreads = 256;
 Value assembleWeights(KernelIO &io, StringRef name, int64_t focus,
                       int64_t depth, int64_t columns,
                       llvm::function_ref<Num(Idx, Idx, Idx)> weight) {
+  Emitter &em = io.emitter();
   Value assembled = io.scratch({focus, depth, columns},
                                {Idx(focus), Idx(depth), Idx(columns)});
   int64_t count = focus * depth * columns;
-  launchKernel(
+  em.launchKernel(
       name, {Idx(llvm::divideCeil(count, kAssembleThreads)), Idx(1), Idx(1)},
       {Idx(kAssembleThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
         Idx flat = ids.block[0] * Idx(kAssembleThreads) + ids.thread[0];
-        ifThen(flat < Idx(count), [&] {
+        em.ifThen(flat < Idx(count), [&] {
           Idx f = flat / Idx(depth * columns);
           Idx k = flat / Idx(columns) % Idx(depth);
           Idx n = flat % Idx(columns);
-          store(weight(f, k, n), assembled, {f, k, n});
+          em.store(weight(f, k, n), assembled, {f, k, n});
         });
       });
   return assembled;

@@ -22,11 +22,13 @@ constexpr int64_t kSumThreads = 1024;
 /// a fixed tree through `shares` (workgroup memory): in shares[0] for
 /// thread 0 after the call.
 void sumBlock(Idx t, Value shares, Num partial) {
-  store(partial, shares, {t});
+  Emitter &em = t.getEmitter();
+  em.store(partial, shares, {t});
   for (int64_t stride = kSumThreads / 2; stride > 0; stride /= 2) {
-    barrier();
-    ifThen(t < Idx(stride), [&] {
-      store(load(shares, {t}) + load(shares, {t + Idx(stride)}), shares, {t});
+    em.barrier();
+    em.ifThen(t < Idx(stride), [&] {
+      em.store(em.load(shares, {t}) + em.load(shares, {t + Idx(stride)}),
+               shares, {t});
     });
   }
 }
@@ -59,9 +61,10 @@ bool isFullSum(linalg::ReduceOp op) {
 /// and thread 0 adds the init value. Deterministic, and no host loop over
 /// device memory.
 void emitFullSum(linalg::ReduceOp op, KernelIO &io, KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   auto inputType = cast<RankedTensorType>(op.getInputs()[0].getType());
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
+  OpBuilder &b = em.builder;
+  Location loc = em.loc;
   Value input = io.in(op.getInputs()[0]), init = io.in(op.getInits()[0]);
   ReassociationIndices all;
   for (int64_t axis = 0; axis < inputType.getRank(); ++axis)
@@ -71,23 +74,24 @@ void emitFullSum(linalg::ReduceOp op, KernelIO &io, KernelConfigAttr config) {
                    : memref::CollapseShapeOp::create(
                          b, loc, input, SmallVector<ReassociationIndices>{all})
                          .getResult();
-  Idx count = dim(flat, 0);
+  Idx count = em.dim(flat, 0);
   Value out = io.allocate(0, {});
-  launchKernel(config.getKernel().getValue(), {Idx(1), Idx(1), Idx(1)},
-               {Idx(kSumThreads), Idx(1), Idx(1)},
-               {SmallVector<int64_t>{kSumThreads}}, [&](const LaunchIds &ids) {
-                 Idx t = ids.thread[0];
-                 Value shares = ids.workgroup[0];
-                 SmallVector<Num> partial = foldRangeStep(
-                     t, count, Idx(kSumThreads), {Num(0.0)},
-                     [&](Idx i, ArrayRef<Num> sum) {
-                       return SmallVector<Num>{sum[0] + load(flat, {i})};
-                     });
-                 sumBlock(t, shares, partial[0]);
-                 ifThen(isThreadZero(t), [&] {
-                   store(load(init, {}) + load(shares, {Idx(0)}), out, {});
-                 });
-               });
+  em.launchKernel(
+      config.getKernel().getValue(), {Idx(1), Idx(1), Idx(1)},
+      {Idx(kSumThreads), Idx(1), Idx(1)}, {SmallVector<int64_t>{kSumThreads}},
+      [&](const LaunchIds &ids) {
+        Idx t = ids.thread[0];
+        Value shares = ids.workgroup[0];
+        SmallVector<Num> partial = em.foldRangeStep(
+            t, count, Idx(kSumThreads), {Num(0.0)},
+            [&](Idx i, ArrayRef<Num> sum) {
+              return SmallVector<Num>{sum[0] + em.load(flat, {i})};
+            });
+        sumBlock(t, shares, partial[0]);
+        em.ifThen(isThreadZero(t), [&] {
+          em.store(em.load(init, {}) + em.load(shares, {Idx(0)}), out, {});
+        });
+      });
 }
 
 /// Outputs of a matmul small enough for one block each.
@@ -112,13 +116,14 @@ bool isLongMatmul(linalg::MatmulOp op) {
 /// block's tree; deterministic.
 void emitLongMatmul(linalg::MatmulOp op, KernelIO &io,
                     KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   auto outType = cast<RankedTensorType>(op.getOutputs()[0].getType());
   int64_t columns = outType.getDimSize(1);
   Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
   Value init = io.in(op.getOutputs()[0]);
-  Idx depth = dim(lhs, 1);
+  Idx depth = em.dim(lhs, 1);
   Value out = io.allocate(0, {});
-  launchKernel(
+  em.launchKernel(
       config.getKernel().getValue(),
       {Idx(outType.getNumElements()), Idx(1), Idx(1)},
       {Idx(kSumThreads), Idx(1), Idx(1)}, {SmallVector<int64_t>{kSumThreads}},
@@ -126,16 +131,17 @@ void emitLongMatmul(linalg::MatmulOp op, KernelIO &io,
         Idx t = ids.thread[0];
         Idx row = ids.block[0] / Idx(columns);
         Idx column = ids.block[0] % Idx(columns);
-        SmallVector<Num> partial = foldRangeStep(
+        SmallVector<Num> partial = em.foldRangeStep(
             t, depth, Idx(kSumThreads), {Num(0.0)},
             [&](Idx k, ArrayRef<Num> sum) {
-              return SmallVector<Num>{sum[0] + load(lhs, {row, k}) *
-                                                   load(rhs, {k, column})};
+              return SmallVector<Num>{sum[0] + em.load(lhs, {row, k}) *
+                                                   em.load(rhs, {k, column})};
             });
         sumBlock(t, ids.workgroup[0], partial[0]);
-        ifThen(isThreadZero(t), [&] {
-          store(load(init, {row, column}) + load(ids.workgroup[0], {Idx(0)}),
-                out, {row, column});
+        em.ifThen(isThreadZero(t), [&] {
+          em.store(em.load(init, {row, column}) +
+                       em.load(ids.workgroup[0], {Idx(0)}),
+                   out, {row, column});
         });
       });
 }

@@ -25,6 +25,7 @@ bool envelopeAggregateGradApplies(EnvelopeAggregateGradOp op) {
 
 void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
                                KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value grad = io.in(op.getGrad()), xl = io.in(op.getXl());
   Value wigner = io.in(op.getWigner()), env = io.in(op.getEnv());
@@ -32,18 +33,18 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
   Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
   int64_t channels = channelsOf(op.getXl()), rows = layout.packedRows();
   int64_t reduced = layout.reducedRows();
-  Idx nodes = dim(rowptr, 0) - 1, edges = dim(xl, 0);
+  Idx nodes = em.dim(rowptr, 0) - 1, edges = em.dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, Idx(reduced), Idx(channels)});
   Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
   Value envGrad = io.allocate(2, {edges});
   Value normGrad = io.allocate(3, {nodes});
   // Edges in no segment receive no gradient.
-  fillZero(xlGrad);
-  fillZero(wignerGrad);
-  fillZero(envGrad);
+  em.fillZero(xlGrad);
+  em.fillZero(wignerGrad);
+  em.fillZero(envGrad);
   // Each edge's term of its node's norm gradient, summed in CSR order after.
   Value normTerms = io.scratch({ShapedType::kDynamic}, {edges});
-  Value flatWignerGrad = flattenRows(wignerGrad);
+  Value flatWignerGrad = flattenRows(em, wignerGrad);
   bool keptGrad = isKeptEntries(wignerGrad);
   // The kept entries' places in a whole D x D gradient.
   SmallVector<int64_t> entryPlace;
@@ -52,19 +53,19 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
   });
   int64_t entries = entryPlace.size(), sums = entries + 1;
 
-  launchKernel(
+  em.launchKernel(
       config.getKernel().getValue(),
       {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
       [&](const LaunchIds &ids) {
         Idx t = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
         Idx lane = ids.thread[0];
-        SpreadSlots slots = spreadSlots(sums, lane);
+        SpreadSlots slots = em.spreadSlots(sums, lane);
         // The warp runs a position or skips it whole (its shuffles need
         // every lane); rowptr[N] = E by the CSR contract.
-        ifThen(t < loadIndex(rowptr, {nodes}), [&] {
-          Idx n = segmentOf(rowptr, nodes, t), e = loadIndex(order, {t});
-          Num weighted = load(norm, {n}) * load(env, {e});
+        em.ifThen(t < em.loadIndex(rowptr, {nodes}), [&] {
+          Idx n = em.segmentOf(rowptr, nodes, t), e = em.loadIndex(order, {t});
+          Num weighted = em.load(norm, {n}) * em.load(env, {e});
           EdgeRotation rotation(layout, wigner, e, lane);
           // Per lane: each kept entry's sum of xl[j] * grad'[d] over its
           // channels, with grad' = rescale * grad[n], and the sum of
@@ -92,32 +93,33 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
             for (int64_t j = 0; j < reduced; ++j)
               partial[entries] = partial[entries] + in[j] * back[j];
           }
-          storeWarpSums(partial, lane, slots, [&](Idx index, Num total) {
-            ifThenElse(
+          em.storeWarpSums(partial, lane, slots, [&](Idx index, Num total) {
+            em.ifThenElse(
                 equal(index, Idx(entries)),
                 [&] {
-                  store(load(norm, {n}) * total, envGrad, {e});
-                  store(load(env, {e}) * total, normTerms, {e});
+                  em.store(em.load(norm, {n}) * total, envGrad, {e});
+                  em.store(em.load(env, {e}) * total, normTerms, {e});
                 },
                 [&] {
-                  Idx place = keptGrad ? index : lookup(index, entryPlace);
-                  store(weighted * total, flatWignerGrad, {e, place});
+                  Idx place = keptGrad ? index : em.lookup(index, entryPlace);
+                  em.store(weighted * total, flatWignerGrad, {e, place});
                 });
           });
         });
       });
-  launchKernel(
+  em.launchKernel(
       (config.getKernel().getValue() + "_nodes").str(),
       {ceilDiv(nodes, kBlockThreads), Idx(1), Idx(1)},
       {Idx(kBlockThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
         Idx n = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
-        ifThen(n < nodes, [&] {
-          store(sumRange(loadIndex(rowptr, {n}),
-                         loadIndex(rowptr, {n + Idx(1)}),
-                         [&](Idx t) {
-                           return load(normTerms, {loadIndex(order, {t})});
-                         }),
-                normGrad, {n});
+        em.ifThen(n < nodes, [&] {
+          em.store(em.sumRange(em.loadIndex(rowptr, {n}),
+                               em.loadIndex(rowptr, {n + Idx(1)}),
+                               [&](Idx t) {
+                                 return em.load(normTerms,
+                                                {em.loadIndex(order, {t})});
+                               }),
+                   normGrad, {n});
         });
       });
 }

@@ -48,17 +48,18 @@ GemmTiles gateTiles(Value z, int64_t lmax, int64_t focus) {
 /// scratch (E, F, lmax*Cf).
 Value gateValues(KernelIO &io, StringRef name, Value z, Value gw, int64_t focus,
                  int64_t width, int64_t gates, KernelConfigAttr config) {
-  Idx edges = dim(z, 0);
+  Emitter &em = io.emitter();
+  Idx edges = em.dim(z, 0);
   Value values =
       io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
   auto loadA = [&](Idx f, Idx e, Idx k) {
-    return load(z, {e, Idx(0), f * Idx(width) + k});
+    return em.load(z, {e, Idx(0), f * Idx(width) + k});
   };
-  auto loadB = [&](Idx f, Idx k, Idx n) { return load(gw, {f, k, n}); };
+  auto loadB = [&](Idx f, Idx k, Idx n) { return em.load(gw, {f, k, n}); };
   auto storeC = [&](Idx f, Idx e, Idx n, Num logit) {
-    store(sigmoid(logit), values, {e, f, n});
+    em.store(sigmoid(logit), values, {e, f, n});
   };
-  emitTiledGemm((name + "_logits").str(),
+  emitTiledGemm(em, (name + "_logits").str(),
                 GemmProblem{edges, focus, width, gates, loadA, loadB,
                             /*loadInit=*/nullptr, storeC},
                 config);
@@ -69,16 +70,17 @@ Value gateValues(KernelIO &io, StringRef name, Value z, Value gw, int64_t focus,
 void forEachEdgeStreamChannel(StringRef name, Idx edges, int64_t focus,
                               int64_t width,
                               llvm::function_ref<void(Idx, Idx, Idx)> body) {
+  Emitter &em = edges.getEmitter();
   Idx count = edges * Idx(focus * width);
-  launchKernel(name, {ceilDiv(count, kGateThreads), Idx(1), Idx(1)},
-               {Idx(kGateThreads), Idx(1), Idx(1)}, {},
-               [&](const LaunchIds &ids) {
-                 Idx flat = ids.block[0] * Idx(kGateThreads) + ids.thread[0];
-                 ifThen(flat < count, [&] {
-                   body(flat / Idx(focus * width),
-                        flat / Idx(width) % Idx(focus), flat % Idx(width));
-                 });
-               });
+  em.launchKernel(name, {ceilDiv(count, kGateThreads), Idx(1), Idx(1)},
+                  {Idx(kGateThreads), Idx(1), Idx(1)}, {},
+                  [&](const LaunchIds &ids) {
+                    Idx flat = ids.block[0] * Idx(kGateThreads) + ids.thread[0];
+                    em.ifThen(flat < count, [&] {
+                      body(flat / Idx(focus * width),
+                           flat / Idx(width) % Idx(focus), flat % Idx(width));
+                    });
+                  });
 }
 } // namespace
 
@@ -91,27 +93,28 @@ GemmTiles gateTiles(GateOp op) {
 }
 
 void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   int64_t lmax = op.getLmax(), focus = op.getFocus();
   int64_t channels = cast<RankedTensorType>(op.getZ().getType()).getDimSize(2);
   int64_t width = channels / focus, gates = lmax * width;
   Value z = io.in(op.getZ()), gw = io.in(op.getGw());
   Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
-  Idx edges = dim(z, 0);
+  Idx edges = em.dim(z, 0);
   Value out = io.allocate(0, {edges, Idx(3 * lmax + 1), Idx(channels)});
   StringRef name = config.getKernel().getValue();
   Value values = gateValues(io, name, z, gw, focus, width, gates, config);
   auto storeOut = [&](Num value, std::array<Idx, 3> at) {
-    store(acc ? load(acc, at) + value : value, out, at);
+    em.store(acc ? em.load(acc, at) + value : value, out, at);
   };
   forEachEdgeStreamChannel(
       name, edges, focus, width, [&](Idx e, Idx f, Idx cf) {
         Idx c = f * Idx(width) + cf;
-        Num zs = load(z, {e, Idx(0), c});
+        Num zs = em.load(z, {e, Idx(0), c});
         storeOut(zs * sigmoid(zs), {e, Idx(0), c});
         for (int64_t l = 1; l <= lmax; ++l) {
-          Num gate = load(values, {e, f, Idx((l - 1) * width) + cf});
+          Num gate = em.load(values, {e, f, Idx((l - 1) * width) + cf});
           for (int64_t row : SO2Layout{lmax}.reducedRowsOfDegree(l))
-            storeOut(load(z, {e, Idx(row), c}) * gate, {e, Idx(row), c});
+            storeOut(em.load(z, {e, Idx(row), c}) * gate, {e, Idx(row), c});
         }
       });
 }
@@ -128,12 +131,13 @@ GemmTiles gateGradTiles(GateGradOp op) {
 }
 
 void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   int64_t lmax = op.getLmax(), focus = op.getFocus();
   int64_t channels = cast<RankedTensorType>(op.getZ().getType()).getDimSize(2);
   int64_t width = channels / focus, gates = lmax * width;
   Value grad = io.in(op.getGrad()), z = io.in(op.getZ());
   Value gw = io.in(op.getGw());
-  Idx edges = dim(z, 0);
+  Idx edges = em.dim(z, 0);
   Value zGrad = io.allocate(0, {edges, Idx(3 * lmax + 1), Idx(channels)});
   StringRef name = config.getKernel().getValue();
   Value values = gateValues(io, name, z, gw, focus, width, gates, config);
@@ -145,34 +149,36 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
         Idx c = f * Idx(width) + cf;
         for (int64_t l = 1; l <= lmax; ++l) {
           Idx k = Idx((l - 1) * width) + cf;
-          Num gate = load(values, {e, f, k});
+          Num gate = em.load(values, {e, f, k});
           std::optional<Num> gateGrad;
           for (int64_t row : SO2Layout{lmax}.reducedRowsOfDegree(l)) {
-            Num g = load(grad, {e, Idx(row), c});
-            store(g * gate, zGrad, {e, Idx(row), c});
-            Num term = g * load(z, {e, Idx(row), c});
+            Num g = em.load(grad, {e, Idx(row), c});
+            em.store(g * gate, zGrad, {e, Idx(row), c});
+            Num term = g * em.load(z, {e, Idx(row), c});
             gateGrad = gateGrad ? *gateGrad + term : term;
           }
-          store(*gateGrad * gate * (Num(1.0) - gate), logitGrad, {e, f, k});
+          em.store(*gateGrad * gate * (Num(1.0) - gate), logitGrad, {e, f, k});
         }
       });
   // The l = 0 row: the SiLU's gradient plus sum_k d logit_k gw[f, i, k],
   // gw read as (F, gates, Cf) rows that the GEMM stages contiguously.
   Value gwt = assembleWeights(io, (name + "_weights").str(), focus, gates,
                               width, [&](Idx f, Idx k, Idx i) {
-                                return load(gw, {f, i, k});
+                                return em.load(gw, {f, i, k});
                               });
-  auto loadA = [&](Idx f, Idx e, Idx k) { return load(logitGrad, {e, f, k}); };
-  auto loadB = [&](Idx f, Idx k, Idx i) { return load(gwt, {f, k, i}); };
+  auto loadA = [&](Idx f, Idx e, Idx k) {
+    return em.load(logitGrad, {e, f, k});
+  };
+  auto loadB = [&](Idx f, Idx k, Idx i) { return em.load(gwt, {f, k, i}); };
   auto storeC = [&](Idx f, Idx e, Idx i, Num gatePath) {
     Idx c = f * Idx(width) + i;
-    Num zs = load(z, {e, Idx(0), c});
+    Num zs = em.load(z, {e, Idx(0), c});
     Num sig = sigmoid(zs);
-    Num silu =
-        load(grad, {e, Idx(0), c}) * sig * (Num(1.0) + zs * (Num(1.0) - sig));
-    store(silu + gatePath, zGrad, {e, Idx(0), c});
+    Num silu = em.load(grad, {e, Idx(0), c}) * sig *
+               (Num(1.0) + zs * (Num(1.0) - sig));
+    em.store(silu + gatePath, zGrad, {e, Idx(0), c});
   };
-  emitTiledGemm((name + "_zero_row").str(),
+  emitTiledGemm(em, (name + "_zero_row").str(),
                 GemmProblem{edges, focus, gates, width, loadA, loadB,
                             /*loadInit=*/nullptr, storeC},
                 config);

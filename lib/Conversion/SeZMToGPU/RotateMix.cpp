@@ -22,6 +22,7 @@ namespace mlir::sezm::microkernels {
 /// pass as one 8-byte access: half the load and store instructions, and the
 /// edge's entries loaded once for both.
 void emitRotateMix(RotateMixOp op, KernelIO &io, KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value wigner = io.in(op.getWigner());
@@ -32,18 +33,18 @@ void emitRotateMix(RotateMixOp op, KernelIO &io, KernelConfigAttr config) {
   int64_t width =
       channels % (2 * kWarpSize) == 0 && (channels / streams) % 2 == 0 ? 2 : 1;
   int64_t step = width * kWarpSize;
-  Idx edges = dim(src, 0);
+  Idx edges = em.dim(src, 0);
   Value out = allocateEdgeRows(io, 0, edges, layout.reducedRows(), channels,
                                op.getFocusMajor());
-  launchKernel(
+  em.launchKernel(
       config.getKernel().getValue(),
       {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
       [&](const LaunchIds &ids) {
         Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
         Idx lane = ids.thread[0];
-        ifThen(e < edges, [&] {
-          Idx s = loadIndex(src, {e});
+        em.ifThen(e < edges, [&] {
+          Idx s = em.loadIndex(src, {e});
           EdgeRotation rotation(layout, wigner, e, lane);
           RadialMixer::Edge edge = mixer.atEdge(e, lane);
           for (int64_t part = 0; part < channels / step; ++part) {

@@ -20,8 +20,9 @@ namespace mlir::sezm::microkernels {
 /// constants), and the channel-basis gradient is unused.
 void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io,
                        KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
-  Idx edges = dim(src, 0);
+  Idx edges = em.dim(src, 0);
   int64_t channels = channelsOf(op.getX());
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   int64_t rows = layout.packedRows();
@@ -32,7 +33,7 @@ void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io,
                             allocateEdgesLike(io, 1, op.getWigner(), edges),
                             allocateEdgesLike(io, 2, op.getKc(), edges),
                             WarpEdgeBackward::EntryLoads::Broadcast);
-  launchKernel(
+  em.launchKernel(
       config.getKernel().getValue(),
       {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)},
@@ -45,8 +46,8 @@ void emitRotateMixGrad(RotateMixGradOp op, KernelIO &io,
         // Every lane of a warp has the same edge: the whole warp runs the
         // edge or skips it, as its warp barriers need.
         backward.begin(ids.workgroup, ids.thread[1], lane);
-        ifThen(e < edges, [&] {
-          Idx s = loadIndex(src, {e});
+        em.ifThen(e < edges, [&] {
+          Idx s = em.loadIndex(src, {e});
           std::vector<std::vector<std::vector<Num>>> packed;
           for (int64_t part = 0; part < backward.parts; ++part)
             packed.push_back(loadRowGroups(

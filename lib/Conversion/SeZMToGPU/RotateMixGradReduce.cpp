@@ -22,10 +22,11 @@ namespace mlir::sezm::microkernels {
 /// gradient never exists.
 void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
                              KernelConfigAttr config) {
+  Emitter &em = io.emitter();
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value order = io.in(op.getSrcOrder()), rowptr = io.in(op.getSrcRowptr());
   int64_t channels = channelsOf(op.getX());
-  Idx edges = dim(src, 0), nodes = dim(rowptr, 0) - 1;
+  Idx edges = em.dim(src, 0), nodes = em.dim(rowptr, 0) - 1;
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   int64_t rows = layout.packedRows();
   Value xGrad = io.allocate(0, {nodes, Idx(rows), Idx(channels)});
@@ -58,7 +59,7 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
                                    : WarpEdgeBackward::EntryLoads::WarpShared,
                             /*basisInNodeRows=*/static_cast<bool>(basis));
   int64_t width = backward.width;
-  launchKernel(
+  em.launchKernel(
       config.getKernel().getValue(), {nodes, Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, workgroup,
       [&](const LaunchIds &ids) {
@@ -74,7 +75,7 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
           for (auto [k, channel] : llvm::enumerate(packed.back())) {
             if (!basis)
               break;
-            Num weight = load(basis, {Idx(0), first + Idx(k)});
+            Num weight = em.load(basis, {Idx(0), first + Idx(k)});
             for (Num &row : channel)
               row = weight * row;
           }
@@ -93,14 +94,17 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
           SmallVector<Value> values(indices);
           for (const auto &part : node)
             for (const auto &channel : part)
-              llvm::append_range(values, channel);
+              for (Num sum : channel)
+                values.push_back(sum.in(em));
           return values;
         };
         auto setNode = [&](ArrayRef<Value> values) {
           node.assign(backward.parts, {});
           for (auto &part : node)
             for (int64_t k = 0; k < width; ++k) {
-              part.emplace_back(values.begin(), values.begin() + rows);
+              auto &sums = part.emplace_back();
+              for (Value value : values.take_front(rows))
+                sums.push_back(em.num(value));
               values = values.drop_front(rows);
             }
         };
@@ -112,27 +116,27 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
         // arithmetic took 19 of the loop's 810 instructions an edge):
         // positions run up to 12 past the last edge, and the runtime keeps
         // E within 2^31 - 64 (kMaxGraphSize).
-        Idx32 begin = Idx32::narrow(loadIndex(rowptr, {n}) + warp);
-        Idx32 end = Idx32::narrow(loadIndex(rowptr, {n + 1}));
+        Idx32 begin = Idx32::narrow(em.loadIndex(rowptr, {n}) + warp);
+        Idx32 end = Idx32::narrow(em.loadIndex(rowptr, {n + 1}));
         Idx32 step(kWarpsPerBlock);
         Idx firstSlot = warp * Idx(WarpEdgeBackward::kStageSlots);
         // Positions past the segment read its last edge's index, unused.
         auto indexAt = [&](Idx32 t) {
           return Idx32::narrow(
-              loadIndex(order, {min(t, end - Idx32(1)).widen()}));
+              em.loadIndex(order, {min(t, end - Idx32(1)).widen()}));
         };
         auto storeNode = [&] {
           for (int64_t part = 0; part < backward.parts; ++part)
             storeRowGroups(node[part], shares, warp,
                            backward.firstChannel(lane, part));
         };
-        ifThenElse(
+        em.ifThenElse(
             begin < end,
             [&] {
-              Idx first = loadIndex(order, {begin.widen()});
+              Idx first = em.loadIndex(order, {begin.widen()});
               if (staged) {
                 backward.stage(first, firstSlot);
-                commitAsyncCopies();
+                em.commitAsyncCopies();
               }
               // Edge e at position t from `slot`, while the next one's
               // inputs go to the other slot; gives the index of the edge
@@ -141,16 +145,16 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
                 if (staged) {
                   // Every lane is done with the other slot (the edge
                   // before).
-                  warpSync();
-                  ifThen(t + step < end, [&] {
+                  em.warpSync();
+                  em.ifThen(t + step < end, [&] {
                     backward.stage(next, firstSlot + Idx(1 - slot));
                   });
-                  commitAsyncCopies();
+                  em.commitAsyncCopies();
                 }
                 Idx32 afterNext = indexAt(t + step + step);
                 if (staged) {
-                  waitAsyncCopies(1);
-                  warpSync();
+                  em.waitAsyncCopies(1);
+                  em.warpSync();
                 }
                 backward.emit(e, staged ? firstSlot + Idx(slot) : e, packed,
                               sink);
@@ -163,20 +167,20 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
               Idx32 stride = staged ? step + step : step;
               SmallVector<Value> init = {Idx32::narrow(first),
                                          indexAt(begin + step)};
-              init.append(backward.parts * width * rows, Num(0.0));
-              SmallVector<Value> results = foldRangeStep(
+              init.append(backward.parts * width * rows, Num(0.0).in(em));
+              SmallVector<Value> results = em.foldRangeStep(
                   begin, end, stride, init,
                   [&](Idx32 t, ArrayRef<Value> carried) -> SmallVector<Value> {
-                    Idx32 next(carried[1]);
+                    Idx32 next(carried[1], em);
                     setNode(carried.drop_front(2));
-                    Idx32 afterNext =
-                        edgeAt(t, Idx32(carried[0]).widen(), next.widen(), 0);
+                    Idx32 afterNext = edgeAt(t, Idx32(carried[0], em).widen(),
+                                             next.widen(), 0);
                     if (!staged)
                       return withNode({next, afterNext});
                     // The second edge's branch moves the node sums on; past
                     // the segment they stay as the first edge left them.
                     SmallVector<Value> afterFirst = withNode({afterNext});
-                    SmallVector<Value> second = ifThenElseValues(
+                    SmallVector<Value> second = em.ifThenElseValues(
                         t + step < end,
                         [&] {
                           return withNode({edgeAt(t + step, next.widen(),
@@ -193,25 +197,25 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
             },
             [&] {
               // A warp without edges adds zeros.
-              setNode(
-                  SmallVector<Value>(backward.parts * width * rows, Num(0.0)));
+              setNode(SmallVector<Value>(backward.parts * width * rows,
+                                         Num(0.0).in(em)));
               storeNode();
             });
-        barrier();
+        em.barrier();
         // Thread (lane, warp) adds the warps' sums of channels warp*32 +
         // lane, ... in warp order.
         Idx thread = warp * Idx(kWarpSize) + lane;
         int64_t blockThreads = kWarpsPerBlock * kWarpSize;
         for (int64_t base = 0; base < channels; base += blockThreads) {
           Idx c = thread + Idx(base);
-          ifThen(c < Idx(channels), [&] {
+          em.ifThen(c < Idx(channels), [&] {
             for (int64_t d = 0; d < rows; ++d) {
-              Num total = load(shares, {Idx(0), Idx(d), c});
+              Num total = em.load(shares, {Idx(0), Idx(d), c});
               for (int64_t w = 1; w < kWarpsPerBlock; ++w)
-                total = total + load(shares, {Idx(w), Idx(d), c});
+                total = total + em.load(shares, {Idx(w), Idx(d), c});
               if (basis)
-                total = load(basis, {Idx(0), c}) * total;
-              store(total, xGrad, {n, Idx(d), c});
+                total = em.load(basis, {Idx(0), c}) * total;
+              em.store(total, xGrad, {n, Idx(d), c});
             }
           });
         }

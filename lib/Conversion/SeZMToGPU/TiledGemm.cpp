@@ -147,15 +147,16 @@ struct GemmBlock {
   }
 
   void stage(ArrayRef<Num> values) const {
+    Emitter &em = thread.getEmitter();
     size_t next = 0;
     for (int64_t q = 0; q < aShare(); q += threads) {
       Idx flat = thread + Idx(q);
-      store(values[next++], stagedA, {flat % Idx(step), flat / Idx(step)});
+      em.store(values[next++], stagedA, {flat % Idx(step), flat / Idx(step)});
     }
     for (int64_t q = 0; q < bShare(); q += threads) {
       Idx flat = thread + Idx(q);
-      store(values[next++], stagedB,
-            {flat / Idx(blockColumns), flat % Idx(blockColumns)});
+      em.store(values[next++], stagedB,
+               {flat / Idx(blockColumns), flat % Idx(blockColumns)});
     }
   }
 };
@@ -166,17 +167,18 @@ struct GemmBlock {
 SmallVector<Num>
 sumSlices(const GemmBlock &block, ArrayRef<Num> init,
           llvm::function_ref<SmallVector<Num>(ArrayRef<Num>, int64_t)> add) {
+  Emitter &em = block.thread.getEmitter();
   const int64_t fullSteps = block.problem.depth / block.step,
                 lastStep = block.problem.depth % block.step;
   block.stage(block.read(Idx(0)));
-  barrier();
-  SmallVector<Num> sums = foldRangeStep(
+  em.barrier();
+  SmallVector<Num> sums = em.foldRangeStep(
       Idx(0), Idx(fullSteps), Idx(1), init, [&](Idx s, ArrayRef<Num> current) {
         SmallVector<Num> next = block.read(s + Idx(1));
         SmallVector<Num> added = add(current, block.step);
-        barrier();
+        em.barrier();
         block.stage(next);
-        barrier();
+        em.barrier();
         return added;
       });
   if (lastStep > 0)
@@ -187,15 +189,15 @@ sumSlices(const GemmBlock &block, ArrayRef<Num> init,
 /// Launches `name` over the blocks of `problem`'s output, blockRows x
 /// blockColumns each (batches on the grid's third axis), `threads` each,
 /// with the staged slices' rows padded by `padA` and `padB`: body(block).
-void launchGemm(StringRef name, const GemmProblem &problem, int64_t blockRows,
-                int64_t blockColumns, int64_t step, int64_t threads,
-                bool zeroPastDepth, int64_t padA, int64_t padB,
+void launchGemm(Emitter &em, StringRef name, const GemmProblem &problem,
+                int64_t blockRows, int64_t blockColumns, int64_t step,
+                int64_t threads, bool zeroPastDepth, int64_t padA, int64_t padB,
                 int64_t blocksPerSm,
                 llvm::function_ref<void(const GemmBlock &)> body) {
   const int64_t columnBlocks = llvm::divideCeil(problem.columns, blockColumns);
   Idx lastRow = problem.rows - Idx(1);
   Idx lastColumn(problem.columns - 1);
-  launchKernel(
+  em.launchKernel(
       name,
       {ceilDiv(problem.rows, blockRows), Idx(columnBlocks),
        Idx(problem.batches)},
@@ -214,7 +216,7 @@ void launchGemm(StringRef name, const GemmProblem &problem, int64_t blockRows,
       blocksPerSm);
 }
 
-void emitFmaGemm(StringRef name, const GemmProblem &problem,
+void emitFmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                  const GemmTiles &tiles, int64_t blocksPerSm) {
   const int64_t across = tiles.threadsAcross(), down = tiles.threadsDown();
   const int64_t threads = tiles.threads(), step = tiles.depthStep;
@@ -224,7 +226,7 @@ void emitFmaGemm(StringRef name, const GemmProblem &problem,
          (step * tiles.blockColumns) % threads == 0 &&
          tiles.blockRows % kStagedRowPad == 0 && "slices the threads share");
   launchGemm(
-      name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
+      em, name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
       /*zeroPastDepth=*/false, kStagedRowPad, /*padB=*/0, blocksPerSm,
       [&](const GemmBlock &block) {
         Idx t = block.thread;
@@ -240,11 +242,12 @@ void emitFmaGemm(StringRef name, const GemmProblem &problem,
             SmallVector<Num> a, b;
             for (int64_t i = 0; i < tiles.threadRows; i += rowWidth)
               llvm::append_range(
-                  a, loadVector(block.stagedA, {Idx(kk), rows[i]}, rowWidth));
+                  a,
+                  em.loadVector(block.stagedA, {Idx(kk), rows[i]}, rowWidth));
             for (int64_t j = 0; j < tiles.threadColumns; j += columnWidth)
-              llvm::append_range(b, loadVector(block.stagedB,
-                                               {Idx(kk), columns[j]},
-                                               columnWidth));
+              llvm::append_range(b, em.loadVector(block.stagedB,
+                                                  {Idx(kk), columns[j]},
+                                                  columnWidth));
             for (int64_t i = 0; i < tiles.threadRows; ++i)
               for (int64_t j = 0; j < tiles.threadColumns; ++j) {
                 Num &sum = next[i * tiles.threadColumns + j];
@@ -288,7 +291,7 @@ constexpr int64_t kMmaRowPad = 8;
 /// sums are then added to the running sums in IEEE fp32. The tensor cores
 /// thus sum at most a slice's depth of products at a time, and the long
 /// sum over the depth is rounded as IEEE fp32, in blocks of the slice.
-void emitMmaGemm(StringRef name, const GemmProblem &problem,
+void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                  const MmaTiles &tiles, int64_t blocksPerSm) {
   const int64_t threads = tiles.threads(), step = tiles.depthStep;
   const int64_t rowTiles = tiles.warpRows / kMmaRows,
@@ -299,7 +302,7 @@ void emitMmaGemm(StringRef name, const GemmProblem &problem,
          (tiles.blockRows * step) % threads == 0 &&
          (step * tiles.blockColumns) % threads == 0 && "tensor-core tiles");
   launchGemm(
-      name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
+      em, name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
       /*zeroPastDepth=*/problem.depth % kMmaDepth != 0, kMmaRowPad, kMmaRowPad,
       blocksPerSm, [&](const GemmBlock &block) {
         Value stagedA = block.stagedA, stagedB = block.stagedB;
@@ -322,7 +325,7 @@ void emitMmaGemm(StringRef name, const GemmProblem &problem,
         };
         // The (high, low) parts of a staged value.
         auto parts = [&](Value staged, Idx k, Idx place) {
-          return splitTF32(load(staged, {k, place}));
+          return em.splitTF32(em.load(staged, {k, place}));
         };
 
         auto addSlice = [&](ArrayRef<Num> sums, int64_t depths) {
@@ -352,9 +355,9 @@ void emitMmaGemm(StringRef name, const GemmProblem &problem,
                 SmallVector<Num> c;
                 for (int64_t r = 0; r < 4; ++r)
                   c.push_back(slice[fragment(i, j, r)]);
-                c = mmaTF32(aLow[i], bHigh, c);
-                c = mmaTF32(aHigh[i], bLow, c);
-                c = mmaTF32(aHigh[i], bHigh, c);
+                c = em.mmaTF32(aLow[i], bHigh, c);
+                c = em.mmaTF32(aHigh[i], bLow, c);
+                c = em.mmaTF32(aHigh[i], bHigh, c);
                 for (int64_t r = 0; r < 4; ++r)
                   slice[fragment(i, j, r)] = c[r];
               }
@@ -391,19 +394,19 @@ MmaTiles chooseMmaTiles(const GemmTiles &tiles) {
   return MmaTiles{128, tiles.blockColumns, 16, 32, tiles.blockColumns / 2};
 }
 
-void emitTiledGemm(StringRef name, const GemmProblem &problem,
+void emitTiledGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                    KernelConfigAttr config) {
   ArrayRef<int64_t> block = config.getWorkgroupTile();
   assert(block.size() == 3 && "a GEMM's workgroup tile");
   if (config.getPrecision() == GemmPrecision::TF32x3) {
     ArrayRef<int64_t> warp = config.getWarpTile();
     assert(warp.size() == 2 && "a tensor-core GEMM's warp tile");
-    emitMmaGemm(name, problem,
+    emitMmaGemm(em, name, problem,
                 MmaTiles{block[0], block[1], block[2], warp[0], warp[1]},
                 config.getBlocksPerSm());
     return;
   }
-  emitFmaGemm(name, problem, gemmTilesOf(config), config.getBlocksPerSm());
+  emitFmaGemm(em, name, problem, gemmTilesOf(config), config.getBlocksPerSm());
 }
 
 } // namespace mlir::sezm::microkernels

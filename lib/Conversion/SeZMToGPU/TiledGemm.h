@@ -83,7 +83,7 @@ Value assembleWeights(KernelIO &io, StringRef name, int64_t focus,
 /// Launches the kernel `name` that computes `problem` as `config` says: on
 /// the CUDA cores with its thread tiles, or, with `precision = tf32x3`, in
 /// split precision on the tensor cores with its warp tiles.
-void emitTiledGemm(StringRef name, const GemmProblem &problem,
+void emitTiledGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                    KernelConfigAttr config);
 
 } // namespace mlir::sezm::microkernels

@@ -42,10 +42,11 @@ struct StagedEntries {
                              : positiveAt + k - zero - side;
   }
   Idx place(Idx k) const {
+    Emitter &em = k.getEmitter();
     SmallVector<int64_t> table;
     for (int64_t entry = 0; entry < kept; ++entry)
       table.push_back(place(entry));
-    return lookup(k, table);
+    return em.lookup(k, table);
   }
 
   /// Kept entries of the m = 0 rows, of each of the m = -1 and +1 rows,
@@ -153,6 +154,7 @@ public:
   /// each spread and, where wigner_grad is whole, zeroes the warp's matrix
   /// and finds each Wigner-D sum's place in it.
   void begin(ArrayRef<Value> workgroup, Idx warpId, Idx laneId) {
+    Emitter &em = warpId.getEmitter();
     warp = warpId;
     lane = laneId;
     if (!keptGrad) {
@@ -168,29 +170,29 @@ public:
       wignerCopyPlaces.clear();
       for (int64_t first = 0; first < entries && !isKeptEntries(wigner);
            first += kWarpSize)
-        wignerCopyPlaces.push_back(lookup(
+        wignerCopyPlaces.push_back(em.lookup(
             lane, ArrayRef<int64_t>(entryPlace)
                       .slice(first, std::min(kWarpSize, entries - first))));
     }
     if (!keptGrad) {
-      flatGrad = flattenRows(wignerGrad);
+      flatGrad = flattenRows(em, wignerGrad);
       for (int64_t i = 0; i * kWarpSize < matrixSize; ++i) {
         Idx place = lane + Idx(i * kWarpSize);
-        ifThen(place < Idx(matrixSize), [&] {
-          store(Num(0.0), matrix, {warp, place});
+        em.ifThen(place < Idx(matrixSize), [&] {
+          em.store(Num(0.0), matrix, {warp, place});
         });
       }
-      warpSync();
+      em.warpSync();
     }
     // Lanes 16 to 31 hold their m = -1 and m = +1 rows swapped.
     swap = swapsLanes ? lane / Idx(kWarpSize / 2) : Idx(0);
-    slots = spreadSlots(sums, lane);
+    slots = em.spreadSlots(sums, lane);
     sumIndex.clear();
     places.clear();
     for (Idx position : slots.index) {
-      sumIndex.push_back(lookup(position, sumOrder));
+      sumIndex.push_back(em.lookup(position, sumOrder));
       if (!keptGrad)
-        places.push_back(lookup(sumIndex.back(), entryPlace));
+        places.push_back(em.lookup(sumIndex.back(), entryPlace));
     }
   }
 
@@ -198,13 +200,14 @@ public:
   /// workgroup slot `slot` (Staged): each lane its own channels' rows and
   /// one entry per round of 32.
   void stage(Idx e, Idx slot) {
+    Emitter &em = e.getEmitter();
     // Gradient rows: row j from the lane's row j (swapped, see
     // orderForSwappedLanes).
     for (int64_t part = 0; part < parts; ++part) {
       Idx first = firstChannel(lane, part);
       for (int64_t j = 0; j < layout.reducedRows(); ++j)
-        copyAsync(grad, {e, laneRow(j), first}, gradStage,
-                  {slot, Idx(j), first}, width);
+        em.copyAsync(grad, {e, laneRow(j), first}, gradStage,
+                     {slot, Idx(j), first}, width);
     }
     // Lane L copies entry L + 32 r of each round r where there is one.
     auto copyEntries = [&](int64_t count, function_ref<void(int64_t)> copy) {
@@ -212,7 +215,8 @@ public:
         if ((round + 1) * kWarpSize <= count)
           copy(round);
         else
-          ifThen(lane < Idx(count - round * kWarpSize), [&] { copy(round); });
+          em.ifThen(lane < Idx(count - round * kWarpSize),
+                    [&] { copy(round); });
       }
     };
     // The lane's place for it is a function of the lane alone, which the
@@ -223,17 +227,17 @@ public:
       Idx k = lane + Idx(round * kWarpSize);
       Idx to = staged.place(k);
       if (wignerCopyPlaces.empty()) {
-        copyAsync(wigner, {e, k}, wignerStage, {slot, to}, 1);
+        em.copyAsync(wigner, {e, k}, wignerStage, {slot, to}, 1);
         return;
       }
       Idx place = wignerCopyPlaces[round];
-      copyAsync(wigner, {e, place / Idx(rows), place % Idx(rows)}, wignerStage,
-                {slot, to}, 1);
+      em.copyAsync(wigner, {e, place / Idx(rows), place % Idx(rows)},
+                   wignerStage, {slot, to}, 1);
     });
     if (mixer.rank() > 0)
       copyEntries(mixer.numKernelSums(), [&](int64_t round) {
         Idx k = lane + Idx(round * kWarpSize);
-        copyAsync(mixer.kernel(), {e, k}, kcStage, {slot, k}, 1);
+        em.copyAsync(mixer.kernel(), {e, k}, kcStage, {slot, k}, 1);
       });
     else
       for (int64_t part = 0; part < parts; ++part)
@@ -249,6 +253,7 @@ public:
             function_ref<void(int64_t, ArrayRef<std::vector<Num>>,
                               const EdgeRotation &)>
                 nodeSink) {
+    Emitter &em = e.getEmitter();
     std::optional<Idx> sharedBy;
     if (entryLoads == EntryLoads::WarpShared)
       sharedBy = lane;
@@ -314,8 +319,9 @@ public:
       return *total;
     };
     SmallVector<Num> spread =
-        warpSumSpread(sums, laneSum, lane,
-                      [&](int64_t position) { return laneOrdered[position]; });
+        em.warpSumSpread(sums, laneSum, lane, [&](int64_t position) {
+          return laneOrdered[position];
+        });
     for (auto [group, sum] : llvm::enumerate(spread)) {
       // A lambda cannot capture a structured binding in C++17.
       Num total = sum;
@@ -325,18 +331,20 @@ public:
       Idx index = sumIndex[r];
       auto toMatrix = [&] {
         if (keptGrad)
-          store(total, wignerGrad, {e, index});
+          em.store(total, wignerGrad, {e, index});
         else
-          store(total, matrix, {warp, places[r]});
+          em.store(total, matrix, {warp, places[r]});
       };
-      auto toKernel = [&] { store(total, kcGrad, {e, index - Idx(entries)}); };
-      ifThen(slots.owner[r], [&] {
+      auto toKernel = [&] {
+        em.store(total, kcGrad, {e, index - Idx(entries)});
+      };
+      em.ifThen(slots.owner[r], [&] {
         if (llvm::all_of(held, [&](int64_t k) { return k < entries; }))
           toMatrix();
         else if (llvm::none_of(held, [&](int64_t k) { return k < entries; }))
           toKernel();
         else
-          ifThenElse(index < Idx(entries), toMatrix, toKernel);
+          em.ifThenElse(index < Idx(entries), toMatrix, toKernel);
       });
     }
     // Kept entries alone are stored by their lanes above.
@@ -344,19 +352,19 @@ public:
       return;
     // The whole matrix out (16-byte pieces where they tile it evenly), then
     // free for the next edge.
-    warpSync();
+    em.warpSync();
     int64_t copyWidth = matrixSize % (4 * kWarpSize) == 0 ? 4 : 1;
     for (int64_t i = 0; i * copyWidth * kWarpSize < matrixSize; ++i) {
       Idx place = (lane + Idx(i * kWarpSize)) * Idx(copyWidth);
       auto copy = [&] {
-        copyVector(matrix, {warp, place}, flatGrad, {e, place}, copyWidth);
+        copyVector(em, matrix, {warp, place}, flatGrad, {e, place}, copyWidth);
       };
       if ((i + 1) * kWarpSize * copyWidth <= matrixSize)
         copy();
       else
-        ifThen(place < Idx(matrixSize), copy);
+        em.ifThen(place < Idx(matrixSize), copy);
     }
-    warpSync();
+    em.warpSync();
   }
 
 private:
@@ -405,13 +413,14 @@ private:
   /// The staged kept entries of the edge in slot `at`, the m = -1 and +1
   /// rows' swapped in lanes 16 to 31.
   SmallVector<Num> loadStagedEntries(Idx at) const {
+    Emitter &em = at.getEmitter();
     StagedEntries staged(layout);
     Idx shift = swap * Idx(staged.positiveAt - staged.negativeAt);
     SmallVector<Num> values;
     auto read = [&](Idx from, int64_t count) {
       for (int64_t k = 0; k < count; k += 4) {
         SmallVector<Num> piece =
-            loadVector(wignerStage, {at, from + Idx(k)}, 4);
+            em.loadVector(wignerStage, {at, from + Idx(k)}, 4);
         values.append(piece.begin(),
                       piece.begin() + std::min<int64_t>(4, count - k));
       }
@@ -451,7 +460,7 @@ private:
   // Set by begin().
   Value matrix, flatGrad, gradStage, wignerStage, kcStage;
   SmallVector<Idx> wignerCopyPlaces;
-  Idx warp = Idx(Value()), lane = Idx(Value()), swap = Idx(Value());
+  Idx warp = 0, lane = 0, swap = 0;
   SpreadSlots slots;
   /// The sum each spread slot holds, and its place in the warp's matrix.
   SmallVector<Idx> sumIndex, places;

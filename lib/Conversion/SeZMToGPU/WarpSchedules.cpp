@@ -28,25 +28,25 @@ bool channelsFillWarps(Value x) { return channelsOf(x) % kWarpSize == 0; }
 
 /// Copies `width` consecutive floats from from[at...] to to[toAt...] as one
 /// access each way (both places aligned to the full width).
-void copyVector(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
-                int64_t width) {
-  storeVector(loadVector(from, at, width), to, toAt);
+void copyVector(Emitter &em, Value from, ArrayRef<Idx> at, Value to,
+                ArrayRef<Idx> toAt, int64_t width) {
+  em.storeVector(em.loadVector(from, at, width), to, toAt);
 }
 
 /// A row-major view of a buffer as (leading, row) elements.
-Value flattenRows(Value buffer) {
+Value flattenRows(Emitter &em, Value buffer) {
   auto type = cast<MemRefType>(buffer.getType());
   if (type.getRank() == 2)
     return buffer;
-  OpBuilder &b = EmitScope::current().builder;
-  Location loc = EmitScope::current().loc;
+  OpBuilder &b = em.builder;
+  Location loc = em.loc;
   if (type.getRank() == 1) {
     int64_t leading = type.getDimSize(0);
     auto flat = MemRefType::get({leading, 1}, type.getElementType());
-    SmallVector<OpFoldResult> shape = {ShapedType::isDynamic(leading)
-                                           ? OpFoldResult(dim(buffer, 0).value)
-                                           : b.getIndexAttr(leading),
-                                       b.getIndexAttr(1)};
+    SmallVector<OpFoldResult> shape = {
+        ShapedType::isDynamic(leading) ? OpFoldResult(Value(em.dim(buffer, 0)))
+                                       : b.getIndexAttr(leading),
+        b.getIndexAttr(1)};
     return memref::ExpandShapeOp::create(
         b, loc, flat, buffer, SmallVector<ReassociationIndices>{{0, 1}}, shape);
   }

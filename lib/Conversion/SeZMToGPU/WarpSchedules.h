@@ -39,11 +39,11 @@ bool channelsFillWarps(Value x);
 
 /// Copies `width` consecutive floats from from[at...] to to[toAt...] as one
 /// access each way (both places aligned to the full width).
-void copyVector(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
-                int64_t width);
+void copyVector(Emitter &em, Value from, ArrayRef<Idx> at, Value to,
+                ArrayRef<Idx> toAt, int64_t width);
 
 /// A row-major view of a buffer as (leading, row) elements.
-Value flattenRows(Value buffer);
+Value flattenRows(Emitter &em, Value buffer);
 
 /// The radial mixer of an op of the rotate_mix family.
 template <typename OpTy> RadialMixer mixerOf(OpTy op, KernelIO &io) {

@@ -46,8 +46,9 @@ rotateBackGradient(const EdgeRotation &rotation, SO2Layout layout, Value xl,
                    Value xlGrad, Idx e, int64_t channels, int64_t numExtra,
                    llvm::function_ref<std::vector<Num>(Idx c)> rows,
                    llvm::function_ref<SmallVector<Num>(Idx c)> extra) {
+  Emitter &em = e.getEmitter();
   SmallVector<Num> init(rotation.numEntries() + numExtra, Num(0.0));
-  return sumRange(0, channels, init, [&](Idx c) {
+  return em.sumRange(0, channels, init, [&](Idx c) {
     std::vector<Num> g = rows(c);
     for (auto [d, value] : llvm::enumerate(g)) {
       double factor = rotateBackRescale(d);
@@ -67,50 +68,53 @@ rotateBackGradient(const EdgeRotation &rotation, SO2Layout layout, Value xl,
 } // namespace
 
 void sezm::emitKernel(EnvelopeAggregateOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value xl = io.in(op.getXl()), wigner = io.in(op.getWigner());
   Value env = io.in(op.getEnv()), norm = io.in(op.getInvSqrtDeg());
   Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
-  Idx nodes = dim(rowptr, 0) - 1;
+  Idx nodes = em.dim(rowptr, 0) - 1;
   Value out = io.allocate(0, {nodes, rows, channels});
   // One iteration per (node, channel), its rows summed in registers over
   // the node's segment in CSR order: N*C threads on a GPU, not N.
-  parallelRange(0, nodes * Idx(channels), [&](Idx i) {
+  em.parallelRange(0, nodes * Idx(channels), [&](Idx i) {
     Idx n = i / Idx(channels), c = i % Idx(channels);
     SmallVector<Num> init(rows, Num(0.0));
-    SmallVector<Num> sums = sumRange(
-        loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), init, [&](Idx t) {
-          Idx e = loadIndex(order, {t});
-          EdgeRotation rotation(layout, wigner, e);
-          Num weight = load(env, {e});
-          SmallVector<Num> terms;
-          for (Num value : message(rotation, xl, layout, e, c))
-            terms.push_back(weight * value);
-          return terms;
-        });
-    Num scale = load(norm, {n});
+    SmallVector<Num> sums =
+        em.sumRange(em.loadIndex(rowptr, {n}), em.loadIndex(rowptr, {n + 1}),
+                    init, [&](Idx t) {
+                      Idx e = em.loadIndex(order, {t});
+                      EdgeRotation rotation(layout, wigner, e);
+                      Num weight = em.load(env, {e});
+                      SmallVector<Num> terms;
+                      for (Num value : message(rotation, xl, layout, e, c))
+                        terms.push_back(weight * value);
+                      return terms;
+                    });
+    Num scale = em.load(norm, {n});
     for (int64_t d = 0; d < rows; ++d)
-      store(scale * sums[d], out, {n, Idx(d), c});
+      em.store(scale * sums[d], out, {n, Idx(d), c});
   });
 }
 
 void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value grad = io.in(op.getGrad()), xl = io.in(op.getXl());
   Value wigner = io.in(op.getWigner()), env = io.in(op.getEnv());
   Value norm = io.in(op.getInvSqrtDeg());
   Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
-  Idx nodes = dim(rowptr, 0) - 1, edges = dim(xl, 0);
+  Idx nodes = em.dim(rowptr, 0) - 1, edges = em.dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, layout.reducedRows(), channels});
   Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
   Value envGrad = io.allocate(2, {edges});
   Value normGrad = io.allocate(3, {nodes});
   // Edges in no segment receive no gradient.
-  fillZero(xlGrad);
-  fillZero(wignerGrad);
-  fillZero(envGrad);
+  em.fillZero(xlGrad);
+  em.fillZero(wignerGrad);
+  em.fillZero(envGrad);
   // One iteration per edge (its position t in the CSR, its node found by
   // bisection): E threads on a GPU, not N. Each stores its term of its
   // node's norm gradient, which a second loop sums in CSR order.
@@ -118,12 +122,12 @@ void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
   // The bound is the edge count known on the host (on a GPU rowptr lives in
   // device memory); rowptr[N] = E by the CSR contract, and a position past
   // rowptr[N] does nothing.
-  parallelRange(0, edges, [&](Idx t) {
-    ifThen(t < loadIndex(rowptr, {nodes}), [&] {
-      Idx n = segmentOf(rowptr, nodes, t), e = loadIndex(order, {t});
-      Num scale = load(norm, {n});
+  em.parallelRange(0, edges, [&](Idx t) {
+    em.ifThen(t < em.loadIndex(rowptr, {nodes}), [&] {
+      Idx n = em.segmentOf(rowptr, nodes, t), e = em.loadIndex(order, {t});
+      Num scale = em.load(norm, {n});
       EdgeRotation rotation(layout, wigner, e);
-      Num weight = load(env, {e});
+      Num weight = em.load(env, {e});
       // g_e = inv_sqrt_deg[n] * env[e] * grad[n]; the extra sum is
       // <grad[n], message_e>.
       SmallVector<Num> sums = rotateBackGradient(
@@ -144,62 +148,67 @@ void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
           });
       rotation.storeGradient(ArrayRef<Num>(sums).drop_back(), wignerGrad, e);
       Num dot = sums.back();
-      store(scale * dot, envGrad, {e});
-      store(weight * dot, normTerms, {e});
+      em.store(scale * dot, envGrad, {e});
+      em.store(weight * dot, normTerms, {e});
     });
   });
-  parallelRange(0, nodes, [&](Idx n) {
-    store(sumRange(
-              loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}),
-              [&](Idx t) { return load(normTerms, {loadIndex(order, {t})}); }),
-          normGrad, {n});
+  em.parallelRange(0, nodes, [&](Idx n) {
+    em.store(
+        em.sumRange(em.loadIndex(rowptr, {n}), em.loadIndex(rowptr, {n + 1}),
+                    [&](Idx t) {
+                      return em.load(normTerms, {em.loadIndex(order, {t})});
+                    }),
+        normGrad, {n});
   });
 }
 
 void sezm::emitKernel(AttentionAggregateOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value xl = io.in(op.getXl()), wigner = io.in(op.getWigner());
   Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
-  AttentionStreams streams = AttentionStreams::of(op.getLogit(), channels);
+  AttentionStreams streams = AttentionStreams::of(em, op.getLogit(), channels);
   AttentionSoftmax softmax{io.in(op.getLogit()),
                            io.in(op.getEnv()),
                            io.in(op.getNullLogit()),
                            order,
                            rowptr,
                            streams};
-  Idx nodes = softmax.nodes(), edges = dim(xl, 0);
+  Idx nodes = softmax.nodes(), edges = em.dim(xl, 0);
   Value att = io.scratch({ShapedType::kDynamic, streams.focus, streams.heads},
                          {edges, streams.focus, streams.heads});
   softmax.emitWeights(att);
   Value out = io.allocate(0, {nodes, rows, channels});
   // One iteration per (node, channel), as envelope_aggregate's.
-  parallelRange(0, nodes * Idx(channels), [&](Idx i) {
+  em.parallelRange(0, nodes * Idx(channels), [&](Idx i) {
     Idx n = i / Idx(channels), c = i % Idx(channels);
     Idx s = streams.streamOf(c);
     SmallVector<Num> init(rows, Num(0.0));
-    SmallVector<Num> sums = sumRange(
-        loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), init, [&](Idx t) {
-          Idx e = loadIndex(order, {t});
-          EdgeRotation rotation(layout, wigner, e);
-          Num weight = streams.load(att, e, s);
-          SmallVector<Num> terms;
-          for (Num value : message(rotation, xl, layout, e, c))
-            terms.push_back(weight * value);
-          return terms;
-        });
+    SmallVector<Num> sums =
+        em.sumRange(em.loadIndex(rowptr, {n}), em.loadIndex(rowptr, {n + 1}),
+                    init, [&](Idx t) {
+                      Idx e = em.loadIndex(order, {t});
+                      EdgeRotation rotation(layout, wigner, e);
+                      Num weight = streams.load(att, e, s);
+                      SmallVector<Num> terms;
+                      for (Num value : message(rotation, xl, layout, e, c))
+                        terms.push_back(weight * value);
+                      return terms;
+                    });
     for (int64_t d = 0; d < rows; ++d)
-      store(sums[d], out, {n, Idx(d), c});
+      em.store(sums[d], out, {n, Idx(d), c});
   });
 }
 
 void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value grad = io.in(op.getGrad()), xl = io.in(op.getXl());
   Value wigner = io.in(op.getWigner());
   Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
-  AttentionStreams streams = AttentionStreams::of(op.getLogit(), channels);
+  AttentionStreams streams = AttentionStreams::of(em, op.getLogit(), channels);
   AttentionSoftmax softmax{io.in(op.getLogit()),
                            io.in(op.getEnv()),
                            io.in(op.getNullLogit()),
@@ -207,17 +216,17 @@ void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
                            rowptr,
                            streams};
   int64_t focus = streams.focus, heads = streams.heads;
-  Idx nodes = softmax.nodes(), edges = dim(xl, 0);
+  Idx nodes = softmax.nodes(), edges = em.dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, layout.reducedRows(), channels});
   Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
   Value logitGrad = io.allocate(2, {edges, focus, heads});
   Value envGrad = io.allocate(3, {edges});
   Value nullGrad = io.allocate(4, {focus, heads});
   // Edges in no segment receive no gradient.
-  fillZero(xlGrad);
-  fillZero(wignerGrad);
-  fillZero(logitGrad);
-  fillZero(envGrad);
+  em.fillZero(xlGrad);
+  em.fillZero(wignerGrad);
+  em.fillZero(logitGrad);
+  em.fillZero(envGrad);
   Value att =
       io.scratch({ShapedType::kDynamic, focus, heads}, {edges, focus, heads});
   Value nullWeight =
@@ -229,36 +238,37 @@ void sezm::emitKernel(AttentionAggregateGradOp op, KernelIO &io) {
   // One iteration per CSR position: rotate_back_grad(att * grad[n]) of its
   // edge, stream by stream, and d att.
   softmax.forEachPosition([&](Idx t) {
-    Idx n = segmentOf(rowptr, nodes, t), e = loadIndex(order, {t});
+    Idx n = em.segmentOf(rowptr, nodes, t), e = em.loadIndex(order, {t});
     EdgeRotation rotation(layout, wigner, e);
     int64_t entries = rotation.numEntries();
     SmallVector<Num> wignerSums(entries, Num(0.0));
     for (int64_t s = 0; s < streams.count(); ++s) {
       Num weight = streams.load(att, e, Idx(s));
       SmallVector<Num> init(entries + 1, Num(0.0));
-      SmallVector<Num> sums = sumRange(0, streams.headWidth, init, [&](Idx ch) {
-        Idx c = Idx(s * streams.headWidth) + ch;
-        std::vector<Num> g = loadRows(grad, n, rows, c);
-        for (auto [d, value] : llvm::enumerate(g)) {
-          double factor = rotateBackRescale(d);
-          if (factor != 1.0)
-            value = Num(factor) * value;
-        }
-        std::vector<Num> in = loadRows(xl, e, layout.reducedRows(), c);
-        std::vector<Num> back = rotation.toEdgeFrame(g);
-        std::vector<Num> scaled;
-        for (Num value : back)
-          scaled.push_back(weight * value);
-        storeRows(scaled, xlGrad, e, c);
-        SmallVector<Num> terms;
-        rotation.forEachEntry(
-            [&](int64_t j, int64_t d) { terms.push_back(in[j] * g[d]); });
-        SmallVector<Num> dots;
-        for (auto [j, value] : llvm::enumerate(back))
-          dots.push_back(in[j] * value);
-        terms.push_back(total(dots));
-        return terms;
-      });
+      SmallVector<Num> sums =
+          em.sumRange(0, streams.headWidth, init, [&](Idx ch) {
+            Idx c = Idx(s * streams.headWidth) + ch;
+            std::vector<Num> g = loadRows(grad, n, rows, c);
+            for (auto [d, value] : llvm::enumerate(g)) {
+              double factor = rotateBackRescale(d);
+              if (factor != 1.0)
+                value = Num(factor) * value;
+            }
+            std::vector<Num> in = loadRows(xl, e, layout.reducedRows(), c);
+            std::vector<Num> back = rotation.toEdgeFrame(g);
+            std::vector<Num> scaled;
+            for (Num value : back)
+              scaled.push_back(weight * value);
+            storeRows(scaled, xlGrad, e, c);
+            SmallVector<Num> terms;
+            rotation.forEachEntry(
+                [&](int64_t j, int64_t d) { terms.push_back(in[j] * g[d]); });
+            SmallVector<Num> dots;
+            for (auto [j, value] : llvm::enumerate(back))
+              dots.push_back(in[j] * value);
+            terms.push_back(total(dots));
+            return terms;
+          });
       streams.store(sums.back(), attGrad, e, Idx(s));
       for (int64_t k = 0; k < entries; ++k)
         wignerSums[k] = wignerSums[k] + weight * sums[k];

@@ -28,10 +28,12 @@ public:
   enum Block { MZero, MNeg, MPos };
 
   Num load(Value buffer, Idx e, Block block, Idx i) const {
-    return kernel::load(buffer, {e, row(block, i), channel(i)});
+    Emitter &em = e.getEmitter();
+    return em.load(buffer, {e, row(block, i), channel(i)});
   }
   void store(Num value, Value buffer, Idx e, Block block, Idx i) const {
-    kernel::store(value, buffer, {e, row(block, i), channel(i)});
+    Emitter &em = e.getEmitter();
+    em.store(value, buffer, {e, row(block, i), channel(i)});
   }
   /// Where a sum into element i starts: the addend's element, or zero
   /// where there is no addend.
@@ -45,10 +47,12 @@ public:
   /// index r * width + c, addressed without division so that a loop over c
   /// walks contiguous memory.
   Num load(Value buffer, Idx e, Block block, Idx r, Idx c) const {
-    return kernel::load(buffer, {e, Idx(rowBase(block)) + r, channelOf(c)});
+    Emitter &em = e.getEmitter();
+    return em.load(buffer, {e, Idx(rowBase(block)) + r, channelOf(c)});
   }
   void store(Num value, Value buffer, Idx e, Block block, Idx r, Idx c) const {
-    kernel::store(value, buffer, {e, Idx(rowBase(block)) + r, channelOf(c)});
+    Emitter &em = e.getEmitter();
+    em.store(value, buffer, {e, Idx(rowBase(block)) + r, channelOf(c)});
   }
   /// The stream's index.
   Idx focusIndex() const { return focus; }
@@ -82,14 +86,15 @@ EdgeStreamIndex splitEdgeStream(Idx flat, int64_t focus, int64_t perStream) {
 /// threads over consecutive inputs i read consecutive weights in a sum over
 /// outputs (a gradient's access) instead of one cache line each.
 Value transposedWeights(KernelIO &io, Value w) {
+  Emitter &em = io.emitter();
   auto type = cast<MemRefType>(w.getType());
   int64_t focus = type.getDimSize(0), in = type.getDimSize(1),
           out = type.getDimSize(2);
   Value t = io.scratch({focus, out, in}, {Idx(focus), Idx(out), Idx(in)});
-  parallelRange(0, Idx(focus * in * out), [&](Idx flat) {
+  em.parallelRange(0, Idx(focus * in * out), [&](Idx flat) {
     Idx f = flat / Idx(in * out), i = flat / Idx(out) % Idx(in);
     Idx o = flat % Idx(out);
-    store(load(w, {f, i, o}), t, {f, o, i});
+    em.store(em.load(w, {f, i, o}), t, {f, o, i});
   });
   return t;
 }
@@ -112,10 +117,11 @@ void accumulateRows(
     Idx edges, int64_t focus, SO2Layout layout, int64_t width, Value out,
     Value acc, ArrayRef<Stream::Block> blocks, int64_t inputs,
     llvm::function_ref<SmallVector<Num>(Idx, const Stream &, Idx, Idx)> terms) {
-  parallelRange(0, edges * Idx(focus), [&](Idx flat) {
+  Emitter &em = edges.getEmitter();
+  em.parallelRange(0, edges * Idx(focus), [&](Idx flat) {
     Idx e = flat / Idx(focus), f = flat % Idx(focus);
     Stream s(layout, width, f);
-    forRange(0, s.rows(blocks.front()), [&](Idx r) {
+    em.forRange(0, s.rows(blocks.front()), [&](Idx r) {
       for (int64_t c0 = 0; c0 < width; c0 += kRowChunk) {
         int64_t count = std::min(kRowChunk, width - c0);
         SmallVector<Num> start;
@@ -123,7 +129,7 @@ void accumulateRows(
           for (Stream::Block block : blocks)
             start.push_back(acc ? s.load(acc, e, block, r, Idx(c0 + j))
                                 : Num(0.0));
-        SmallVector<Num> sums = sumRange(0, inputs, start, [&](Idx i) {
+        SmallVector<Num> sums = em.sumRange(0, inputs, start, [&](Idx i) {
           SmallVector<Num> all;
           for (int64_t j = 0; j < count; ++j)
             llvm::append_range(all,
@@ -141,11 +147,12 @@ void accumulateRows(
 } // namespace
 
 void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value u = io.in(op.getU()), w0 = io.in(op.getW0());
   Value wu = io.in(op.getWu()), wv = io.in(op.getWv());
   int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
-  Idx edges = dim(u, 0);
+  Idx edges = em.dim(u, 0);
   Value out =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
   int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
@@ -153,40 +160,42 @@ void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
   if (io.target() == LoopTarget::Cpu) {
     accumulateRows(edges, focus, layout, width, out, acc, {Stream::MZero}, m0,
                    [&](Idx e, const Stream &s, Idx i, Idx o) {
-                     return SmallVector<Num>{s.load(u, e, Stream::MZero, i) *
-                                             load(w0, {s.focusIndex(), i, o})};
+                     return SmallVector<Num>{
+                         s.load(u, e, Stream::MZero, i) *
+                         em.load(w0, {s.focusIndex(), i, o})};
                    });
     accumulateRows(
         edges, focus, layout, width, out, acc, {Stream::MNeg, Stream::MPos}, m1,
         [&](Idx e, const Stream &s, Idx i, Idx o) {
           Num neg = s.load(u, e, Stream::MNeg, i);
           Num pos = s.load(u, e, Stream::MPos, i);
-          Num a = load(wu, {s.focusIndex(), i, o});
-          Num b = load(wv, {s.focusIndex(), i, o});
+          Num a = em.load(wu, {s.focusIndex(), i, o});
+          Num b = em.load(wv, {s.focusIndex(), i, o});
           return SmallVector<Num>{neg * a - pos * b, neg * b + pos * a};
         });
     return;
   }
-  parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
+  em.parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
     EdgeStreamIndex at = splitEdgeStream(flat, focus, m0);
     Idx e = at.e, f = at.f, o = at.k;
     Stream s(layout, width, f);
-    Num z = sumRange(0, m0, {s.startOf(acc, e, Stream::MZero, o)}, [&](Idx i) {
-      return SmallVector<Num>{s.load(u, e, Stream::MZero, i) *
-                              load(w0, {f, i, o})};
-    })[0];
+    Num z =
+        em.sumRange(0, m0, {s.startOf(acc, e, Stream::MZero, o)}, [&](Idx i) {
+          return SmallVector<Num>{s.load(u, e, Stream::MZero, i) *
+                                  em.load(w0, {f, i, o})};
+        })[0];
     s.store(z, out, e, Stream::MZero, o);
   });
-  parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
+  em.parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
     EdgeStreamIndex at = splitEdgeStream(flat, focus, m1);
     Idx e = at.e, f = at.f, o = at.k;
     Stream s(layout, width, f);
     SmallVector<Num> start = {s.startOf(acc, e, Stream::MNeg, o),
                               s.startOf(acc, e, Stream::MPos, o)};
-    SmallVector<Num> z = sumRange(0, m1, start, [&](Idx i) {
+    SmallVector<Num> z = em.sumRange(0, m1, start, [&](Idx i) {
       Num neg = s.load(u, e, Stream::MNeg, i);
       Num pos = s.load(u, e, Stream::MPos, i);
-      Num a = load(wu, {f, i, o}), b = load(wv, {f, i, o});
+      Num a = em.load(wu, {f, i, o}), b = em.load(wv, {f, i, o});
       return SmallVector<Num>{neg * a - pos * b, neg * b + pos * a};
     });
     s.store(z[0], out, e, Stream::MNeg, o);
@@ -195,11 +204,12 @@ void sezm::emitKernel(SO2LinearOp op, KernelIO &io) {
 }
 
 void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value g = io.in(op.getGrad()), u = io.in(op.getU());
   Value w0 = io.in(op.getW0()), wu = io.in(op.getWu()), wv = io.in(op.getWv());
   int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
-  Idx edges = dim(u, 0);
+  Idx edges = em.dim(u, 0);
   Value uGrad =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
   int64_t m0 = (layout.lmax + 1) * width, m1 = layout.lmax * width;
@@ -211,40 +221,41 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
     // added to every input's gradient along the transposed weights' rows.
     accumulateRows(edges, focus, layout, width, uGrad, acc, {Stream::MZero}, m0,
                    [&](Idx e, const Stream &s, Idx o, Idx i) {
-                     return SmallVector<Num>{s.load(g, e, Stream::MZero, o) *
-                                             load(w0t, {s.focusIndex(), o, i})};
+                     return SmallVector<Num>{
+                         s.load(g, e, Stream::MZero, o) *
+                         em.load(w0t, {s.focusIndex(), o, i})};
                    });
     accumulateRows(
         edges, focus, layout, width, uGrad, acc, {Stream::MNeg, Stream::MPos},
         m1, [&](Idx e, const Stream &s, Idx o, Idx i) {
           Num gNeg = s.load(g, e, Stream::MNeg, o);
           Num gPos = s.load(g, e, Stream::MPos, o);
-          Num a = load(wut, {s.focusIndex(), o, i});
-          Num b = load(wvt, {s.focusIndex(), o, i});
+          Num a = em.load(wut, {s.focusIndex(), o, i});
+          Num b = em.load(wvt, {s.focusIndex(), o, i});
           return SmallVector<Num>{a * gNeg + b * gPos, a * gPos - b * gNeg};
         });
   } else {
-    parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
+    em.parallelRange(0, edges * Idx(focus * m0), [&](Idx flat) {
       EdgeStreamIndex at = splitEdgeStream(flat, focus, m0);
       Idx e = at.e, f = at.f, i = at.k;
       Stream s(layout, width, f);
       Num sum =
-          sumRange(0, m0, {s.startOf(acc, e, Stream::MZero, i)}, [&](Idx o) {
+          em.sumRange(0, m0, {s.startOf(acc, e, Stream::MZero, i)}, [&](Idx o) {
             return SmallVector<Num>{s.load(g, e, Stream::MZero, o) *
-                                    load(w0t, {f, o, i})};
+                                    em.load(w0t, {f, o, i})};
           })[0];
       s.store(sum, uGrad, e, Stream::MZero, i);
     });
-    parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
+    em.parallelRange(0, edges * Idx(focus * m1), [&](Idx flat) {
       EdgeStreamIndex at = splitEdgeStream(flat, focus, m1);
       Idx e = at.e, f = at.f, i = at.k;
       Stream s(layout, width, f);
       SmallVector<Num> start = {s.startOf(acc, e, Stream::MNeg, i),
                                 s.startOf(acc, e, Stream::MPos, i)};
-      SmallVector<Num> sums = sumRange(0, m1, start, [&](Idx o) {
+      SmallVector<Num> sums = em.sumRange(0, m1, start, [&](Idx o) {
         Num gNeg = s.load(g, e, Stream::MNeg, o);
         Num gPos = s.load(g, e, Stream::MPos, o);
-        Num a = load(wut, {f, o, i}), b = load(wvt, {f, o, i});
+        Num a = em.load(wut, {f, o, i}), b = em.load(wvt, {f, o, i});
         return SmallVector<Num>{a * gNeg + b * gPos, a * gPos - b * gNeg};
       });
       s.store(sums[0], uGrad, e, Stream::MNeg, i);
@@ -260,19 +271,19 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
   Value wvGrad = io.allocate(3, {focus, m1, m1});
   for (int64_t f = 0; f < focus; ++f) {
     Stream s(layout, width, f);
-    parallelRange(0, m0, [&](Idx i) {
-      forRange(0, m0, [&](Idx o) {
-        Num sum = sumRange(0, edges, [&](Idx e) {
+    em.parallelRange(0, m0, [&](Idx i) {
+      em.forRange(0, m0, [&](Idx o) {
+        Num sum = em.sumRange(0, edges, [&](Idx e) {
           return s.load(u, e, Stream::MZero, i) *
                  s.load(g, e, Stream::MZero, o);
         });
-        store(sum, w0Grad, {f, i, o});
+        em.store(sum, w0Grad, {f, i, o});
       });
     });
-    parallelRange(0, m1, [&](Idx i) {
-      forRange(0, m1, [&](Idx o) {
+    em.parallelRange(0, m1, [&](Idx i) {
+      em.forRange(0, m1, [&](Idx o) {
         SmallVector<Num> sums =
-            sumRange(0, edges, {Num(0.0), Num(0.0)}, [&](Idx e) {
+            em.sumRange(0, edges, {Num(0.0), Num(0.0)}, [&](Idx e) {
               Num xNeg = s.load(u, e, Stream::MNeg, i);
               Num xPos = s.load(u, e, Stream::MPos, i);
               Num gNeg = s.load(g, e, Stream::MNeg, o);
@@ -280,8 +291,8 @@ void sezm::emitKernel(SO2LinearGradOp op, KernelIO &io) {
               return SmallVector<Num>{xNeg * gNeg + xPos * gPos,
                                       xNeg * gPos - xPos * gNeg};
             });
-        store(sums[0], wuGrad, {f, i, o});
-        store(sums[1], wvGrad, {f, i, o});
+        em.store(sums[0], wuGrad, {f, i, o});
+        em.store(sums[1], wvGrad, {f, i, o});
       });
     });
   }
@@ -291,9 +302,10 @@ namespace {
 /// sigmoid(zs @ gw[f])[(l-1)*Cf + cf] for edge e and stream f.
 Num gateOf(Value z, Value gw, Stream s, Idx f, int64_t width, Idx e, int64_t l,
            Idx cf) {
-  Num logit = sumRange(0, width, [&](Idx i) {
-    return load(z, {e, 0, s.channelOf(i)}) *
-           load(gw, {f, i, Idx((l - 1) * width) + cf});
+  Emitter &em = f.getEmitter();
+  Num logit = em.sumRange(0, width, [&](Idx i) {
+    return em.load(z, {e, 0, s.channelOf(i)}) *
+           em.load(gw, {f, i, Idx((l - 1) * width) + cf});
   });
   return sigmoid(logit);
 }
@@ -303,13 +315,15 @@ Num gateOf(Value z, Value gw, Stream s, Idx f, int64_t width, Idx e, int64_t l,
 /// the order gateOf sums it.
 SmallVector<Num> gatesOf(Value z, Value gw, const Stream &s, int64_t width,
                          Idx e, int64_t l, int64_t c0, int64_t count) {
+  Emitter &em = e.getEmitter();
   Idx f = s.focusIndex();
   SmallVector<Num> logits =
-      sumRange(0, width, SmallVector<Num>(count, Num(0.0)), [&](Idx i) {
-        Num zs = load(z, {e, 0, s.channelOf(i)});
+      em.sumRange(0, width, SmallVector<Num>(count, Num(0.0)), [&](Idx i) {
+        Num zs = em.load(z, {e, 0, s.channelOf(i)});
         SmallVector<Num> terms;
         for (int64_t j = 0; j < count; ++j)
-          terms.push_back(zs * load(gw, {f, i, Idx((l - 1) * width + c0 + j)}));
+          terms.push_back(zs *
+                          em.load(gw, {f, i, Idx((l - 1) * width + c0 + j)}));
         return terms;
       });
   for (Num &logit : logits)
@@ -321,7 +335,8 @@ SmallVector<Num> gatesOf(Value z, Value gw, const Stream &s, int64_t width,
 void forEachEdgeStream(Idx edges, int64_t focus, SO2Layout layout,
                        int64_t width,
                        llvm::function_ref<void(Idx, const Stream &)> body) {
-  parallelRange(0, edges * Idx(focus), [&](Idx flat) {
+  Emitter &em = edges.getEmitter();
+  em.parallelRange(0, edges * Idx(focus), [&](Idx flat) {
     Stream s(layout, width, flat % Idx(focus));
     body(flat / Idx(focus), s);
   });
@@ -329,22 +344,23 @@ void forEachEdgeStream(Idx edges, int64_t focus, SO2Layout layout,
 } // namespace
 
 void sezm::emitKernel(GateOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value z = io.in(op.getZ()), gw = io.in(op.getGw());
   int64_t focus = op.getFocus(), width = streamWidth(op.getZ(), focus);
-  Idx edges = dim(z, 0);
+  Idx edges = em.dim(z, 0);
   Value out =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
   Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
   // Stores `value`, or acc's element plus it where there is an addend.
   auto storeOut = [&](Num value, std::array<Idx, 3> at) {
-    store(acc ? load(acc, at) + value : value, out, at);
+    em.store(acc ? em.load(acc, at) + value : value, out, at);
   };
   if (io.target() == LoopTarget::Cpu) {
     forEachEdgeStream(edges, focus, layout, width, [&](Idx e, const Stream &s) {
-      forRange(0, width, [&](Idx cf) {
+      em.forRange(0, width, [&](Idx cf) {
         Idx c = s.channelOf(cf);
-        Num zs = load(z, {e, 0, c});
+        Num zs = em.load(z, {e, 0, c});
         storeOut(zs * sigmoid(zs), {e, Idx(0), c});
       });
       for (int64_t l = 1; l <= layout.lmax; ++l)
@@ -354,34 +370,35 @@ void sezm::emitKernel(GateOp op, KernelIO &io) {
           for (int64_t j = 0; j < count; ++j) {
             Idx c = s.channelOf(Idx(c0 + j));
             for (int64_t row : layout.reducedRowsOfDegree(l))
-              storeOut(load(z, {e, row, c}) * gates[j], {e, Idx(row), c});
+              storeOut(em.load(z, {e, row, c}) * gates[j], {e, Idx(row), c});
           }
         }
     });
     return;
   }
-  parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
+  em.parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
     EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
     Idx e = at.e, f = at.f, cf = at.k;
     Stream s(layout, width, f);
     Idx c = s.channelOf(cf);
-    Num zs = load(z, {e, 0, c});
+    Num zs = em.load(z, {e, 0, c});
     storeOut(zs * sigmoid(zs), {e, Idx(0), c});
     for (int64_t l = 1; l <= layout.lmax; ++l) {
       Num gate = gateOf(z, gw, s, f, width, e, l, cf);
       for (int64_t row : layout.reducedRowsOfDegree(l))
-        storeOut(load(z, {e, row, c}) * gate, {e, Idx(row), c});
+        storeOut(em.load(z, {e, row, c}) * gate, {e, Idx(row), c});
     }
   });
 }
 
 void sezm::emitKernel(GateGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value grad = io.in(op.getGrad()), z = io.in(op.getZ());
   Value gw = io.in(op.getGw());
   int64_t focus = op.getFocus(), width = streamWidth(op.getZ(), focus);
   int64_t gates = layout.lmax * width;
-  Idx edges = dim(z, 0);
+  Idx edges = em.dim(z, 0);
   Value zGrad =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
   // d logit of every gate, needed by the l = 0 row and by gw_grad.
@@ -392,21 +409,22 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
   auto gateRows = [&](Idx e, Idx f, Idx cf, Idx c, int64_t l, Num gate) {
     std::optional<Num> gateGrad;
     for (int64_t row : layout.reducedRowsOfDegree(l)) {
-      Num g = load(grad, {e, row, c});
-      store(g * gate, zGrad, {e, row, c});
-      Num term = g * load(z, {e, row, c});
+      Num g = em.load(grad, {e, row, c});
+      em.store(g * gate, zGrad, {e, row, c});
+      Num term = g * em.load(z, {e, row, c});
       gateGrad = gateGrad ? *gateGrad + term : term;
     }
-    store(*gateGrad * gate * (Num(1.0) - gate), logitGrad,
-          {e, f, Idx((l - 1) * width) + cf});
+    em.store(*gateGrad * gate * (Num(1.0) - gate), logitGrad,
+             {e, f, Idx((l - 1) * width) + cf});
   };
   // The l = 0 row of edge e, channel i: the SiLU's gradient plus the gate
   // path, summed over every gate's d logit.
   auto zeroRow = [&](Idx e, Idx c, Num gatePath) {
-    Num zs = load(z, {e, 0, c});
+    Num zs = em.load(z, {e, 0, c});
     Num sig = sigmoid(zs);
-    Num silu = load(grad, {e, 0, c}) * sig * (Num(1.0) + zs * (Num(1.0) - sig));
-    store(silu + gatePath, zGrad, {e, 0, c});
+    Num silu =
+        em.load(grad, {e, 0, c}) * sig * (Num(1.0) + zs * (Num(1.0) - sig));
+    em.store(silu + gatePath, zGrad, {e, 0, c});
   };
   Value gwt;
   if (io.target() == LoopTarget::Cpu) {
@@ -426,12 +444,12 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
       Idx f = s.focusIndex();
       for (int64_t c0 = 0; c0 < width; c0 += kRowChunk) {
         int64_t count = std::min(kRowChunk, width - c0);
-        SmallVector<Num> paths =
-            sumRange(0, gates, SmallVector<Num>(count, Num(0.0)), [&](Idx k) {
-              Num d = load(logitGrad, {e, f, k});
+        SmallVector<Num> paths = em.sumRange(
+            0, gates, SmallVector<Num>(count, Num(0.0)), [&](Idx k) {
+              Num d = em.load(logitGrad, {e, f, k});
               SmallVector<Num> terms;
               for (int64_t j = 0; j < count; ++j)
-                terms.push_back(d * load(gwt, {f, k, Idx(c0 + j)}));
+                terms.push_back(d * em.load(gwt, {f, k, Idx(c0 + j)}));
               return terms;
             });
         for (int64_t j = 0; j < count; ++j)
@@ -439,7 +457,7 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
       }
     });
   } else {
-    parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
+    em.parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
       EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
       Idx e = at.e, f = at.f, cf = at.k;
       Stream s(layout, width, f);
@@ -449,12 +467,12 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
     });
     // The l = 0 row needs every gate's d logit of its edge and stream.
     gwt = transposedWeights(io, gw);
-    parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
+    em.parallelRange(0, edges * Idx(focus * width), [&](Idx flat) {
       EdgeStreamIndex at = splitEdgeStream(flat, focus, width);
       Idx e = at.e, f = at.f, i = at.k;
       Stream s(layout, width, f);
-      Num gatePath = sumRange(0, gates, [&](Idx k) {
-        return load(logitGrad, {e, f, k}) * load(gwt, {f, k, i});
+      Num gatePath = em.sumRange(0, gates, [&](Idx k) {
+        return em.load(logitGrad, {e, f, k}) * em.load(gwt, {f, k, i});
       });
       zeroRow(e, s.channelOf(i), gatePath);
     });
@@ -464,12 +482,13 @@ void sezm::emitKernel(GateGradOp op, KernelIO &io) {
   Value gwGrad = io.allocate(1, {focus, width, gates});
   for (int64_t f = 0; f < focus; ++f) {
     Stream s(layout, width, f);
-    parallelRange(0, width, [&](Idx i) {
-      forRange(0, gates, [&](Idx k) {
-        Num sum = sumRange(0, edges, [&](Idx e) {
-          return load(z, {e, 0, s.channelOf(i)}) * load(logitGrad, {e, f, k});
+    em.parallelRange(0, width, [&](Idx i) {
+      em.forRange(0, gates, [&](Idx k) {
+        Num sum = em.sumRange(0, edges, [&](Idx e) {
+          return em.load(z, {e, 0, s.channelOf(i)}) *
+                 em.load(logitGrad, {e, f, k});
         });
-        store(sum, gwGrad, {f, i, k});
+        em.store(sum, gwGrad, {f, i, k});
       });
     });
   }
@@ -488,17 +507,18 @@ struct Competition {
 
 Competition compete(Value u, Value wfc, Value normScale, int64_t focus,
                     int64_t width, Idx e) {
+  Emitter &em = e.getEmitter();
   Competition result;
   std::vector<Num> logits;
   for (int64_t f = 0; f < focus; ++f) {
     Idx base(f * width);
-    Num dot = sumRange(0, width, [&](Idx i) {
-      Num term = load(u, {e, 0, base + i}) * load(wfc, {i, f});
-      return normScale ? term * load(normScale, {f, i}) : term;
+    Num dot = em.sumRange(0, width, [&](Idx i) {
+      Num term = em.load(u, {e, 0, base + i}) * em.load(wfc, {i, f});
+      return normScale ? term * em.load(normScale, {f, i}) : term;
     });
     if (normScale) {
-      Num squares = sumRange(0, width, [&](Idx i) {
-        Num s = load(u, {e, 0, base + i});
+      Num squares = em.sumRange(0, width, [&](Idx i) {
+        Num s = em.load(u, {e, 0, base + i});
         return s * s;
       });
       Num inv = Num(1.0) / sqrt(squares / Num(static_cast<double>(width)) +
@@ -525,70 +545,72 @@ Competition compete(Value u, Value wfc, Value normScale, int64_t focus,
 } // namespace
 
 void sezm::emitKernel(FocusCompeteOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value u = io.in(op.getU()), wfc = io.in(op.getWfc());
   Value normScale = op.getNormScale() ? io.in(op.getNormScale()) : Value();
   int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
-  Idx edges = dim(u, 0);
+  Idx edges = em.dim(u, 0);
   Value out = io.allocate(0, {edges, focus});
-  parallelRange(0, edges, [&](Idx e) {
+  em.parallelRange(0, edges, [&](Idx e) {
     // One stream has nothing to compete with: alpha is exactly 1.
     if (focus == 1) {
-      store(Num(1.0), out, {e, 0});
+      em.store(Num(1.0), out, {e, 0});
       return;
     }
     Competition c = compete(u, wfc, normScale, focus, width, e);
     for (int64_t f = 0; f < focus; ++f)
-      store(Num(1.0 - kCompeteSmoothing) * c.probability[f] +
-                Num(kCompeteSmoothing / static_cast<double>(focus)),
-            out, {e, f});
+      em.store(Num(1.0 - kCompeteSmoothing) * c.probability[f] +
+                   Num(kCompeteSmoothing / static_cast<double>(focus)),
+               out, {e, f});
   });
 }
 
 void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value grad = io.in(op.getGrad()), u = io.in(op.getU());
   Value wfc = io.in(op.getWfc());
   Value normScale = op.getNormScale() ? io.in(op.getNormScale()) : Value();
   int64_t focus = op.getFocus(), width = streamWidth(op.getU(), focus);
-  Idx edges = dim(u, 0);
+  Idx edges = em.dim(u, 0);
   Value uGrad =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
-  fillZero(uGrad);
+  em.fillZero(uGrad);
   // Per edge and stream: d logit, and 1 / rms when normalized.
   Value logitGrad = io.scratch({ShapedType::kDynamic, focus}, {edges, focus});
   Value inverseRms = io.scratch({ShapedType::kDynamic, focus}, {edges, focus});
-  parallelRange(0, edges, [&](Idx e) {
+  em.parallelRange(0, edges, [&](Idx e) {
     Competition c = compete(u, wfc, normScale, focus, width, e);
     std::optional<Num> mean;
     for (int64_t f = 0; f < focus; ++f) {
-      Num term = c.probability[f] * load(grad, {e, f});
+      Num term = c.probability[f] * em.load(grad, {e, f});
       mean = mean ? *mean + term : term;
     }
     for (int64_t f = 0; f < focus; ++f) {
       Num dLogit = Num(1.0 - kCompeteSmoothing) * c.probability[f] *
-                   (load(grad, {e, f}) - *mean);
-      store(dLogit, logitGrad, {e, f});
+                   (em.load(grad, {e, f}) - *mean);
+      em.store(dLogit, logitGrad, {e, f});
       Idx base(f * width);
       if (!normScale) {
-        forRange(0, width, [&](Idx i) {
-          store(dLogit * load(wfc, {i, f}), uGrad, {e, 0, base + i});
+        em.forRange(0, width, [&](Idx i) {
+          em.store(dLogit * em.load(wfc, {i, f}), uGrad, {e, 0, base + i});
         });
         continue;
       }
       Num inv = c.inverseRms[f];
-      store(inv, inverseRms, {e, f});
+      em.store(inv, inverseRms, {e, f});
       // n = s * inv * scale; ds = inv * scale * dn - s * inv^3 / Cf * A with
       // A = sum_k dn_k * scale_k * s_k.
-      Num a = sumRange(0, width, [&](Idx k) {
-        return dLogit * load(wfc, {k, f}) * load(normScale, {f, k}) *
-               load(u, {e, 0, base + k});
+      Num a = em.sumRange(0, width, [&](Idx k) {
+        return dLogit * em.load(wfc, {k, f}) * em.load(normScale, {f, k}) *
+               em.load(u, {e, 0, base + k});
       });
       Num cubic = inv * inv * inv * a / Num(static_cast<double>(width));
-      forRange(0, width, [&](Idx i) {
-        Num dn = dLogit * load(wfc, {i, f});
-        Num s = load(u, {e, 0, base + i});
-        store(inv * load(normScale, {f, i}) * dn - s * cubic, uGrad,
-              {e, 0, base + i});
+      em.forRange(0, width, [&](Idx i) {
+        Num dn = dLogit * em.load(wfc, {i, f});
+        Num s = em.load(u, {e, 0, base + i});
+        em.store(inv * em.load(normScale, {f, i}) * dn - s * cubic, uGrad,
+                 {e, 0, base + i});
       });
     }
   });
@@ -598,64 +620,66 @@ void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
   Value normGrad = normScale ? io.allocate(2, {focus, width}) : Value();
   for (int64_t f = 0; f < focus; ++f) {
     Idx base(f * width);
-    parallelRange(0, width, [&](Idx i) {
+    em.parallelRange(0, width, [&](Idx i) {
       SmallVector<Num> init(normScale ? 2 : 1, Num(0.0));
-      SmallVector<Num> sums = sumRange(0, edges, init, [&](Idx e) {
-        Num s = load(u, {e, 0, base + i});
-        Num dLogit = load(logitGrad, {e, f});
+      SmallVector<Num> sums = em.sumRange(0, edges, init, [&](Idx e) {
+        Num s = em.load(u, {e, 0, base + i});
+        Num dLogit = em.load(logitGrad, {e, f});
         if (!normScale)
           return SmallVector<Num>{s * dLogit};
-        Num sInv = s * load(inverseRms, {e, f});
-        return SmallVector<Num>{sInv * load(normScale, {f, i}) * dLogit,
-                                sInv * dLogit * load(wfc, {i, f})};
+        Num sInv = s * em.load(inverseRms, {e, f});
+        return SmallVector<Num>{sInv * em.load(normScale, {f, i}) * dLogit,
+                                sInv * dLogit * em.load(wfc, {i, f})};
       });
-      store(sums[0], wfcGrad, {i, f});
+      em.store(sums[0], wfcGrad, {i, f});
       if (normScale)
-        store(sums[1], normGrad, {f, i});
+        em.store(sums[1], normGrad, {f, i});
     });
   }
 }
 
 void sezm::emitKernel(FocusScaleOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value y = io.in(op.getY()), alpha = io.in(op.getAlpha());
   int64_t rows = staticDim(op.getY(), 1), channels = staticDim(op.getY(), 2);
   int64_t focus = staticDim(op.getAlpha(), 1), width = channels / focus;
-  Idx edges = dim(y, 0);
+  Idx edges = em.dim(y, 0);
   Value out = io.allocate(0, {edges, rows, channels});
-  parallelRange(0, edges * Idx(rows * channels), [&](Idx flat) {
+  em.parallelRange(0, edges * Idx(rows * channels), [&](Idx flat) {
     Idx e = flat / Idx(rows * channels), j = flat / Idx(channels) % Idx(rows);
     Idx c = flat % Idx(channels);
-    store(load(alpha, {e, c / Idx(width)}) * load(y, {e, j, c}), out,
-          {e, j, c});
+    em.store(em.load(alpha, {e, c / Idx(width)}) * em.load(y, {e, j, c}), out,
+             {e, j, c});
   });
 }
 
 void sezm::emitKernel(FocusScaleGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value grad = io.in(op.getGrad()), y = io.in(op.getY());
   Value alpha = io.in(op.getAlpha());
   int64_t rows = staticDim(op.getY(), 1), channels = staticDim(op.getY(), 2);
   int64_t focus = staticDim(op.getAlpha(), 1), width = channels / focus;
-  Idx edges = dim(y, 0);
+  Idx edges = em.dim(y, 0);
   Value yGrad = io.allocate(0, {edges, rows, channels});
   Value alphaGrad = io.allocate(1, {edges, focus});
-  parallelRange(0, edges * Idx(rows * channels), [&](Idx flat) {
+  em.parallelRange(0, edges * Idx(rows * channels), [&](Idx flat) {
     Idx e = flat / Idx(rows * channels), j = flat / Idx(channels) % Idx(rows);
     Idx c = flat % Idx(channels);
-    store(load(alpha, {e, c / Idx(width)}) * load(grad, {e, j, c}), yGrad,
-          {e, j, c});
+    em.store(em.load(alpha, {e, c / Idx(width)}) * em.load(grad, {e, j, c}),
+             yGrad, {e, j, c});
   });
-  parallelRange(0, edges * Idx(focus), [&](Idx flat) {
+  em.parallelRange(0, edges * Idx(focus), [&](Idx flat) {
     Idx e = flat / Idx(focus), f = flat % Idx(focus);
-    Num sum = sumRange(0, width, [&](Idx cf) {
+    Num sum = em.sumRange(0, width, [&](Idx cf) {
       Idx c = f * Idx(width) + cf;
       std::optional<Num> rowSum;
       for (int64_t j = 0; j < rows; ++j) {
-        Num term = load(grad, {e, Idx(j), c}) * load(y, {e, Idx(j), c});
+        Num term = em.load(grad, {e, Idx(j), c}) * em.load(y, {e, Idx(j), c});
         rowSum = rowSum ? *rowSum + term : term;
       }
       return rowSum ? *rowSum : Num(0.0);
     });
-    store(sum, alphaGrad, {e, f});
+    em.store(sum, alphaGrad, {e, f});
   });
 }
 
@@ -663,50 +687,54 @@ void sezm::emitKernel(FocusScaleGradOp op, KernelIO &io) {
 /// input channels in order, so that stores are coalesced across threads and
 /// every backend adds in the same order.
 void sezm::emitKernel(DegreeLinearOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value x = io.in(op.getX()), w = io.in(op.getW());
   int64_t rows = staticDim(op.getX(), 1), in = staticDim(op.getX(), 2);
   int64_t out = staticDim(op.getResult(), 2);
   bool transposed = op.getTransposed();
-  Idx nodes = dim(x, 0);
+  Idx nodes = em.dim(x, 0);
   Value result = io.allocate(0, {nodes, rows, out});
-  parallelRange(0, nodes * Idx(out), [&](Idx i) {
+  em.parallelRange(0, nodes * Idx(out), [&](Idx i) {
     Idx n = i / Idx(out), co = i % Idx(out);
     for (int64_t d = 0; d < rows; ++d) {
       Idx l(SO2Layout::degreeOfPacked(d));
-      Num sum = sumRange(0, in, [&](Idx ci) {
-        Num weight = transposed ? load(w, {l, co, ci}) : load(w, {l, ci, co});
-        return load(x, {n, Idx(d), ci}) * weight;
+      Num sum = em.sumRange(0, in, [&](Idx ci) {
+        Num weight =
+            transposed ? em.load(w, {l, co, ci}) : em.load(w, {l, ci, co});
+        return em.load(x, {n, Idx(d), ci}) * weight;
       });
-      store(sum, result, {n, Idx(d), co});
+      em.store(sum, result, {n, Idx(d), co});
     }
   });
 }
 
 void sezm::emitKernel(DegreeLinearWeightGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value grad = io.in(op.getGrad()), x = io.in(op.getX());
   SO2Layout layout = layoutOf(op);
   int64_t in = staticDim(op.getX(), 2), out = staticDim(op.getGrad(), 2);
   int64_t degrees = layout.lmax + 1;
   bool transposed = op.getTransposed();
-  Idx nodes = dim(x, 0);
+  Idx nodes = em.dim(x, 0);
   Value result = transposed ? io.allocate(0, {Idx(degrees), Idx(out), Idx(in)})
                             : io.allocate(0, {Idx(degrees), Idx(in), Idx(out)});
   // One entry per iteration, its sum over nodes (and the rows of its
   // degree) in order.
   for (int64_t l = 0; l < degrees; ++l)
-    parallelRange(0, Idx(in * out), [&](Idx i) {
+    em.parallelRange(0, Idx(in * out), [&](Idx i) {
       Idx ci = i / Idx(out), co = i % Idx(out);
-      Num sum = sumRange(0, nodes, [&](Idx n) {
+      Num sum = em.sumRange(0, nodes, [&](Idx n) {
         std::optional<Num> rows;
         for (int64_t d = l * l; d < (l + 1) * (l + 1); ++d) {
-          Num term = load(x, {n, Idx(d), ci}) * load(grad, {n, Idx(d), co});
+          Num term =
+              em.load(x, {n, Idx(d), ci}) * em.load(grad, {n, Idx(d), co});
           rows = rows ? *rows + term : term;
         }
         return *rows;
       });
       if (transposed)
-        store(sum, result, {Idx(l), co, ci});
+        em.store(sum, result, {Idx(l), co, ci});
       else
-        store(sum, result, {Idx(l), ci, co});
+        em.store(sum, result, {Idx(l), ci, co});
     });
 }

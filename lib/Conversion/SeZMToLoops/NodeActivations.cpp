@@ -24,77 +24,80 @@ std::pair<int64_t, int64_t> rowsOfDegree(int64_t l) {
 /// sigmoid(g[n, 0, :] @ gw)[(l-1)*H + c]: the gate of channel c's rows of
 /// degree l, with the gate half at channels H .. 2H-1 of x.
 Num gateOf(Value x, Value gw, int64_t width, Idx n, int64_t l, Idx c) {
-  Num logit = sumRange(0, width, [&](Idx i) {
-    return load(x, {n, 0, Idx(width) + i}) *
-           load(gw, {i, Idx((l - 1) * width) + c});
+  Emitter &em = n.getEmitter();
+  Num logit = em.sumRange(0, width, [&](Idx i) {
+    return em.load(x, {n, 0, Idx(width) + i}) *
+           em.load(gw, {i, Idx((l - 1) * width) + c});
   });
   return sigmoid(logit);
 }
 } // namespace
 
 void sezm::emitKernel(GluOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value x = io.in(op.getX());
   Value gw = op.getGw() ? io.in(op.getGw()) : Value();
   int64_t lmax = op.getLmax(), width = staticDim(op.getResult(), 2);
   int64_t rows = (lmax + 1) * (lmax + 1);
-  Idx nodes = dim(x, 0);
+  Idx nodes = em.dim(x, 0);
   Value out = io.allocate(0, {nodes, rows, width});
-  parallelRange(0, nodes * Idx(width), [&](Idx flat) {
+  em.parallelRange(0, nodes * Idx(width), [&](Idx flat) {
     Idx n = flat / Idx(width), c = flat % Idx(width);
-    Num gate = load(x, {n, 0, Idx(width) + c});
-    store(load(x, {n, 0, c}) * gate * sigmoid(gate), out, {n, 0, c});
+    Num gate = em.load(x, {n, 0, Idx(width) + c});
+    em.store(em.load(x, {n, 0, c}) * gate * sigmoid(gate), out, {n, 0, c});
     for (int64_t l = 1; l <= lmax; ++l) {
       Num s = gateOf(x, gw, width, n, l, c);
       auto [first, last] = rowsOfDegree(l);
       for (int64_t d = first; d < last; ++d)
-        store(load(x, {n, Idx(d), c}) * s, out, {n, Idx(d), c});
+        em.store(em.load(x, {n, Idx(d), c}) * s, out, {n, Idx(d), c});
     }
   });
 }
 
 void sezm::emitKernel(GluGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value grad = io.in(op.getGrad()), x = io.in(op.getX());
   Value gw = op.getGw() ? io.in(op.getGw()) : Value();
   int64_t lmax = op.getLmax(), width = staticDim(op.getGrad(), 2);
   int64_t rows = (lmax + 1) * (lmax + 1), gates = lmax * width;
-  Idx nodes = dim(x, 0);
+  Idx nodes = em.dim(x, 0);
   Value xGrad = io.allocate(0, {nodes, rows, 2 * width});
   // d logit of every gate, which the gate row's second pass sums over.
   Value logitGrad =
       gates ? io.scratch({ShapedType::kDynamic, gates}, {nodes, Idx(gates)})
             : Value();
-  parallelRange(0, nodes * Idx(width), [&](Idx flat) {
+  em.parallelRange(0, nodes * Idx(width), [&](Idx flat) {
     Idx n = flat / Idx(width), c = flat % Idx(width);
-    Num gate = load(x, {n, 0, Idx(width) + c});
+    Num gate = em.load(x, {n, 0, Idx(width) + c});
     Num sig = sigmoid(gate);
-    store(load(grad, {n, 0, c}) * gate * sig, xGrad, {n, 0, c});
+    em.store(em.load(grad, {n, 0, c}) * gate * sig, xGrad, {n, 0, c});
     for (int64_t l = 1; l <= lmax; ++l) {
       Num s = gateOf(x, gw, width, n, l, c);
       auto [first, last] = rowsOfDegree(l);
       std::optional<Num> gateGrad;
       for (int64_t d = first; d < last; ++d) {
-        Num g = load(grad, {n, Idx(d), c});
-        store(g * s, xGrad, {n, Idx(d), c});
-        store(Num(0.0), xGrad, {n, Idx(d), Idx(width) + c});
-        Num term = g * load(x, {n, Idx(d), c});
+        Num g = em.load(grad, {n, Idx(d), c});
+        em.store(g * s, xGrad, {n, Idx(d), c});
+        em.store(Num(0.0), xGrad, {n, Idx(d), Idx(width) + c});
+        Num term = g * em.load(x, {n, Idx(d), c});
         gateGrad = gateGrad ? *gateGrad + term : term;
       }
-      store(*gateGrad * s * (Num(1.0) - s), logitGrad,
-            {n, Idx((l - 1) * width) + c});
+      em.store(*gateGrad * s * (Num(1.0) - s), logitGrad,
+               {n, Idx((l - 1) * width) + c});
     }
   });
   // The gate half's l = 0 row: the silu path and every gate's d logit.
-  parallelRange(0, nodes * Idx(width), [&](Idx flat) {
+  em.parallelRange(0, nodes * Idx(width), [&](Idx flat) {
     Idx n = flat / Idx(width), i = flat % Idx(width);
-    Num gate = load(x, {n, 0, Idx(width) + i});
+    Num gate = em.load(x, {n, 0, Idx(width) + i});
     Num sig = sigmoid(gate);
-    Num total = load(grad, {n, 0, i}) * load(x, {n, 0, i}) * sig *
+    Num total = em.load(grad, {n, 0, i}) * em.load(x, {n, 0, i}) * sig *
                 (Num(1.0) + gate * (Num(1.0) - sig));
     if (gates)
-      total = total + sumRange(0, gates, [&](Idx k) {
-                return load(logitGrad, {n, k}) * load(gw, {i, k});
-              });
-    store(total, xGrad, {n, 0, Idx(width) + i});
+      total = total + em.sumRange(0, gates, [&](Idx k) {
+        return em.load(logitGrad, {n, k}) * em.load(gw, {i, k});
+      });
+    em.store(total, xGrad, {n, 0, Idx(width) + i});
   });
 }
 
@@ -125,24 +128,21 @@ SmallVector<double> degreeWeights(OpTy op, int64_t channels) {
 
 NodeNorm nodeNorm(Value x, Idx n, int64_t lmax, int64_t channels, double eps,
                   ArrayRef<double> weight) {
+  Emitter &em = n.getEmitter();
   Idx width(channels);
-  Num mean = sumRange(0, width,
-                      [&](Idx c) {
-                        return load(x, {n, 0, c});
-                      }) /
-             Num(static_cast<double>(channels));
-  Num ms = sumRange(0, width,
-                    [&](Idx c) {
-                      Num u = load(x, {n, 0, c}) - mean;
-                      return u * u;
-                    }) *
-           Num(weight[0]);
+  Num mean = em.sumRange(0, width, [&](Idx c) {
+    return em.load(x, {n, 0, c});
+  }) / Num(static_cast<double>(channels));
+  Num ms = em.sumRange(0, width, [&](Idx c) {
+    Num u = em.load(x, {n, 0, c}) - mean;
+    return u * u;
+  }) * Num(weight[0]);
   for (int64_t l = 1; l <= lmax; ++l) {
-    Num rows = sumRange(firstOfDegree(l, channels),
-                        firstOfDegree(l + 1, channels), [&](Idx k) {
-                          Num v = load(x, {n, k / width, k % width});
-                          return v * v;
-                        });
+    Num rows = em.sumRange(firstOfDegree(l, channels),
+                           firstOfDegree(l + 1, channels), [&](Idx k) {
+                             Num v = em.load(x, {n, k / width, k % width});
+                             return v * v;
+                           });
     ms = ms + rows * Num(weight[l]);
   }
   return {mean, Num(1.0) / sqrt(ms + Num(eps))};
@@ -150,70 +150,78 @@ NodeNorm nodeNorm(Value x, Idx n, int64_t lmax, int64_t channels, double eps,
 } // namespace
 
 void sezm::emitKernel(EquivariantRmsNormOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value x = io.in(op.getX()), scale = io.in(op.getScale());
   Value bias = io.in(op.getBias());
   int64_t lmax = op.getLmax(), channels = staticDim(op.getX(), 2);
   int64_t rows = (lmax + 1) * (lmax + 1);
   double eps = op.getEps().convertToDouble();
   SmallVector<double> weight = degreeWeights(op, channels);
-  Idx nodes = dim(x, 0), width(channels);
+  Idx nodes = em.dim(x, 0), width(channels);
   Value out = io.allocate(0, {nodes, rows, channels});
-  parallelRange(0, nodes, [&](Idx n) {
+  em.parallelRange(0, nodes, [&](Idx n) {
     NodeNorm norm = nodeNorm(x, n, lmax, channels, eps, weight);
-    forRange(0, width, [&](Idx c) {
-      Num u = load(x, {n, 0, c}) - norm.mean;
-      store(u * norm.r * load(scale, {0, c}) + load(bias, {c}), out, {n, 0, c});
+    em.forRange(0, width, [&](Idx c) {
+      Num u = em.load(x, {n, 0, c}) - norm.mean;
+      em.store(u * norm.r * em.load(scale, {0, c}) + em.load(bias, {c}), out,
+               {n, 0, c});
     });
     for (int64_t l = 1; l <= lmax; ++l)
-      forRange(firstOfDegree(l, channels), firstOfDegree(l + 1, channels),
-               [&](Idx k) {
-                 Idx d = k / width, c = k % width;
-                 store(load(x, {n, d, c}) * norm.r * load(scale, {Idx(l), c}),
-                       out, {n, d, c});
-               });
+      em.forRange(firstOfDegree(l, channels), firstOfDegree(l + 1, channels),
+                  [&](Idx k) {
+                    Idx d = k / width, c = k % width;
+                    em.store(em.load(x, {n, d, c}) * norm.r *
+                                 em.load(scale, {Idx(l), c}),
+                             out, {n, d, c});
+                  });
   });
 }
 
 void sezm::emitKernel(EquivariantRmsNormGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value grad = io.in(op.getGrad()), x = io.in(op.getX());
   Value scale = io.in(op.getScale());
   int64_t lmax = op.getLmax(), channels = staticDim(op.getX(), 2);
   int64_t rows = (lmax + 1) * (lmax + 1);
   double eps = op.getEps().convertToDouble();
   SmallVector<double> weight = degreeWeights(op, channels);
-  Idx nodes = dim(x, 0), width(channels);
+  Idx nodes = em.dim(x, 0), width(channels);
   Value out = io.allocate(0, {nodes, rows, channels});
-  parallelRange(0, nodes, [&](Idx n) {
+  em.parallelRange(0, nodes, [&](Idx n) {
     NodeNorm norm = nodeNorm(x, n, lmax, channels, eps, weight);
-    auto u0 = [&](Idx c) { return load(x, {n, 0, c}) - norm.mean; };
+    auto u0 = [&](Idx c) { return em.load(x, {n, 0, c}) - norm.mean; };
     // A = sum G scale u over every row.
-    Num a = sumRange(0, width, [&](Idx c) {
-      return load(grad, {n, 0, c}) * load(scale, {0, c}) * u0(c);
+    Num a = em.sumRange(0, width, [&](Idx c) {
+      return em.load(grad, {n, 0, c}) * em.load(scale, {0, c}) * u0(c);
     });
     for (int64_t l = 1; l <= lmax; ++l)
-      a = a + sumRange(firstOfDegree(l, channels),
-                       firstOfDegree(l + 1, channels), [&](Idx k) {
-                         Idx d = k / width, c = k % width;
-                         return load(grad, {n, d, c}) *
-                                load(scale, {Idx(l), c}) * load(x, {n, d, c});
-                       });
+      a = a + em.sumRange(firstOfDegree(l, channels),
+                          firstOfDegree(l + 1, channels), [&](Idx k) {
+                            Idx d = k / width, c = k % width;
+                            return em.load(grad, {n, d, c}) *
+                                   em.load(scale, {Idx(l), c}) *
+                                   em.load(x, {n, d, c});
+                          });
     Num r3a = norm.r * norm.r * norm.r * a;
     auto du0 = [&](Idx c) {
-      return norm.r * load(grad, {n, 0, c}) * load(scale, {0, c}) -
+      return norm.r * em.load(grad, {n, 0, c}) * em.load(scale, {0, c}) -
              r3a * Num(weight[0]) * u0(c);
     };
-    Num meanDu0 = sumRange(0, width, du0) / Num(static_cast<double>(channels));
-    forRange(0, width, [&](Idx c) { store(du0(c) - meanDu0, out, {n, 0, c}); });
+    Num meanDu0 =
+        em.sumRange(0, width, du0) / Num(static_cast<double>(channels));
+    em.forRange(0, width, [&](Idx c) {
+      em.store(du0(c) - meanDu0, out, {n, 0, c});
+    });
     for (int64_t l = 1; l <= lmax; ++l) {
       Num w = Num(weight[l]);
-      forRange(firstOfDegree(l, channels), firstOfDegree(l + 1, channels),
-               [&](Idx k) {
-                 Idx d = k / width, c = k % width;
-                 store(norm.r * load(grad, {n, d, c}) *
-                               load(scale, {Idx(l), c}) -
-                           r3a * w * load(x, {n, d, c}),
-                       out, {n, d, c});
-               });
+      em.forRange(firstOfDegree(l, channels), firstOfDegree(l + 1, channels),
+                  [&](Idx k) {
+                    Idx d = k / width, c = k % width;
+                    em.store(norm.r * em.load(grad, {n, d, c}) *
+                                     em.load(scale, {Idx(l), c}) -
+                                 r3a * w * em.load(x, {n, d, c}),
+                             out, {n, d, c});
+                  });
     }
   });
 }
@@ -221,46 +229,48 @@ void sezm::emitKernel(EquivariantRmsNormGradOp op, KernelIO &io) {
 namespace {
 /// rsqrt(mean_c x[i, c]^2 + eps) of row i.
 Num rowInverseRms(Value x, Idx i, int64_t channels, double eps) {
-  Num ms = sumRange(0, Idx(channels),
-                    [&](Idx c) {
-                      Num v = load(x, {i, c});
-                      return v * v;
-                    }) /
-           Num(static_cast<double>(channels));
+  Emitter &em = i.getEmitter();
+  Num ms = em.sumRange(0, Idx(channels), [&](Idx c) {
+    Num v = em.load(x, {i, c});
+    return v * v;
+  }) / Num(static_cast<double>(channels));
   return Num(1.0) / sqrt(ms + Num(eps));
 }
 } // namespace
 
 void sezm::emitKernel(RmsNormOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value x = io.in(op.getX()), scale = io.in(op.getScale());
   int64_t channels = staticDim(op.getX(), 1);
   double eps = op.getEps().convertToDouble();
-  Idx rows = dim(x, 0);
+  Idx rows = em.dim(x, 0);
   Value out = io.allocate(0, {rows, channels});
-  parallelRange(0, rows, [&](Idx i) {
+  em.parallelRange(0, rows, [&](Idx i) {
     Num r = rowInverseRms(x, i, channels, eps);
-    forRange(0, Idx(channels), [&](Idx c) {
-      store(load(x, {i, c}) * r * load(scale, {c}), out, {i, c});
+    em.forRange(0, Idx(channels), [&](Idx c) {
+      em.store(em.load(x, {i, c}) * r * em.load(scale, {c}), out, {i, c});
     });
   });
 }
 
 void sezm::emitKernel(RmsNormGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value grad = io.in(op.getGrad()), x = io.in(op.getX());
   Value scale = io.in(op.getScale());
   int64_t channels = staticDim(op.getX(), 1);
   double eps = op.getEps().convertToDouble();
-  Idx rows = dim(x, 0);
+  Idx rows = em.dim(x, 0);
   Value out = io.allocate(0, {rows, channels});
-  parallelRange(0, rows, [&](Idx i) {
+  em.parallelRange(0, rows, [&](Idx i) {
     Num r = rowInverseRms(x, i, channels, eps);
-    Num a = sumRange(0, Idx(channels), [&](Idx c) {
-      return load(grad, {i, c}) * load(scale, {c}) * load(x, {i, c});
+    Num a = em.sumRange(0, Idx(channels), [&](Idx c) {
+      return em.load(grad, {i, c}) * em.load(scale, {c}) * em.load(x, {i, c});
     });
     Num r3a = r * r * r * a / Num(static_cast<double>(channels));
-    forRange(0, Idx(channels), [&](Idx c) {
-      store(r * load(grad, {i, c}) * load(scale, {c}) - r3a * load(x, {i, c}),
-            out, {i, c});
+    em.forRange(0, Idx(channels), [&](Idx c) {
+      em.store(r * em.load(grad, {i, c}) * em.load(scale, {c}) -
+                   r3a * em.load(x, {i, c}),
+               out, {i, c});
     });
   });
 }

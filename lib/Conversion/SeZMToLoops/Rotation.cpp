@@ -22,9 +22,10 @@ void emitBasisGrad(
     const RadialMixer &mixer, Value cbGrad, Idx edges, int64_t channels,
     llvm::function_ref<std::pair<std::vector<Num>, std::vector<Num>>(Idx, Idx)>
         rows) {
-  parallelRange(0, channels, [&](Idx c) {
+  Emitter &em = edges.getEmitter();
+  em.parallelRange(0, channels, [&](Idx c) {
     SmallVector<Num> init(mixer.rank(), Num(0.0));
-    SmallVector<Num> sums = sumRange(0, edges, init, [&](Idx e) {
+    SmallVector<Num> sums = em.sumRange(0, edges, init, [&](Idx e) {
       auto [g, xl] = rows(e, c);
       DegreeKernel kernel = *mixer.atEdge(e).kernel;
       std::vector<Num> products = kernel.kernelProducts(g, xl);
@@ -40,7 +41,7 @@ void emitBasisGrad(
       return terms;
     });
     for (int64_t r = 0; r < mixer.rank(); ++r)
-      store(sums[r], cbGrad, {Idx(r), c});
+      em.store(sums[r], cbGrad, {Idx(r), c});
   });
 }
 
@@ -64,34 +65,36 @@ std::vector<Num> rescaled(ArrayRef<Num> packed) {
 } // namespace
 
 void sezm::emitKernel(RotateOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value wigner = io.in(op.getWigner());
   int64_t channels = staticDim(op.getX(), 2);
-  Idx edges = dim(src, 0);
+  Idx edges = em.dim(src, 0);
   Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
-  parallelRange(0, edges, [&](Idx e) {
-    Idx s = loadIndex(src, {e});
+  em.parallelRange(0, edges, [&](Idx e) {
+    Idx s = em.loadIndex(src, {e});
     EdgeRotation rotation(layout, wigner, e);
-    forRange(0, channels, [&](Idx c) {
+    em.forRange(0, channels, [&](Idx c) {
       storeRows(rotation.toEdgeFrame(gatherRows(x, s, layout, c)), out, e, c);
     });
   });
 }
 
 void sezm::emitKernel(RotateGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value grad = io.in(op.getGrad()), x = io.in(op.getX());
   Value src = io.in(op.getSrc()), wigner = io.in(op.getWigner());
   int64_t channels = staticDim(op.getX(), 2), rows = layout.packedRows();
-  Idx edges = dim(src, 0);
+  Idx edges = em.dim(src, 0);
   Value nodeGrad = io.allocate(0, {edges, rows, channels});
   Value wignerGrad = allocateWignerLike(io, 1, op.getWigner(), edges);
-  parallelRange(0, edges, [&](Idx e) {
-    Idx s = loadIndex(src, {e});
+  em.parallelRange(0, edges, [&](Idx e) {
+    Idx s = em.loadIndex(src, {e});
     EdgeRotation rotation(layout, wigner, e);
     SmallVector<Num> init(rotation.numEntries(), Num(0.0));
-    SmallVector<Num> sums = sumRange(0, channels, init, [&](Idx c) {
+    SmallVector<Num> sums = em.sumRange(0, channels, init, [&](Idx c) {
       std::vector<Num> g = loadRows(grad, e, layout.reducedRows(), c);
       storeRows(rotation.fromEdgeFrame(g), nodeGrad, e, c);
       SmallVector<Num> terms;
@@ -103,16 +106,17 @@ void sezm::emitKernel(RotateGradOp op, KernelIO &io) {
 }
 
 void sezm::emitKernel(MixOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value xl = io.in(op.getXl());
   RadialMixer mixer(layout, op.getRank(), io.in(op.getKc()),
                     optionalBuffer(io, op.getCb()));
   int64_t channels = staticDim(op.getXl(), 2);
-  Idx edges = dim(xl, 0);
+  Idx edges = em.dim(xl, 0);
   Value out = io.allocate(0, {edges, layout.reducedRows(), channels});
-  parallelRange(0, edges, [&](Idx e) {
+  em.parallelRange(0, edges, [&](Idx e) {
     RadialMixer::Edge edge = mixer.atEdge(e);
-    forRange(0, channels, [&](Idx c) {
+    em.forRange(0, channels, [&](Idx c) {
       std::vector<Num> rows = loadRows(xl, e, layout.reducedRows(), c);
       storeRows(mixer.mix(edge, mixer.atChannel(edge, c), rows), out, e, c);
     });
@@ -120,20 +124,21 @@ void sezm::emitKernel(MixOp op, KernelIO &io) {
 }
 
 void sezm::emitKernel(MixGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value grad = io.in(op.getGrad()), xl = io.in(op.getXl());
   Value kc = io.in(op.getKc()), cb = optionalBuffer(io, op.getCb());
   RadialMixer mixer(layout, op.getRank(), kc, cb);
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.reducedRows();
-  Idx edges = dim(xl, 0);
+  Idx edges = em.dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, rows, channels});
   Value kcGrad = op.getRank() > 0
                      ? io.allocate(1, {edges, staticDim(op.getKc(), 1)})
                      : io.allocate(1, {edges, layout.lmax + 1, channels});
-  parallelRange(0, edges, [&](Idx e) {
+  em.parallelRange(0, edges, [&](Idx e) {
     RadialMixer::Edge edge = mixer.atEdge(e);
     SmallVector<Num> init(mixer.numKernelSums(), Num(0.0));
-    SmallVector<Num> sums = sumRange(0, channels, init, [&](Idx c) {
+    SmallVector<Num> sums = em.sumRange(0, channels, init, [&](Idx c) {
       std::vector<Num> g = loadRows(grad, e, rows, c);
       std::vector<Num> in = loadRows(xl, e, rows, c);
       std::vector<Num> channel = mixer.atChannel(edge, c);
@@ -158,20 +163,21 @@ void sezm::emitKernel(MixGradOp op, KernelIO &io) {
 }
 
 void sezm::emitKernel(RotateMixOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value x = io.in(op.getX()), src = io.in(op.getSrc());
   Value wigner = io.in(op.getWigner());
   RadialMixer mixer(layout, op.getRank(), io.in(op.getKc()),
                     optionalBuffer(io, op.getCb()));
   int64_t channels = staticDim(op.getX(), 2);
-  Idx edges = dim(src, 0);
+  Idx edges = em.dim(src, 0);
   Value out = allocateEdgeRows(io, 0, edges, layout.reducedRows(), channels,
                                op.getFocusMajor());
-  parallelRange(0, edges, [&](Idx e) {
-    Idx s = loadIndex(src, {e});
+  em.parallelRange(0, edges, [&](Idx e) {
+    Idx s = em.loadIndex(src, {e});
     EdgeRotation rotation(layout, wigner, e);
     RadialMixer::Edge edge = mixer.atEdge(e);
-    forRange(0, channels, [&](Idx c) {
+    em.forRange(0, channels, [&](Idx c) {
       std::vector<Num> xl = rotation.toEdgeFrame(gatherRows(x, s, layout, c));
       storeRows(mixer.mix(edge, mixer.atChannel(edge, c), xl), out, e, c);
     });
@@ -194,13 +200,14 @@ void emitRotateMixBackward(
   RadialMixer mixer(layout, op.getRank(), io.in(op.getKc()),
                     optionalBuffer(io, op.getCb()));
   int64_t channels = staticDim(op.getX(), 2), rows = layout.reducedRows();
+  Emitter &em = io.emitter();
   forEachEdge([&](Idx e) {
-    Idx s = loadIndex(src, {e});
+    Idx s = em.loadIndex(src, {e});
     EdgeRotation rotation(layout, wigner, e);
     RadialMixer::Edge edge = mixer.atEdge(e);
     int64_t wignerSums = rotation.numEntries();
     SmallVector<Num> init(wignerSums + mixer.numKernelSums(), Num(0.0));
-    SmallVector<Num> sums = sumRange(0, channels, init, [&](Idx c) {
+    SmallVector<Num> sums = em.sumRange(0, channels, init, [&](Idx c) {
       std::vector<Num> packed = gatherRows(x, s, layout, c);
       std::vector<Num> xl = rotation.toEdgeFrame(packed);
       std::vector<Num> g = loadRows(grad, e, rows, c);
@@ -225,9 +232,10 @@ void emitRotateMixBackward(
 } // namespace
 
 void sezm::emitKernel(RotateMixGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   int64_t channels = staticDim(op.getX(), 2), rows = layout.packedRows();
-  Idx edges = dim(io.in(op.getSrc()), 0);
+  Idx edges = em.dim(io.in(op.getSrc()), 0);
   // Where the features are constants (a first block's inputs), nothing
   // uses the node gradient: it is neither allocated nor computed.
   Value nodeGrad = op.getNodeGrad().use_empty()
@@ -238,7 +246,7 @@ void sezm::emitKernel(RotateMixGradOp op, KernelIO &io) {
   emitRotateMixBackward(
       op, io, wignerGrad, kcGrad,
       [&](llvm::function_ref<void(Idx)> body) {
-        parallelRange(0, edges, body);
+        em.parallelRange(0, edges, body);
       },
       [&](Idx e, Idx c, ArrayRef<Num> packed) {
         if (nodeGrad)
@@ -252,49 +260,51 @@ void sezm::emitKernel(RotateMixGradOp op, KernelIO &io) {
     Value cbGrad = io.allocate(3, {op.getRank(), channels});
     emitBasisGrad(mixer, cbGrad, edges, channels, [&](Idx e, Idx c) {
       EdgeRotation rotation(layout, wigner, e);
-      std::vector<Num> xl =
-          rotation.toEdgeFrame(gatherRows(x, loadIndex(src, {e}), layout, c));
+      std::vector<Num> xl = rotation.toEdgeFrame(
+          gatherRows(x, em.loadIndex(src, {e}), layout, c));
       return std::make_pair(loadRows(grad, e, layout.reducedRows(), c), xl);
     });
   }
 }
 
 void sezm::emitKernel(RotateMixGradReduceOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value order = io.in(op.getSrcOrder()), rowptr = io.in(op.getSrcRowptr());
   int64_t channels = staticDim(op.getX(), 2), rows = layout.packedRows();
-  Idx edges = dim(io.in(op.getSrc()), 0);
-  Idx nodes = dim(rowptr, 0) - 1;
+  Idx edges = em.dim(io.in(op.getSrc()), 0);
+  Idx nodes = em.dim(rowptr, 0) - 1;
   Value xGrad = io.allocate(0, {nodes, rows, channels});
   Value wignerGrad = allocateWignerLike(io, 1, op.getWigner(), edges);
   Value kcGrad = allocateEdgesLike(io, 2, op.getKc(), edges);
-  fillZero(xGrad);
+  em.fillZero(xGrad);
   // Each source node walks its CSR segment and sums the node gradient rows
   // of its edges in segment order, as segment_reduce does: the per-edge node
   // gradient never exists.
-  parallelRange(0, nodes, [&](Idx n) {
+  em.parallelRange(0, nodes, [&](Idx n) {
     emitRotateMixBackward(
         op, io, wignerGrad, kcGrad,
         [&](llvm::function_ref<void(Idx)> body) {
-          forRange(loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}),
-                   [&](Idx t) { body(loadIndex(order, {t})); });
+          em.forRange(em.loadIndex(rowptr, {n}), em.loadIndex(rowptr, {n + 1}),
+                      [&](Idx t) { body(em.loadIndex(order, {t})); });
         },
         [&](Idx, Idx c, ArrayRef<Num> packed) {
           for (auto [d, value] : llvm::enumerate(packed))
-            addTo(value, xGrad, {n, Idx(static_cast<int64_t>(d)), c});
+            em.addTo(value, xGrad, {n, Idx(static_cast<int64_t>(d)), c});
         });
   });
 }
 
 void sezm::emitKernel(RotateBackOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value xl = io.in(op.getXl()), wigner = io.in(op.getWigner());
   int64_t channels = staticDim(op.getXl(), 2);
-  Idx edges = dim(xl, 0);
+  Idx edges = em.dim(xl, 0);
   Value out = io.allocate(0, {edges, layout.packedRows(), channels});
-  parallelRange(0, edges, [&](Idx e) {
+  em.parallelRange(0, edges, [&](Idx e) {
     EdgeRotation rotation(layout, wigner, e);
-    forRange(0, channels, [&](Idx c) {
+    em.forRange(0, channels, [&](Idx c) {
       std::vector<Num> rows = loadRows(xl, e, layout.reducedRows(), c);
       storeRows(rescaled(rotation.fromEdgeFrame(rows)), out, e, c);
     });
@@ -302,17 +312,18 @@ void sezm::emitKernel(RotateBackOp op, KernelIO &io) {
 }
 
 void sezm::emitKernel(RotateBackGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   SO2Layout layout = layoutOf(op);
   Value grad = io.in(op.getGrad()), xl = io.in(op.getXl());
   Value wigner = io.in(op.getWigner());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
-  Idx edges = dim(xl, 0);
+  Idx edges = em.dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, layout.reducedRows(), channels});
   Value wignerGrad = allocateWignerLike(io, 1, op.getWigner(), edges);
-  parallelRange(0, edges, [&](Idx e) {
+  em.parallelRange(0, edges, [&](Idx e) {
     EdgeRotation rotation(layout, wigner, e);
     SmallVector<Num> init(rotation.numEntries(), Num(0.0));
-    SmallVector<Num> sums = sumRange(0, channels, init, [&](Idx c) {
+    SmallVector<Num> sums = em.sumRange(0, channels, init, [&](Idx c) {
       std::vector<Num> g = rescaled(loadRows(grad, e, rows, c));
       std::vector<Num> in = loadRows(xl, e, layout.reducedRows(), c);
       storeRows(rotation.toEdgeFrame(g), xlGrad, e, c);

@@ -14,7 +14,7 @@ using namespace mlir::sezm::kernel;
 namespace {
 /// Calls body(indices) for every index tuple of the trailing dimensions of
 /// `buffer` (all but the first).
-void forEachTrailingIndex(Value buffer,
+void forEachTrailingIndex(Emitter &em, Value buffer,
                           llvm::function_ref<void(ArrayRef<Idx>)> body) {
   int64_t rank = cast<MemRefType>(buffer.getType()).getRank();
   SmallVector<Idx> indices;
@@ -23,7 +23,7 @@ void forEachTrailingIndex(Value buffer,
       body(indices);
       return;
     }
-    forRange(0, dim(buffer, axis), [&](Idx i) {
+    em.forRange(0, em.dim(buffer, axis), [&](Idx i) {
       indices.push_back(i);
       nest(axis + 1);
       indices.pop_back();
@@ -33,10 +33,11 @@ void forEachTrailingIndex(Value buffer,
 }
 
 SmallVector<Idx> extentsWithLeading(Value like, Idx leading) {
+  Emitter &em = leading.getEmitter();
   SmallVector<Idx> extents{leading};
   int64_t rank = cast<MemRefType>(like.getType()).getRank();
   for (int64_t axis = 1; axis < rank; ++axis)
-    extents.push_back(dim(like, axis));
+    extents.push_back(em.dim(like, axis));
   return extents;
 }
 
@@ -48,48 +49,53 @@ SmallVector<Idx> prepend(Idx first, ArrayRef<Idx> rest) {
 } // namespace
 
 void sezm::emitKernel(SegmentReduceOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value values = io.in(op.getValues());
   Value order = io.in(op.getOrder()), rowptr = io.in(op.getRowptr());
-  Idx nodes = dim(rowptr, 0) - 1;
+  Idx nodes = em.dim(rowptr, 0) - 1;
   Value out = io.allocate(0, extentsWithLeading(values, nodes));
-  fillZero(out);
-  parallelRange(0, nodes, [&](Idx n) {
-    forRange(loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), [&](Idx t) {
-      Idx e = loadIndex(order, {t});
-      forEachTrailingIndex(values, [&](ArrayRef<Idx> rest) {
-        addTo(load(values, prepend(e, rest)), out, prepend(n, rest));
-      });
-    });
+  em.fillZero(out);
+  em.parallelRange(0, nodes, [&](Idx n) {
+    em.forRange(
+        em.loadIndex(rowptr, {n}), em.loadIndex(rowptr, {n + 1}), [&](Idx t) {
+          Idx e = em.loadIndex(order, {t});
+          forEachTrailingIndex(em, values, [&](ArrayRef<Idx> rest) {
+            em.addTo(em.load(values, prepend(e, rest)), out, prepend(n, rest));
+          });
+        });
   });
 }
 
 void sezm::emitKernel(SegmentReduceGradOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value grad = io.in(op.getGrad());
   Value order = io.in(op.getOrder()), rowptr = io.in(op.getRowptr());
-  Idx nodes = dim(rowptr, 0) - 1;
-  Idx edges = dim(order, 0);
+  Idx nodes = em.dim(rowptr, 0) - 1;
+  Idx edges = em.dim(order, 0);
   Value out = io.allocate(0, extentsWithLeading(grad, edges));
   // Edges in no segment receive no gradient.
-  fillZero(out);
-  parallelRange(0, nodes, [&](Idx n) {
-    forRange(loadIndex(rowptr, {n}), loadIndex(rowptr, {n + 1}), [&](Idx t) {
-      Idx e = loadIndex(order, {t});
-      forEachTrailingIndex(grad, [&](ArrayRef<Idx> rest) {
-        store(load(grad, prepend(n, rest)), out, prepend(e, rest));
-      });
-    });
+  em.fillZero(out);
+  em.parallelRange(0, nodes, [&](Idx n) {
+    em.forRange(
+        em.loadIndex(rowptr, {n}), em.loadIndex(rowptr, {n + 1}), [&](Idx t) {
+          Idx e = em.loadIndex(order, {t});
+          forEachTrailingIndex(em, grad, [&](ArrayRef<Idx> rest) {
+            em.store(em.load(grad, prepend(n, rest)), out, prepend(e, rest));
+          });
+        });
   });
 }
 
 // Folds away before lowering in the pipelines; a copy where it is lowered
 // all the same (convert-sezm-to-loops alone).
 void sezm::emitKernel(ExchangeOp op, KernelIO &io) {
+  Emitter &em = io.emitter();
   Value features = io.in(op.getFeatures());
-  Idx nodes = dim(features, 0);
+  Idx nodes = em.dim(features, 0);
   Value out = io.allocate(0, extentsWithLeading(features, nodes));
-  parallelRange(0, nodes, [&](Idx n) {
-    forEachTrailingIndex(features, [&](ArrayRef<Idx> rest) {
-      store(load(features, prepend(n, rest)), out, prepend(n, rest));
+  em.parallelRange(0, nodes, [&](Idx n) {
+    forEachTrailingIndex(em, features, [&](ArrayRef<Idx> rest) {
+      em.store(em.load(features, prepend(n, rest)), out, prepend(n, rest));
     });
   });
 }
