@@ -1,7 +1,8 @@
 // RUN: sezm-opt %s --sezm-flatten-parallel-loops | FileCheck %s
 
 // A fill of (E, 16) becomes one loop over E * 16 elements, the last index
-// fastest, so that consecutive GPU threads store consecutive elements.
+// fastest, so that consecutive GPU threads store consecutive elements; the
+// loop keeps its kernel configuration (its kernel's name).
 // CHECK-LABEL: func.func @fill
 // CHECK: %[[ROWS:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 // CHECK: %[[N:.*]] = arith.muli %[[ROWS]], %[[C16:.*]] : index
@@ -9,6 +10,7 @@
 // CHECK-DAG: %[[J:.*]] = arith.remsi %[[K]], %[[C16]]
 // CHECK-DAG: %[[I:.*]] = arith.divsi %[[K]], %[[C16]]
 // CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]], %[[J]]]
+// CHECK: } {sezm.kernel_config = #sezm.kernel_config<strategy = loops, kernel = "fill">}
 // CHECK-NOT: scf.parallel
 func.func @fill(%m: memref<?x16xf32>, %e: index) {
   %c0 = arith.constant 0 : index
@@ -17,7 +19,7 @@ func.func @fill(%m: memref<?x16xf32>, %e: index) {
   %zero = arith.constant 0.0 : f32
   scf.parallel (%i, %j) = (%c0, %c0) to (%e, %c16) step (%c1, %c1) {
     memref.store %zero, %m[%i, %j] : memref<?x16xf32>
-  }
+  } {sezm.kernel_config = #sezm.kernel_config<strategy = loops, kernel = "fill">}
   return
 }
 

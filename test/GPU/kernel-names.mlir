@@ -1,13 +1,14 @@
-// RUN: sezm-opt %s --sezm-mark-kernel-origins --mlir-print-debuginfo | FileCheck %s --check-prefix=MARK
 // RUN: sezm-opt %s --sezm-pipeline="target=gpu" | FileCheck %s --check-prefix=NAMES
+// RUN: sezm-opt %s --sezm-pipeline="target=gpu" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | FileCheck %s --check-prefix=CONFIG
 
-// Each op's location gets the op's name; the kernels of the GPU pipeline are
-// named after them, so that per-kernel times say which op ran.
-// MARK: sezm.gate {{.*}} loc(#[[GATE:.*]])
-// MARK: arith.mulf {{.*}} loc(#[[MUL:.*]])
-// MARK-DAG: #[[GATE]] = loc("gate"(
-// MARK-DAG: #[[MUL]] = loc("mulf"(
-
+// The strategy room names every kernel in its configuration: a microkernel
+// by its own name, a loop kernel after its op, an elementwise one after the
+// op its payload yields (the product, not "generic"). The launches, and so
+// the outlined kernels and the runtime's per-kernel times, take those
+// names; no location carries them.
+// CONFIG: sezm.gate {{.*}}kernel_config<strategy = microkernel, kernel = "gate"
+// CONFIG: linalg.generic {{.*}}kernel_config<strategy = loops, kernel = "mulf">
+// NAMES-DAG: gpu.launch_func <{{.*}}> @gate_logits::@gate_logits
 // NAMES-DAG: gpu.launch_func <{{.*}}> @gate::@gate
 // NAMES-DAG: gpu.launch_func <{{.*}}> @mulf::@mulf
 func.func @main(%u: tensor<?x10x64xf32> {sezm.name = "u"},

@@ -18,7 +18,7 @@
 // rest on loops. The GEMM's column tile follows the product's columns (256 -> 128,
 // 25 -> 32); an SO(2) linear's divides both of its products (128 and 192).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
-// MIN: 3 linalg.matmul strategy = loops
+// MIN: 3 linalg.matmul strategy = loops, kernel = "matmul"
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
 // MIN-NEXT: 13 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 16, 16], thread_tile = [8, 1]
@@ -43,7 +43,7 @@
 
 // The warp schedules need C a multiple of 32: C = 16 runs the loop kernel.
 // CHECK-LABEL: func.func @narrow
-// CHECK: sezm.rotate_mix {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops>}
+// CHECK: sezm.rotate_mix {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops, kernel = "rotate_mix">}
 func.func @narrow(%x: tensor<?x16x16xf32>, %src: tensor<?xi64>,
                   %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>,
                   %cb: tensor<1x16xf32>) -> tensor<?x10x16xf32> {
@@ -59,11 +59,11 @@ func.func @narrow(%x: tensor<?x16x16xf32>, %src: tensor<?xi64>,
 // used (training) it runs the loop kernel; unused, the microkernel, which
 // needs the Wigner-D and kernel gradients used.
 // CHECK-LABEL: func.func @training
-// CHECK: sezm.rotate_mix_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops>}
+// CHECK: sezm.rotate_mix_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops, kernel = "rotate_mix_grad">}
 // CHECK-LABEL: func.func @inference
 // CHECK: sezm.rotate_mix_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel, kernel = "rotate_mix_grad">}
 // CHECK-LABEL: func.func @no_edge_grads
-// CHECK: sezm.rotate_mix_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops>}
+// CHECK: sezm.rotate_mix_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops, kernel = "rotate_mix_grad">}
 func.func @training(%u: tensor<?x10x64xf32>, %x: tensor<?x16x64xf32>,
                     %src: tensor<?xi64>, %wd: tensor<?x16x16xf32>,
                     %kc: tensor<?x25xf32>, %cb: tensor<1x64xf32>)

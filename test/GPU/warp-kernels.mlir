@@ -48,7 +48,7 @@ func.func @scale_grad(%g: tensor<?x10x32xf32>, %y: tensor<?x10x32xf32>,
 
 // Channels that do not fill a warp stay loop kernels.
 // CHECK-LABEL: func.func @narrow
-// CHECK: sezm.focus_scale_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops>}
+// CHECK: sezm.focus_scale_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops, kernel = "focus_scale_grad">}
 func.func @narrow(%g: tensor<?x10x16xf32>, %y: tensor<?x10x16xf32>,
                   %a: tensor<?x2xf32>)
     -> (tensor<?x10x16xf32>, tensor<?x2xf32>) {

@@ -222,7 +222,10 @@ def LinalgToParallelLoops
     it creates. A `memref.copy` from or into a view that is not in identity
     layout (a chunk of rows of an edge tensor, from sezm-chunk-edges) is
     lowered the same way, as a `linalg.copy`: `gpu.memcpy` takes identity
-    layouts only.
+    layouts only. The outermost loop of each op carries the op's
+    `#sezm.kernel_config` (or, for an op made after
+    `sezm-select-lowering-strategy`, a loop kernel's named after the op), by
+    which `sezm-parallel-loops-to-launches` names its kernel.
 
     Before:
     ```mlir
@@ -233,11 +236,14 @@ def LinalgToParallelLoops
     ```mlir
     %n = memref.dim %a, %c0 : memref<?xf32>
     scf.parallel (%i) = (%c0) to (%n) step (%c1) { ... }
+        {sezm.kernel_config = #sezm.kernel_config<strategy = loops,
+                                                  kernel = "generic">}
     ```
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::sezm::SeZMDialect"];
 }
 
 def ReductionsInnermost
@@ -413,33 +419,50 @@ def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect"];
 }
 
-def MarkKernelOrigins : Pass<"sezm-mark-kernel-origins", "::mlir::ModuleOp"> {
-  let summary = "Record in each op's location which op it is, for kernel names";
+def ParallelLoopsToLaunches
+    : Pass<"sezm-parallel-loops-to-launches", "::mlir::func::FuncOp"> {
+  let summary = "Make each loop kernel a gpu.launch of one thread per "
+                "iteration, named by its kernel configuration";
   let description = [{
-    Lowering turns one op into loops and then into a `gpu.launch` whose
-    location is still the op's. This pass wraps every location inside a
-    function in a name location holding the op's name (without the dialect),
-    so that `sezm-name-kernels` can name the kernel after the op it came
-    from and a profile says `so2_linear_grad` or `matmul` instead of one
-    name for every generic kernel. Locations that already have a name are
-    left alone.
+    Every `scf.parallel` outside a launch (after
+    `sezm-flatten-parallel-loops`: one dimension, no reductions) becomes a
+    `gpu.launch` of `threads-per-block` threads per block and as many blocks
+    as its iterations need, each thread running iteration
+    `lb + (block * threads-per-block + thread) * step` if it is below the
+    upper bound: what upstream's tiling, mapping and conversion of parallel
+    loops give, in one step. The launch is named (and, where the
+    configuration asks, given its blocks per multiprocessor) by the loop's
+    `#sezm.kernel_config`, which the loop kernel's op carried from
+    `sezm-select-lowering-strategy` (or `sezm-linalg-to-parallel-loops`
+    recorded for an op made after it), so that outlining names the kernel
+    and profiles say `so2_linear_grad` or `mulf` rather than one name for
+    every generic kernel. A parallel loop inside a loop kernel, or one of
+    several dimensions or with reductions, is refused.
 
-    Before: `%z = sezm.gate %u weight %g ... loc("model.mlir":12:3)`
-    After: `%z = sezm.gate %u weight %g ... loc("gate"("model.mlir":12:3))`
+    Before:
+    ```mlir
+    scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+      memref.store %zero, %m[%i] : memref<?xf32>
+    } {sezm.kernel_config = #sezm.kernel_config<strategy = loops,
+                                                kernel = "fill">}
+    ```
+    After:
+    ```mlir
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %blocks, ...)
+               threads(%tx, %ty, %tz) in (%sx = %c128, ...) {
+      // %i = %tx + %bx * 128
+      scf.if %i < %n { memref.store %zero, %m[%i] : memref<?xf32> }
+      gpu.terminator
+    } {function = @fill}
+    ```
   }];
-}
-
-def NameKernels : Pass<"sezm-name-kernels", "::mlir::func::FuncOp"> {
-  let summary = "Name each unnamed gpu.launch after the op it was lowered from";
-  let description = [{
-    Sets the `function` of every `gpu.launch` that has none to the name
-    found in its location (see `sezm-mark-kernel-origins`), so that kernel
-    outlining names the kernel, and the runtime's per-kernel times, after
-    that op. Launches without a name in their location keep the default.
-
-    Before: `gpu.launch blocks(...) threads(...) { ... } loc("gate"(...))`
-    After: `gpu.launch blocks(...) threads(...) function(@gate) { ... }`
-  }];
+  let options = [
+    Option<"threadsPerBlock", "threads-per-block", "int64_t", "128",
+           "Threads per block of each launch">,
+  ];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect"];
 }
 
 def SinkIntoLaunches

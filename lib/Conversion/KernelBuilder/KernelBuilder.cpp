@@ -471,8 +471,10 @@ Idx Emitter::dim(Value memref, int64_t axis) {
 }
 
 void Emitter::fillZero(Value memref) {
-  linalg::FillOp::create(builder, loc, ValueRange{Num(0.0).in(*this)},
-                         ValueRange{memref});
+  auto fill = linalg::FillOp::create(
+      builder, loc, ValueRange{Num(0.0).in(*this)}, ValueRange{memref});
+  if (loopAttr)
+    fill->setAttr(loopAttr->getName(), loopAttr->getValue());
 }
 
 void Emitter::forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
@@ -493,7 +495,7 @@ void Emitter::forRangeStep(Idx lb, Idx ub, Idx step,
 
 void Emitter::parallelRange(Idx lb, Idx ub,
                             llvm::function_ref<void(Idx)> body) {
-  scf::ParallelOp::create(
+  auto loop = scf::ParallelOp::create(
       builder, loc, ValueRange{lb.in(*this)}, ValueRange{ub.in(*this)},
       ValueRange{Idx(1).in(*this)},
       [&](OpBuilder &nested, Location, ValueRange ivs) {
@@ -501,6 +503,8 @@ void Emitter::parallelRange(Idx lb, Idx ub,
         builder.setInsertionPointToEnd(nested.getInsertionBlock());
         body(index(ivs[0]));
       });
+  if (loopAttr)
+    loop->setAttr(loopAttr->getName(), loopAttr->getValue());
 }
 
 Idx Emitter::segmentOf(Value rowptr, Idx nodes, Idx t) {

@@ -329,6 +329,10 @@ public:
   /// kernels' arithmetic, where it halves the instructions. Off for the
   /// loop kernels, whose sums the CPU reproduces exactly across fusions.
   bool contract = false;
+  /// What each parallel loop and fill this emitter creates carries (the
+  /// op's kernel configuration, on the GPU): such a loop becomes a kernel
+  /// of its own, named by it.
+  std::optional<NamedAttribute> loopAttr;
 
   /// A value emitted by an op of this emitter's, as an index or a float.
   Idx index(Value value) { return Idx(value, *this); }

@@ -2,6 +2,8 @@
 
 #include "KernelIO.h"
 
+#include "SeZM/Dialect/SeZM/SeZMAttrs.h"
+
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -12,6 +14,9 @@ using kernel::Idx;
 KernelIO::KernelIO(Operation *op, OpBuilder &builder, LoopTarget target)
     : op(op), builder(builder), loopTarget(target),
       kernelEmitter(builder, op->getLoc(), computeType(op)) {
+  if (Attribute config = op->getDiscardableAttr(kKernelConfigAttr))
+    kernelEmitter.loopAttr = NamedAttribute(
+        StringAttr::get(op->getContext(), kKernelConfigAttr), config);
   results.resize(op->getNumResults());
   for (Value operand : op->getOperands()) {
     if (operandBuffers.count(operand))

@@ -52,9 +52,6 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
                                   ArrayRef<std::string> memoryAt,
                                   StringRef gemmPrecision = "ieee") {
   using namespace sezm;
-  // Kernels are named after the op they come from (sezm-name-kernels).
-  if (forGpu)
-    pm.addPass(createMarkKernelOrigins());
   // Elementwise arith on tensors (residual adds, scaling) becomes linalg so
   // that it bufferizes.
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
@@ -134,11 +131,9 @@ void sezm::buildGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(sezm::createReductionsInnermost());
   pm.addNestedPass<func::FuncOp>(sezm::createLinalgToParallelLoops());
   pm.addNestedPass<func::FuncOp>(sezm::createFlattenParallelLoops());
-  pm.addNestedPass<func::FuncOp>(createParallelLoopTilingPass(
-      {options.threadsPerBlock}, /*noMinMaxBounds=*/true));
-  pm.addNestedPass<func::FuncOp>(createGpuMapParallelLoopsPass());
-  pm.addNestedPass<func::FuncOp>(createConvertParallelLoopToGpuPass());
-  pm.addNestedPass<func::FuncOp>(sezm::createNameKernels());
+  sezm::ParallelLoopsToLaunchesOptions launches;
+  launches.threadsPerBlock = options.threadsPerBlock;
+  pm.addNestedPass<func::FuncOp>(sezm::createParallelLoopsToLaunches(launches));
   pm.addNestedPass<func::FuncOp>(sezm::createBuffersOnDevice());
   pm.addNestedPass<func::FuncOp>(createLoopCanonicalizer());
   pm.addNestedPass<func::FuncOp>(createLowerAffinePass());

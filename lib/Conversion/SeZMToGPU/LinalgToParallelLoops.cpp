@@ -10,6 +10,8 @@
 
 #include "SeZM/Conversion/Passes.h"
 
+#include "SeZM/Dialect/SeZM/SeZMDialect.h"
+
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -77,9 +79,26 @@ struct LinalgToParallelLoops
     IRRewriter rewriter(&getContext(), &listener);
     for (linalg::LinalgOp op : ops) {
       rewriter.setInsertionPoint(op);
-      if (failed(linalg::linalgOpToParallelLoops(rewriter, op))) {
+      FailureOr<linalg::LinalgLoops> loops =
+          linalg::linalgOpToParallelLoops(rewriter, op);
+      if (failed(loops)) {
         op.emitError("cannot lower to parallel loops");
         return signalPassFailure();
+      }
+      // The outermost loop is the op's kernel on the GPU: it carries the
+      // op's kernel configuration, or (an op made after the strategy was
+      // chosen: a fill in a kernel, a copy from bufferization) one of a
+      // loop kernel named after the op.
+      if (!loops->empty()) {
+        auto config =
+            op->getAttrOfType<sezm::KernelConfigAttr>(sezm::kKernelConfigAttr);
+        if (!config)
+          config = sezm::KernelConfigAttr::get(
+              &getContext(), sezm::Strategy::Loops,
+              rewriter.getStringAttr(op->getName().stripDialect()),
+              /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
+              sezm::GemmPrecision::IEEE, /*warpTile=*/{});
+        loops->front()->setAttr(sezm::kKernelConfigAttr, config);
       }
       rewriter.eraseOp(op);
     }

@@ -2,6 +2,8 @@
 
 #include "SeZM/Conversion/Passes.h"
 
+#include "SeZM/Dialect/SeZM/SeZMAttrs.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -47,11 +49,15 @@ struct ReductionsInnermostPass
       rewriter.setInsertionPoint(op);
       auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
       if (!generic) {
+        // The kernel keeps the configuration (and the name) of the op.
+        Attribute config = op->getDiscardableAttr(sezm::kKernelConfigAttr);
         FailureOr<linalg::GenericOp> generalized =
             linalg::generalizeNamedOp(rewriter, op);
         if (failed(generalized))
           continue;
         generic = *generalized;
+        if (config)
+          generic->setDiscardableAttr(sezm::kKernelConfigAttr, config);
       }
       if (failed(linalg::interchangeGenericOp(rewriter, generic, order))) {
         generic.emitOpError("cannot put its reductions innermost");

@@ -32,6 +32,21 @@ bool producesF32(Operation *op) {
   });
 }
 
+/// The name of `op`'s loop kernel: the op's name without its dialect, and
+/// for a linalg.generic (elementwise arith made linalg, fused chains) the
+/// name of the op that computes what its payload yields, so that a profile
+/// says `mulf` rather than `generic`.
+std::string loopKernelName(Operation *op) {
+  if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    Operation *yield = generic.getBody()->getTerminator();
+    if (yield->getNumOperands() > 0)
+      if (Operation *producer = yield->getOperand(0).getDefiningOp();
+          producer && producer->getBlock() == generic.getBody())
+        return producer->getName().stripDialect().str();
+  }
+  return op->getName().stripDialect().str();
+}
+
 /// The configuration of `op`: the first microkernel that lowers it, else
 /// its loop kernel. A GEMM over fp32 takes the tensor-core tiles where
 /// `precision` asks for split precision.
@@ -60,7 +75,8 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
         context, Strategy::Microkernel, StringAttr::get(context, kernel.name),
         blocksPerSm, workgroupTile, threadTile, chosen, warpTile);
   }
-  return KernelConfigAttr::get(context, Strategy::Loops, StringAttr(),
+  return KernelConfigAttr::get(context, Strategy::Loops,
+                               StringAttr::get(context, loopKernelName(op)),
                                /*blocksPerSm=*/0, /*workgroupTile=*/{},
                                /*threadTile=*/{}, GemmPrecision::IEEE,
                                /*warpTile=*/{});

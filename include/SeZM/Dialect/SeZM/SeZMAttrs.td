@@ -70,8 +70,9 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
   let description = [{
     Recorded by `sezm-select-lowering-strategy` as the `sezm.kernel_config`
     attribute of an op; the GPU lowering reads only this. `strategy` says
-    which lowering runs, `kernel` names the microkernel (and the kernel in
-    profiles; a loop kernel is named after the op it comes from), and
+    which lowering runs, `kernel` names the microkernel, or the loop kernel
+    (after the op, for a linalg.generic after the op its payload yields),
+    and so the kernel in profiles, and
     `blocks_per_sm` > 0 asks the register allocator to fit that many blocks
     on a multiprocessor (PTX `.minnctapersm`). A tiled microkernel (a GEMM)
     also records its tiles: `workgroup_tile` = [rows, columns, depth step] of
@@ -92,6 +93,7 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
     #sezm.kernel_config<strategy = microkernel, kernel = "so2_linear",
                         blocks_per_sm = 1, workgroup_tile = [128, 128, 16],
                         precision = tf32x3, warp_tile = [32, 64]>
+    #sezm.kernel_config<strategy = loops, kernel = "mulf">
     ```
   }];
   let parameters = (ins
