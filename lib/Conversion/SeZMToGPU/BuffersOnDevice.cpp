@@ -137,6 +137,8 @@ struct BuffersOnDevicePass
         Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
         auto launch =
             gpu::LaunchOp::create(rewriter, loc, one, one, one, one, one, one);
+        launch.setFunctionAttr(
+            FlatSymbolRefAttr::get(rewriter.getContext(), "scalar_fill"));
         rewriter.setInsertionPointToStart(&launch.getBody().front());
         memref::StoreOp::create(rewriter, loc, store.getValue(),
                                 store.getMemRef(), ValueRange());
