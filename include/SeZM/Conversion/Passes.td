@@ -187,8 +187,9 @@ def FlattenParallelLoops
     that a fill or an elementwise op over (E, 16, 16) launches blocks whose
     threads stride through memory. Collapsed into one dimension (row-major,
     the last index fastest), consecutive threads touch consecutive elements.
-    Loops with reductions, and loops inside other parallel loops, are left
-    alone.
+    The collapsed loop keeps the loop's attributes (its kernel
+    configuration, which names its kernel). Loops with reductions, and
+    loops inside other parallel loops, are left alone.
 
     Before:
     ```mlir
