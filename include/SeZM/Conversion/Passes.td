@@ -548,6 +548,11 @@ def OutlineKernels : Pass<"sezm-outline-kernels", "::mlir::ModuleOp"> {
     blocks a multiprocessor holds (its `#sezm.kernel_config`'s
     `blocks_per_sm`) is launched with `nvvm.minctasm`, which caps the
     registers per thread so that that many blocks fit (PTX `.minnctapersm`).
+    A kernel module equal to one outlined before (the same ops, locations
+    aside: the same op on the same shapes in another layer or block) is not
+    kept; its launches use the first, so that each distinct kernel is
+    compiled once. Modules are compared structurally, among those whose
+    top-level ops hash alike.
 
     Before:
     ```mlir

@@ -56,14 +56,32 @@ gpu::GPUModuleOp createKernelModule(gpu::GPUFuncOp kernel, StringRef name,
   return module;
 }
 
-/// The text of a kernel module's contents (not its name): equal texts are
-/// equal kernels.
-std::string kernelText(gpu::GPUModuleOp module) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
+/// A hash of a kernel module's contents (not its name) from its top-level
+/// ops alone (names, attributes, types): equal kernels hash alike, and the
+/// few unequal ones that do are told apart by kernelsEqual.
+llvm::hash_code kernelHash(gpu::GPUModuleOp module) {
+  llvm::hash_code hash(0);
   for (Operation &op : module.getBody()->getOperations())
-    op.print(os, OpPrintingFlags().printGenericOpForm());
-  return text;
+    hash =
+        llvm::hash_combine(hash, OperationEquivalence::computeHash(
+                                     &op, OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::ignoreHashValue,
+                                     OperationEquivalence::IgnoreLocations));
+  return hash;
+}
+
+/// Whether two kernel modules hold the same ops (locations aside), in the
+/// same order: the same kernel, compiled once. Structural, where printing
+/// both took a second on the default DPA4.
+bool kernelsEqual(gpu::GPUModuleOp a, gpu::GPUModuleOp b) {
+  Block &left = *a.getBody(), &right = *b.getBody();
+  if (left.getOperations().size() != right.getOperations().size())
+    return false;
+  for (auto [x, y] : llvm::zip_equal(left, right))
+    if (!OperationEquivalence::isEquivalentTo(
+            &x, &y, OperationEquivalence::IgnoreLocations))
+      return false;
+  return true;
 }
 
 /// Whether `name` is one of the NVVM dialect's (nvvm.minctasm, ...).
@@ -91,7 +109,10 @@ struct OutlineKernelsPass : sezm::impl::OutlineKernelsBase<OutlineKernelsPass> {
     ModuleOp module = getOperation();
     SymbolTable symbols(module);
     bool outlined = false;
-    llvm::StringMap<gpu::GPUFuncOp> outlinedKernels;
+    // The kept kernels by kernelHash, each with its module.
+    llvm::DenseMap<llvm::hash_code,
+                   SmallVector<std::pair<gpu::GPUModuleOp, gpu::GPUFuncOp>>>
+        outlinedKernels;
     for (auto function :
          llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
       // Each function's kernels follow it, in launch order.
@@ -116,9 +137,12 @@ struct OutlineKernelsPass : sezm::impl::OutlineKernelsBase<OutlineKernelsPass> {
                                    : StringRef(name);
         gpu::GPUModuleOp kernelModule =
             createKernelModule(kernel, moduleName, symbols);
-        auto [known, inserted] =
-            outlinedKernels.try_emplace(kernelText(kernelModule), kernel);
-        if (inserted) {
+        auto &candidates = outlinedKernels[kernelHash(kernelModule)];
+        auto known = llvm::find_if(candidates, [&](const auto &candidate) {
+          return kernelsEqual(candidate.first, kernelModule);
+        });
+        if (known == candidates.end()) {
+          candidates.emplace_back(kernelModule, kernel);
           symbols.insert(kernelModule, insertPoint);
         } else {
           kernelModule.erase();
