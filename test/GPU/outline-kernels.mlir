@@ -78,8 +78,8 @@ func.func @gate() {
 // -----
 
 // A launch whose kernel equals one outlined before (in this function or
-// another) launches that one: one module per distinct kernel. A kernel
-// that differs (here in one constant) keeps its own.
+// another; locations aside) launches that one: one module per distinct
+// kernel. A kernel that differs (here in one constant) keeps its own.
 // CHECK-LABEL: func.func @first
 // CHECK: gpu.launch_func @gate::@gate
 // CHECK: gpu.launch_func @gate::@gate
@@ -118,8 +118,8 @@ func.func @second(%m: memref<4xf32>) {
   gpu.launch blocks(%bx, %by, %bz) in (%x = %c1, %y = %c1, %z = %c1)
       threads(%tx, %ty, %tz) in (%a = %c1, %b = %c1, %c = %c1)
       function(@gate) {
-    %v = arith.constant 1.0 : f32
-    memref.store %v, %m[%tx] : memref<4xf32>
+    %v = arith.constant 1.0 : f32 loc("block1.mlir":7:3)
+    memref.store %v, %m[%tx] : memref<4xf32> loc("block1.mlir":8:3)
     gpu.terminator
   }
   return
