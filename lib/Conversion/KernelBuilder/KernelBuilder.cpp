@@ -31,27 +31,16 @@ template <typename T> Emitter &emitterOf(const T &a, const T &c) {
   return *c.emitter;
 }
 
-[[noreturn]] void constantWithoutEmitter() {
+} // namespace
+
+void kernel::reportConstantWithoutEmitter() {
   llvm::report_fatal_error("sezm kernel builder: a constant taken as a value "
                            "with no emitter to emit it");
 }
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // Index arithmetic
 //===----------------------------------------------------------------------===//
-
-Idx::operator Value() const {
-  if (!emitter)
-    constantWithoutEmitter();
-  return value;
-}
-
-Emitter &Idx::getEmitter() const {
-  if (!emitter)
-    constantWithoutEmitter();
-  return *emitter;
-}
 
 Value Idx::in(Emitter &em) const {
   if (emitter)
@@ -114,12 +103,6 @@ Cond kernel::equal(Idx a, Idx c) {
   return compare(arith::CmpIPredicate::eq, a, c);
 }
 
-Idx32::operator Value() const {
-  if (!emitter)
-    constantWithoutEmitter();
-  return value;
-}
-
 Value Idx32::in(Emitter &em) const {
   if (emitter)
     return value;
@@ -179,18 +162,6 @@ Cond kernel::operator<(Idx32 a, Idx32 c) {
 //===----------------------------------------------------------------------===//
 // Num
 //===----------------------------------------------------------------------===//
-
-Num::operator Value() const {
-  if (!emitter)
-    constantWithoutEmitter();
-  return value;
-}
-
-Emitter &Num::getEmitter() const {
-  if (!emitter)
-    constantWithoutEmitter();
-  return *emitter;
-}
 
 Value Num::in(Emitter &em) const {
   if (emitter)

@@ -36,27 +36,45 @@ struct Cond {
   Emitter *emitter;
 };
 
+/// Reports a constant taken as a value with no emitter to emit it: a
+/// kernel builder's bug, never a null value.
+[[noreturn]] void reportConstantWithoutEmitter();
+
+/// What Idx, Idx32 and Num share: a value and the emitter of the op that
+/// made it, or a constant of type C, emitted where it meets a value (each
+/// scalar's `in`; constants combined with constants fold).
+template <typename C> struct EmittedScalar {
+  EmittedScalar(C constant) : constant(constant) {}
+  EmittedScalar(Value value, Emitter &emitter)
+      : value(value), emitter(&emitter) {}
+  /// The emitted value (a constant that met no value is reported: emit it
+  /// with `in`).
+  operator Value() const {
+    (void)getEmitter();
+    return value;
+  }
+  bool isConstant() const { return !emitter; }
+  /// The emitter of a value (an index that a loop or a load made, say).
+  Emitter &getEmitter() const {
+    if (!emitter)
+      reportConstantWithoutEmitter();
+    return *emitter;
+  }
+
+  Value value;
+  Emitter *emitter = nullptr;
+  C constant = 0;
+};
+
 //===----------------------------------------------------------------------===//
 // Index arithmetic
 //===----------------------------------------------------------------------===//
 
-/// An index value, or an index constant that is emitted where it meets a
-/// value (constants combined with constants fold here).
-struct Idx {
-  Idx(int64_t constant) : constant(constant) {}
-  Idx(Value value, Emitter &emitter) : value(value), emitter(&emitter) {}
-  /// The emitted value (a constant that met no value is a programming
-  /// error: emit it with `in`).
-  operator Value() const;
+/// An index value, or an index constant.
+struct Idx : EmittedScalar<int64_t> {
+  using EmittedScalar::EmittedScalar;
   /// The value, a constant emitted by `emitter`.
   Value in(Emitter &emitter) const;
-  bool isConstant() const { return !emitter; }
-  /// The emitter of a value (an index that a loop or a load made, say).
-  Emitter &getEmitter() const;
-
-  Value value;
-  Emitter *emitter = nullptr;
-  int64_t constant = 0;
 };
 
 Idx operator+(Idx a, Idx b);
@@ -77,20 +95,13 @@ Idx min(Idx a, Idx b);
 /// carries: on the GPU a 64-bit add or compare is two instructions and an
 /// address from a 32-bit index one wide multiply-add. Only for values known
 /// to stay below 2^31.
-struct Idx32 {
-  Idx32(int32_t constant) : constant(constant) {}
-  Idx32(Value value, Emitter &emitter) : value(value), emitter(&emitter) {}
+struct Idx32 : EmittedScalar<int32_t> {
+  using EmittedScalar::EmittedScalar;
   /// The low 32 bits of an index below 2^31.
   static Idx32 narrow(Idx index);
   /// The index it is (zero-extended).
   Idx widen() const;
-  operator Value() const;
   Value in(Emitter &emitter) const;
-  bool isConstant() const { return !emitter; }
-
-  Value value;
-  Emitter *emitter = nullptr;
-  int32_t constant = 0;
 };
 
 Idx32 operator+(Idx32 a, Idx32 b);
@@ -108,18 +119,9 @@ Idx32 min(Idx32 a, Idx32 b);
 /// is emitted where it meets a value. Constants combined with constants
 /// fold here in double precision and are rounded once, to the float type,
 /// where they are emitted.
-struct Num {
-  Num(double constant) : constant(constant) {}
-  Num(Value value, Emitter &emitter) : value(value), emitter(&emitter) {}
-  operator Value() const;
+struct Num : EmittedScalar<double> {
+  using EmittedScalar::EmittedScalar;
   Value in(Emitter &emitter) const;
-  bool isConstant() const { return !emitter; }
-  /// The emitter of a value.
-  Emitter &getEmitter() const;
-
-  Value value;
-  Emitter *emitter = nullptr;
-  double constant = 0;
 };
 
 Num operator+(Num a, Num b);
