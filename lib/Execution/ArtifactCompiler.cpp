@@ -644,14 +644,6 @@ llvm::Error sezm::compileArtifact(ModuleOp module,
     return llvm::createStringError("the module has no public function");
   nameGraphExtents(module, entries);
 
-  // Names are for the manifest; LLVM has no use for them.
-  for (auto func : module.getOps<func::FuncOp>()) {
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      func.removeArgAttr(i, kNameAttr);
-    for (unsigned i = 0; i < func.getNumResults(); ++i)
-      func.removeResultAttr(i, StringAttr::get(func.getContext(), kNameAttr));
-  }
-
   // Each target lowers a copy when both are built (the last the module).
   sezmrt::Artifact contents;
   std::string plan;

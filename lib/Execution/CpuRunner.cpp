@@ -53,13 +53,6 @@ CpuProgram::compile(OwningOpRef<ModuleOp> module, ArrayRef<std::string> entries,
   }
 
   MLIRContext *context = module->getContext();
-  // Names are for the manifest; LLVM has no use for them.
-  for (auto func : module->getOps<func::FuncOp>()) {
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      func.removeArgAttr(i, kNameAttr);
-    for (unsigned i = 0; i < func.getNumResults(); ++i)
-      func.removeResultAttr(i, StringAttr::get(func.getContext(), kNameAttr));
-  }
   std::string diagnostics;
   {
     ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {

@@ -506,6 +506,28 @@ def InputsReadOnly : Pass<"sezm-inputs-read-only", "::mlir::func::FuncOp"> {
   }];
 }
 
+def DropPortNames : Pass<"sezm-drop-port-names", "::mlir::func::FuncOp"> {
+  let summary = "Drop the names of a function's arguments and results";
+  let description = [{
+    Removes `sezm.name` from every argument and result of a function. The
+    names are the entry's interface: the manifest takes them from the module
+    before it is lowered, and the graph passes read them (the fused backward
+    finds the source CSR through `sezm.csr_of`, which names an argument). The
+    lowering has no use for them, and LLVM's translation would warn about a
+    result attribute it does not know; so the pipelines drop them where the
+    lowering starts, after every graph pass.
+
+    Before:
+    ```mlir
+    func.func @f(%x: tensor<?xf32> {sezm.name = "x"}) -> (tensor<?xf32> {sezm.name = "y"})
+    ```
+    After:
+    ```mlir
+    func.func @f(%x: tensor<?xf32>) -> tensor<?xf32>
+    ```
+  }];
+}
+
 def OrderConstantGlobals
     : Pass<"sezm-order-constant-globals", "::mlir::ModuleOp"> {
   let summary = "Name and place bufferization's constant globals in use order";

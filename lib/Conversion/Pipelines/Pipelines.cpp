@@ -72,6 +72,7 @@ static void buildKernelsOnBuffers(OpPassManager &pm, bool forGpu,
   // between the two kernels could be done in place over values still to be
   // read (an envelope overwritten by its square, in SeZM-min's degree norm).
   pm.addNestedPass<func::FuncOp>(createInputsReadOnly());
+  pm.addNestedPass<func::FuncOp>(createDropPortNames());
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
