@@ -13,6 +13,10 @@
 #   bench:N,..  bench/so2-bench.sh at those atom counts (--no-compile unless
 #               bench-compile:N,..)
 #   ncu:N       an Nsight Compute profile of sezm's SO(2) kernels at N atoms
+#   ncu-model:N  an Nsight Compute profile of one E+F step of SeZM-min's
+#               artifact (or NCU_ARTIFACT) on the N-atom workload structure:
+#               each kernel's share of the step and its % of its own roofline
+#               (bench/ncu_table.py)
 #   artifact    SeZM-min's artifact (gpu-run/sezm-min.sezm, sezm-compile
 #               --forces-of energy --weights) through sezm-run on the GPU,
 #               against the module on the CPU
@@ -341,6 +345,25 @@ for step in "$@"; do
         }
         grep -E "Duration|Memory Throughput|DRAM Throughput|Registers Per|Achieved Occupancy|Theoretical Occupancy|Compute \(SM\) Throughput|L1/TEX Hit|L2 Hit|Warp Cycles Per Issued|Issue Slots Busy|Executed Ipc A|dram__bytes" "$out/ncu-$entry.txt" | head -30
       done
+      rm -rf "$work"
+      ;;
+    ncu-model:*)
+      atoms=${step#ncu-model:}
+      ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+      ip link set lo up 2>/dev/null || true
+      work=/tmp/model-ncu
+      rm -rf "$work"
+      "$tools/bin/make-so2-workload" "$atoms" "$work" --structure-only > /dev/null
+      # Time, DRAM bytes and FP32 instructions per launch: a kernel's own
+      # roofline is FLOP/s against the FP32 peak or bytes/s against DRAM's.
+      "$ncu" --clock-control none --target-processes application-only --csv \
+        --page raw --metrics gpu__time_duration.sum,dram__bytes.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed,gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,launch__registers_per_thread \
+        "$tools/bin/sezm-run" "${NCU_ARTIFACT:-$root/gpu-run/sezm-min.sezm}" \
+        --entry energy_forces --structure "$work/structure.xyz" \
+        > "$out/ncu-model-$atoms.csv" 2> "$out/ncu-model-$atoms.err" ||
+        { status=1; tail -5 "$out/ncu-model-$atoms.err"; }
+      python3 "$root/bench/ncu_table.py" "$out/ncu-model-$atoms.csv" 2>&1 |
+        tee "$out/ncu-model-$atoms.md" || status=1
       rm -rf "$work"
       ;;
     train-water:*)
