@@ -21,7 +21,7 @@ LoweringFlags::LoweringFlags(cl::OptionCategory &category)
           cl::desc("Recompute each block's mixing stack (so2_linear, gates, "
                    "focus scaling) when its backward starts instead of "
                    "keeping it through the later blocks: less device memory "
-                   "per edge (SeZM-min E+F 25,172 -> 15,712 bytes), one more "
+                   "per edge (SeZM-min E+F 22,612 -> 15,708 bytes), one more "
                    "stack forward per block but the last; the same numbers"),
           cl::cat(category)),
       edgeChunk("edge-chunk",

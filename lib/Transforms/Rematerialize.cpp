@@ -132,10 +132,11 @@ struct RematerializePass : sezm::impl::RematerializeBase<RematerializePass> {
       return;
     // Per-edge values that are cheap to recompute from what stays live
     // anyway: rotate_mix messages (from the node features, the Wigner-D and
-    // the kernel) and edge vectors (from the positions).
+    // the kernel), edge vectors (from the positions) and focus-scaled
+    // messages (from the input and scales that focus_scale_grad keeps).
     SmallVector<Operation *> recomputable;
     func.walk([&](Operation *op) {
-      if (isa<RotateMixOp, EdgeVectorsOp>(op))
+      if (isa<RotateMixOp, EdgeVectorsOp, FocusScaleOp>(op))
         recomputable.push_back(op);
     });
     for (Operation *op : recomputable) {

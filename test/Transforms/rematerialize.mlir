@@ -35,6 +35,43 @@ func.func @inference(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
 
 // -----
 
+// A focus-scaled message is computed again from its input and its scales,
+// which live on for the focus scale's backward anyway.
+// CHECK-LABEL: func.func @focus_scale
+// CHECK: %[[S:.*]] = sezm.focus_scale %[[Y:.*]] by %[[A:.*]] :
+// CHECK: sezm.envelope_aggregate %[[S]]
+// CHECK: sezm.rotate_mix
+// CHECK: %[[AGAIN:.*]] = sezm.focus_scale %[[Y]] by %[[A]] :
+// CHECK-NEXT: sezm.envelope_aggregate_grad %{{.*}}, %[[AGAIN]]
+// CHECK: sezm.focus_scale_grad %{{.*}}, %[[Y]] by %[[A]]
+// expected-remark @+1 {{inference schedule}}
+func.func @focus_scale(%y: tensor<?x10x8xf32>, %alpha: tensor<?x2xf32>,
+    %src: tensor<?xi64>, %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>,
+    %cb: tensor<1x8xf32>, %env: tensor<?xf32>, %isd: tensor<?xf32>,
+    %do: tensor<?xi64>, %dr: tensor<?xi64>, %g: tensor<?x16x8xf32>)
+    -> (tensor<?x10x8xf32>, tensor<?x10x8xf32>, tensor<?x2xf32>) {
+  %s = sezm.focus_scale %y by %alpha
+      : (tensor<?x10x8xf32>, tensor<?x2xf32>) -> tensor<?x10x8xf32>
+  %agg = sezm.envelope_aggregate %s by %wd env %env norm %isd over(%do, %dr) lmax = 3
+      : (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>,
+         tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x8xf32>
+  %u2 = sezm.rotate_mix %agg[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x8xf32>, tensor<?xi64>, tensor<?x16x16xf32>, tensor<?x25xf32>,
+         tensor<1x8xf32>) -> tensor<?x10x8xf32>
+  // expected-remark @+1 {{focus_scale recomputed here (inference schedule)}}
+  %gs, %gw, %genv, %gisd = sezm.envelope_aggregate_grad %g, %s by %wd env %env norm %isd
+      over(%do, %dr) lmax = 3
+      : (tensor<?x16x8xf32>, tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
+         tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
+  %gy, %galpha = sezm.focus_scale_grad %gs, %y by %alpha
+      : (tensor<?x10x8xf32>, tensor<?x10x8xf32>, tensor<?x2xf32>)
+      -> (tensor<?x10x8xf32>, tensor<?x2xf32>)
+  return %u2, %gy, %galpha : tensor<?x10x8xf32>, tensor<?x10x8xf32>, tensor<?x2xf32>
+}
+
+// -----
+
 // Under the training schedule the saved message stays.
 // CHECK-LABEL: func.func @training
 // CHECK-COUNT-1: sezm.rotate_mix
