@@ -14,9 +14,9 @@ import csv
 import sys
 
 # NVIDIA H200 SXM (H100 SXM's SMs at H200's memory): FP32 non-tensor peak
-# at the boost clock, and HBM3e bandwidth.
-FP32_PEAK_FLOPS = 66.9e12
-DRAM_PEAK_BYTES = 4.8e12
+# at the boost clock, and HBM3e bandwidth. An H100 SXM has 3.35e12 B/s.
+H200_FP32_FLOPS = 66.9e12
+H200_DRAM_BYTES = 4.8e12
 
 
 def number(text):
@@ -28,6 +28,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("csv")
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--fp32-peak", type=float, default=H200_FP32_FLOPS,
+                        help="FP32 FLOP/s of the GPU (default: H200's)")
+    parser.add_argument("--dram-peak", type=float, default=H200_DRAM_BYTES,
+                        help="DRAM bytes/s of the GPU (default: H200's)")
     args = parser.parse_args()
     with open(args.csv) as f:
         lines = [line for line in f if line.startswith('"')]
@@ -76,11 +80,11 @@ def main():
     for name, k in ordered[:args.top]:
         s = k["seconds"]
         intensity = k["flop"] / k["bytes"] if k["bytes"] else float("inf")
-        ridge = FP32_PEAK_FLOPS / DRAM_PEAK_BYTES
+        ridge = args.fp32_peak / args.dram_peak
         if intensity >= ridge:
-            bound, roof = "FP32", k["flop"] / s / FP32_PEAK_FLOPS
+            bound, roof = "FP32", k["flop"] / s / args.fp32_peak
         else:
-            bound, roof = "DRAM", k["bytes"] / s / DRAM_PEAK_BYTES
+            bound, roof = "DRAM", k["bytes"] / s / args.dram_peak
         print(f"| {name} | {k['launches']} | {s * 1e3:.3f} | "
               f"{100 * s / total:.1f} % | {k['flop'] / 1e9:.2f} | "
               f"{k['bytes'] / 1e9:.3f} | {intensity:.1f} | {bound} | "
