@@ -68,6 +68,10 @@ std::string fusionBlocker(func::FuncOp func, RotateMixGradOp grad,
   auto src = dyn_cast<BlockArgument>(grad.getSrc());
   if (!src || src.getOwner() != &func.getBody().front())
     return "'src' is not an argument of @" + func.getSymName().str();
+  // A CSR names the edge index it sorts (sezm.csr_of); an unnamed one has
+  // none that could name it (sezm-drop-port-names runs after the fusions).
+  if (!func.getArgAttrOfType<StringAttr>(src.getArgNumber(), kNameAttr))
+    return "'src' has no sezm.name, so no CSR can be marked as its own";
   std::string srcName = argumentName(func, src.getArgNumber());
   for (Value csr : {reduce.getOrder(), reduce.getRowptr()}) {
     auto arg = dyn_cast<BlockArgument>(csr);

@@ -105,3 +105,26 @@ func.func @destination_csr(%g: tensor<?x10x64xf32>, %x: tensor<?x16x64xf32>,
       : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x64xf32>
   return %gx, %gwd, %gkc : tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>
 }
+
+// -----
+
+// Without its name the source index has no CSR: the artifact compiler once
+// dropped the names before the fusions, and nothing fused.
+// CHECK-LABEL: func.func @unnamed_source
+// CHECK: sezm.segment_reduce
+// expected-remark @+1 {{inference schedule}}
+func.func @unnamed_source(%g: tensor<?x10x64xf32>, %x: tensor<?x16x64xf32>,
+    %src: tensor<?xi64>, %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>,
+    %cb: tensor<1x64xf32>, %so: tensor<?xi64> {sezm.csr_of = "src"},
+    %sr: tensor<?xi64> {sezm.csr_of = "src"})
+    -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>)  {
+  // expected-remark @+1 {{not fused with the segment reduction: 'src' has no sezm.name, so no CSR can be marked as its own}}
+  %gxe, %gwd, %gkc = sezm.rotate_mix_grad %g, %x[%src] by %wd kernel %kc basis %cb
+      lmax = 3 rank = 1
+      : (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>,
+         tensor<?x25xf32>, tensor<1x64xf32>)
+      -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>)
+  %gx = sezm.segment_reduce %gxe over(%so, %sr)
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x64xf32>
+  return %gx, %gwd, %gkc : tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x25xf32>
+}
