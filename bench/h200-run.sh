@@ -100,6 +100,12 @@ install_deepmd() {
     /tmp/dp-wheels/deepmd/lib/run_config.ini
   mpich_lib=$(dirname "$(find /tmp/mpich -name 'libmpi.so.12' | head -1)")
 }
+# Nsight Compute into $ncu; it talks to the profiled process over the
+# loopback interface, which goes up.
+find_ncu() {
+  ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  ip link set lo up 2>/dev/null || true
+}
 # Runs python3 with DeePMD-kit importable.
 deepmd_python() {
   LD_LIBRARY_PATH=$mpich_lib:${LD_LIBRARY_PATH:-} \
@@ -320,10 +326,8 @@ for step in "$@"; do
       ;;
     ncu:*)
       atoms=${step#ncu:}
-      ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+      find_ncu
       "$ncu" --version | tail -1
-      # ncu talks to the profiled process over the loopback interface.
-      ip link set lo up 2>/dev/null || true
       work=/tmp/so2-ncu
       "$tools/bin/make-so2-workload" "$atoms" "$work" > /dev/null
       for entry in rotate_mix fused_backward rotate_mix_kept fused_backward_kept; do
@@ -349,8 +353,7 @@ for step in "$@"; do
       ;;
     ncu-model:*)
       atoms=${step#ncu-model:}
-      ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-      ip link set lo up 2>/dev/null || true
+      find_ncu
       work=/tmp/model-ncu
       rm -rf "$work"
       "$tools/bin/make-so2-workload" "$atoms" "$work" --structure-only > /dev/null
