@@ -934,9 +934,8 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
            t.lmax(),
        {t.x()}},
       {"envelope_aggregate_grad",
-       withGrad(t.x(), aggregateIn),
-       "sezm.envelope_aggregate_grad %a0, %a1 by %a2 env %a3 norm %a4 "
-       "over(%a5, %a6)" +
+       {t.x(), t.edgeFrame(), t.wigner(), t.t({-1}), t.t({-1}), t.index()},
+       "sezm.envelope_aggregate_grad %a0, %a1 by %a2 env %a3 norm %a4 at %a5" +
            t.lmax(),
        {t.edgeFrame(), t.wigner(), t.t({-1}), t.t({-1})}},
       {"attention_aggregate",
@@ -1096,7 +1095,17 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
                 {"envelope_aggregate",
                  "envelope_aggregate_grad",
                  aggregateInputs,
-                 {T{0, 0}, T{1, 1}, T{2, 2}, T{3, 3}}},
+                 // The norm's gradient comes as per-edge terms of each
+                 // edge's destination.
+                 {T{0, 0}, T{1, 1}, T{2, 2}, T{3, 3, &g.dst}},
+                 [&](const HostTensor &grad) {
+                   return std::vector<HostTensor>{grad,
+                                                  aggregateInputs[0],
+                                                  aggregateInputs[1],
+                                                  aggregateInputs[2],
+                                                  aggregateInputs[3],
+                                                  dst};
+                 }},
                 rng);
   checkGradient(*program,
                 {"attention_aggregate",

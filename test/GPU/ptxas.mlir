@@ -7,7 +7,7 @@
 // RUN: for f in %t/*.ptx; do %ptxas -arch=sm_90 $f -o %t.cubin || exit 1; done
 // RUN: cat %t/*.ptx | FileCheck %s
 
-// COUNT: 100
+// COUNT: 97
 // CHECK: .version 8.0
 // CHECK: .target sm_90
 // CHECK: .entry
@@ -153,16 +153,16 @@ func.func @mixing_stack(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
 func.func @aggregation(%xl: tensor<?x10x64xf32>, %wd: tensor<?x16x16xf32>,
                        %env: tensor<?xf32>, %isd: tensor<?xf32>,
                        %lg: tensor<?x2x1xf32>, %zn: tensor<2x1xf32>,
-                       %do: tensor<?xi32>, %dr: tensor<?xi32>)
+                       %do: tensor<?xi32>, %dr: tensor<?xi32>, %dst: tensor<?xi32>)
     -> (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?x2x1xf32>, tensor<?xf32>, tensor<2x1xf32>) {
   %agg = sezm.envelope_aggregate %xl by %wd env %env norm %isd
       over(%do, %dr) lmax = 3
       : (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
          tensor<?xf32>, tensor<?xi32>, tensor<?xi32>) -> tensor<?x16x64xf32>
   %g1, %g2, %g3, %g4 = sezm.envelope_aggregate_grad %agg, %xl by %wd
-      env %env norm %isd over(%do, %dr) lmax = 3
+      env %env norm %isd at %dst lmax = 3
       : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>,
-         tensor<?xf32>, tensor<?xf32>, tensor<?xi32>, tensor<?xi32>)
+         tensor<?xf32>, tensor<?xf32>, tensor<?xi32>)
       -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
           tensor<?xf32>)
   %pre = sezm.attention_aggregate %xl by %wd logit %lg env %env null %zn

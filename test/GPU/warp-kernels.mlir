@@ -1,28 +1,28 @@
 // RUN: sezm-opt %s --sezm-select-lowering-strategy --convert-sezm-to-gpu-kernels | FileCheck %s
 
-// The aggregation's backward, one warp per CSR position (blocks of 4 warps):
-// the lanes load the edge's 46 kept Wigner-D entries together and hand
-// them round (46 index shuffles); each lane stores its channels' edge-frame
-// gradient rows; the entries' 46 sums and <grad[n], message_e> cross the
-// warp in 31 + 16 butterfly shuffles (47 values, two groups); then a kernel
-// sums each node's norm gradient over its segment in CSR order.
+// The aggregation's backward, one warp per edge (blocks of 4 warps), reading
+// its destination's gradient rows: the lanes load the edge's 46 kept
+// Wigner-D entries together and hand them round (46 index shuffles); each
+// lane stores its channels' edge-frame gradient rows; the entries' 46 sums
+// and <grad[n], message_e> cross the warp in 31 + 16 butterfly shuffles (47
+// values, two groups). No second kernel: the norm gradient's per-node sum is
+// a segment_reduce of the per-edge terms.
 // CHECK-LABEL: func.func @aggregate_grad
 // CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}} = %c4{{.*}}, {{.*}}) function(@envelope_aggregate_grad)
 // CHECK-COUNT-46: gpu.shuffle idx
 // CHECK-COUNT-47: gpu.shuffle xor
 // CHECK-NOT: gpu.shuffle
 // CHECK: gpu.terminator
-// CHECK: gpu.launch {{.*}} function(@envelope_aggregate_grad_nodes)
+// CHECK-NOT: gpu.launch
 // CHECK-NOT: sezm.envelope_aggregate_grad
 func.func @aggregate_grad(%g: tensor<?x16x64xf32>, %xl: tensor<?x10x64xf32>,
                           %wd: tensor<?x46xf32>, %env: tensor<?xf32>,
-                          %isd: tensor<?xf32>, %do: tensor<?xi64>,
-                          %dr: tensor<?xi64>)
+                          %isd: tensor<?xf32>, %dst: tensor<?xi64>)
     -> (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>, tensor<?xf32>) {
   %g1, %g2, %g3, %g4 = sezm.envelope_aggregate_grad %g, %xl by %wd
-      env %env norm %isd over(%do, %dr) lmax = 3
+      env %env norm %isd at %dst lmax = 3
       : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x46xf32>,
-         tensor<?xf32>, tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+         tensor<?xf32>, tensor<?xf32>, tensor<?xi64>)
       -> (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>, tensor<?xf32>)
   return %g1, %g2, %g3, %g4
       : tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>, tensor<?xf32>

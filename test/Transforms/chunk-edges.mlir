@@ -3,6 +3,7 @@
 // REMARK: remark: sezm-chunk-edges: 3 row-wise ops in chunks of 4096 edges
 // REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
 // REMARK: remark: sezm-chunk-edges: 3 row-wise ops in chunks of 4096 edges
+// REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
 // REMARK-NOT: sezm-chunk-edges
 // RUN: not sezm-opt %s --split-input-file --sezm-chunk-edges="rows=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS
 // ROWS: error: sezm-chunk-edges: rows must be at least 1, got 0
@@ -157,4 +158,40 @@ func.func @weight_gradient(%g: tensor<?x10x64xf32>, %u: tensor<?x10x64xf32>,
       -> (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
           tensor<2x96x96xf32>)
   return %gu, %gw0 : tensor<?x10x64xf32>, tensor<2x128x128xf32>
+}
+
+// -----
+
+// The aggregation's backward reads each edge's destination row of the node
+// gradient, so it joins the chain that recomputes its operand: the message
+// lives one chunk at a time, the per-edge gradients are written whole, and
+// the norm gradient's sum over each destination stays outside the loop.
+// CHECK-LABEL: func.func @aggregate_grad(
+// CHECK-SAME: %[[DST:[a-z0-9]+]]: tensor<?xi64>, %{{[a-z0-9]+}}: tensor<?xi64>, %{{[a-z0-9]+}}: tensor<?xi64>, %{{[a-z0-9]+}}: tensor<?x16x64xf32>)
+// CHECK: scf.for
+// CHECK: %[[U:.*]] = sezm.rotate_mix
+// CHECK: %[[D:.*]] = tensor.extract_slice %[[DST]]
+// CHECK: sezm.envelope_aggregate_grad %{{.*}}, %[[U]] by %{{.*}} env %{{.*}} norm %{{.*}} at %[[D]]
+// CHECK: scf.yield
+// CHECK: sezm.segment_reduce
+func.func @aggregate_grad(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
+                          %wd: tensor<?x46xf32>, %kc: tensor<?x25xf32>,
+                          %cb: tensor<1x64xf32>, %env: tensor<?xf32>,
+                          %isd: tensor<?xf32>, %dst: tensor<?xi64>,
+                          %do: tensor<?xi64>, %dr: tensor<?xi64>,
+                          %g: tensor<?x16x64xf32>)
+    -> (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>, tensor<?xf32>)
+    attributes {sezm.schedule = "inference"} {
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>, tensor<?x25xf32>,
+         tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  %gu, %gw, %genv, %terms = sezm.envelope_aggregate_grad %g, %u by %wd
+      env %env norm %isd at %dst lmax = 3
+      : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x46xf32>,
+         tensor<?xf32>, tensor<?xf32>, tensor<?xi64>)
+      -> (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>, tensor<?xf32>)
+  %gisd = sezm.segment_reduce %terms over(%do, %dr)
+      : (tensor<?xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?xf32>
+  return %gu, %gw, %genv, %gisd
+      : tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>, tensor<?xf32>
 }

@@ -13,7 +13,7 @@
 func.func @inference(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
     %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>, %cb: tensor<1x8xf32>,
     %env: tensor<?xf32>, %isd: tensor<?xf32>, %do: tensor<?xi64>,
-    %dr: tensor<?xi64>, %g: tensor<?x16x8xf32>)
+    %dr: tensor<?xi64>, %dst: tensor<?xi64>, %g: tensor<?x16x8xf32>)
     -> (tensor<?x16x8xf32>, tensor<?x10x8xf32>) {
   %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
       : (tensor<?x16x8xf32>, tensor<?xi64>, tensor<?x16x16xf32>, tensor<?x25xf32>,
@@ -26,9 +26,9 @@ func.func @inference(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
          tensor<1x8xf32>) -> tensor<?x10x8xf32>
   // expected-remark @+1 {{rotate_mix recomputed here (inference schedule)}}
   %gu, %gw, %genv, %gisd = sezm.envelope_aggregate_grad %g, %u by %wd env %env norm %isd
-      over(%do, %dr) lmax = 3
+      at %dst lmax = 3
       : (tensor<?x16x8xf32>, tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
-         tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+         tensor<?xf32>, tensor<?xi64>)
       -> (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
   return %agg, %u2 : tensor<?x16x8xf32>, tensor<?x10x8xf32>
 }
@@ -48,7 +48,7 @@ func.func @inference(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
 func.func @focus_scale(%y: tensor<?x10x8xf32>, %alpha: tensor<?x2xf32>,
     %src: tensor<?xi64>, %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>,
     %cb: tensor<1x8xf32>, %env: tensor<?xf32>, %isd: tensor<?xf32>,
-    %do: tensor<?xi64>, %dr: tensor<?xi64>, %g: tensor<?x16x8xf32>)
+    %do: tensor<?xi64>, %dr: tensor<?xi64>, %dst: tensor<?xi64>, %g: tensor<?x16x8xf32>)
     -> (tensor<?x10x8xf32>, tensor<?x10x8xf32>, tensor<?x2xf32>) {
   %s = sezm.focus_scale %y by %alpha
       : (tensor<?x10x8xf32>, tensor<?x2xf32>) -> tensor<?x10x8xf32>
@@ -60,9 +60,9 @@ func.func @focus_scale(%y: tensor<?x10x8xf32>, %alpha: tensor<?x2xf32>,
          tensor<1x8xf32>) -> tensor<?x10x8xf32>
   // expected-remark @+1 {{focus_scale recomputed here (inference schedule)}}
   %gs, %gw, %genv, %gisd = sezm.envelope_aggregate_grad %g, %s by %wd env %env norm %isd
-      over(%do, %dr) lmax = 3
+      at %dst lmax = 3
       : (tensor<?x16x8xf32>, tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
-         tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+         tensor<?xf32>, tensor<?xi64>)
       -> (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
   %gy, %galpha = sezm.focus_scale_grad %gs, %y by %alpha
       : (tensor<?x10x8xf32>, tensor<?x10x8xf32>, tensor<?x2xf32>)
@@ -80,7 +80,7 @@ func.func @focus_scale(%y: tensor<?x10x8xf32>, %alpha: tensor<?x2xf32>,
 func.func @training(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
     %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>, %cb: tensor<1x8xf32>,
     %env: tensor<?xf32>, %isd: tensor<?xf32>, %do: tensor<?xi64>,
-    %dr: tensor<?xi64>, %g: tensor<?x16x8xf32>)
+    %dr: tensor<?xi64>, %dst: tensor<?xi64>, %g: tensor<?x16x8xf32>)
     -> (tensor<?x16x8xf32>, tensor<?x10x8xf32>) attributes {sezm.training} {
   %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
       : (tensor<?x16x8xf32>, tensor<?xi64>, tensor<?x16x16xf32>, tensor<?x25xf32>,
@@ -91,9 +91,9 @@ func.func @training(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
   %s = sezm.segment_reduce %u over(%do, %dr)
       : (tensor<?x10x8xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x10x8xf32>
   %gu, %gw, %genv, %gisd = sezm.envelope_aggregate_grad %g, %u by %wd env %env norm %isd
-      over(%do, %dr) lmax = 3
+      at %dst lmax = 3
       : (tensor<?x16x8xf32>, tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
-         tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+         tensor<?xf32>, tensor<?xi64>)
       -> (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
   return %agg, %s : tensor<?x16x8xf32>, tensor<?x10x8xf32>
 }
@@ -109,7 +109,7 @@ func.func @training(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
 func.func @adjacent(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
     %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>, %cb: tensor<1x8xf32>,
     %env: tensor<?xf32>, %isd: tensor<?xf32>, %do: tensor<?xi64>,
-    %dr: tensor<?xi64>, %g: tensor<?x16x8xf32>)
+    %dr: tensor<?xi64>, %dst: tensor<?xi64>, %g: tensor<?x16x8xf32>)
     -> (tensor<?x16x8xf32>, tensor<?x10x8xf32>) {
   %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
       : (tensor<?x16x8xf32>, tensor<?xi64>, tensor<?x16x16xf32>, tensor<?x25xf32>,
@@ -118,9 +118,9 @@ func.func @adjacent(%x: tensor<?x16x8xf32>, %src: tensor<?xi64>,
       : (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>,
          tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x8xf32>
   %gu, %gw, %genv, %gisd = sezm.envelope_aggregate_grad %g, %u by %wd env %env norm %isd
-      over(%do, %dr) lmax = 3
+      at %dst lmax = 3
       : (tensor<?x16x8xf32>, tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
-         tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+         tensor<?xf32>, tensor<?xi64>)
       -> (tensor<?x10x8xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
   return %agg, %gu : tensor<?x16x8xf32>, tensor<?x10x8xf32>
 }

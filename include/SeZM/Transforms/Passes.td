@@ -437,8 +437,8 @@ def ChunkEdges : Pass<"sezm-chunk-edges", "::mlir::func::FuncOp"> {
   let description = [{
     Under the inference schedule, each chain of ops that compute every edge
     on its own (EdgeRowwiseOpInterface: rotate_mix, the mixing stack's
-    so2_linear, gate, focus_compete and focus_scale, their gradients, and
-    the elementwise arith ops between them) runs in an `scf.for` over
+    so2_linear, gate, focus_compete and focus_scale, their gradients, the
+    aggregation's backward, and the elementwise arith ops between them) runs in an `scf.for` over
     ranges of `rows` edges: its per-edge operands are sliced, its results
     written into whole (E, ...) tensors, and the values inside the chain
     live one chunk at a time instead of for all E edges. A chain ends where

@@ -1,7 +1,7 @@
 //===- EnvelopeAggregateGrad.cpp - one warp per edge ----------------------===//
 //
-// The backward of the envelope-weighted aggregation, one warp per CSR
-// position (its edge e and destination n): the lanes take the channels, so
+// The backward of the envelope-weighted aggregation, one warp per edge e
+// (its destination n = dst[e]): the lanes take the channels, so
 // that the node's gradient rows and the edge's rows are read coalesced, and
 // the per-edge sums over channels (the kept Wigner-D entries' gradients and
 // <grad[n], message_e>) are added across the warp by shuffles. The loop
@@ -29,23 +29,19 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   Value grad = io.in(op.getGrad()), xl = io.in(op.getXl());
   Value wigner = io.in(op.getWigner()), env = io.in(op.getEnv());
-  Value norm = io.in(op.getInvSqrtDeg());
-  Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
+  Value norm = io.in(op.getInvSqrtDeg()), dst = io.in(op.getDst());
   int64_t channels = channelsOf(op.getXl()), rows = layout.packedRows();
   int64_t reduced = layout.reducedRows();
-  Idx nodes = em.dim(rowptr, 0) - 1, edges = em.dim(xl, 0);
+  Idx edges = em.dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, Idx(reduced), Idx(channels)});
   Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
   Value envGrad = io.allocate(2, {edges});
-  Value normGrad = io.allocate(3, {nodes});
-  // Edges in no segment receive no gradient.
-  em.fillZero(xlGrad);
-  em.fillZero(wignerGrad);
-  em.fillZero(envGrad);
-  // Each edge's term of its node's norm gradient, summed in CSR order after.
-  Value normTerms = io.scratch({ShapedType::kDynamic}, {edges});
-  Value flatWignerGrad = flattenRows(em, wignerGrad);
+  Value normTerms = io.allocate(3, {edges});
   bool keptGrad = isKeptEntries(wignerGrad);
+  // The whole D x D form has entries no edge's sum reaches.
+  if (!keptGrad)
+    em.fillZero(wignerGrad);
+  Value flatWignerGrad = flattenRows(em, wignerGrad);
   // The kept entries' places in a whole D x D gradient.
   SmallVector<int64_t> entryPlace;
   forEachKeptEntry(layout, [&](int64_t j, int64_t d) {
@@ -58,13 +54,13 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
       {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
       [&](const LaunchIds &ids) {
-        Idx t = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+        Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
         Idx lane = ids.thread[0];
         SpreadSlots slots = em.spreadSlots(sums, lane);
-        // The warp runs a position or skips it whole (its shuffles need
-        // every lane); rowptr[N] = E by the CSR contract.
-        em.ifThen(t < em.loadIndex(rowptr, {nodes}), [&] {
-          Idx n = em.segmentOf(rowptr, nodes, t), e = em.loadIndex(order, {t});
+        // The warp runs an edge or skips it whole (its shuffles need every
+        // lane).
+        em.ifThen(e < edges, [&] {
+          Idx n = em.loadIndex(dst, {e});
           Num weighted = em.load(norm, {n}) * em.load(env, {e});
           EdgeRotation rotation(layout, wigner, e, lane);
           // Per lane: each kept entry's sum of xl[j] * grad'[d] over its
@@ -105,21 +101,6 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
                   em.store(weighted * total, flatWignerGrad, {e, place});
                 });
           });
-        });
-      });
-  em.launchKernel(
-      (config.getKernel().getValue() + "_nodes").str(),
-      {ceilDiv(nodes, kBlockThreads), Idx(1), Idx(1)},
-      {Idx(kBlockThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
-        Idx n = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
-        em.ifThen(n < nodes, [&] {
-          em.store(em.sumRange(em.loadIndex(rowptr, {n}),
-                               em.loadIndex(rowptr, {n + Idx(1)}),
-                               [&](Idx t) {
-                                 return em.load(normTerms,
-                                                {em.loadIndex(order, {t})});
-                               }),
-                   normGrad, {n});
         });
       });
 }

@@ -103,62 +103,44 @@ void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
   SO2Layout layout = layoutOf(op);
   Value grad = io.in(op.getGrad()), xl = io.in(op.getXl());
   Value wigner = io.in(op.getWigner()), env = io.in(op.getEnv());
-  Value norm = io.in(op.getInvSqrtDeg());
-  Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
+  Value norm = io.in(op.getInvSqrtDeg()), dst = io.in(op.getDst());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
-  Idx nodes = em.dim(rowptr, 0) - 1, edges = em.dim(xl, 0);
+  Idx edges = em.dim(xl, 0);
   Value xlGrad = io.allocate(0, {edges, layout.reducedRows(), channels});
   Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
   Value envGrad = io.allocate(2, {edges});
-  Value normGrad = io.allocate(3, {nodes});
-  // Edges in no segment receive no gradient.
-  em.fillZero(xlGrad);
-  em.fillZero(wignerGrad);
-  em.fillZero(envGrad);
-  // One iteration per edge (its position t in the CSR, its node found by
-  // bisection): E threads on a GPU, not N. Each stores its term of its
-  // node's norm gradient, which a second loop sums in CSR order.
-  Value normTerms = io.scratch({ShapedType::kDynamic}, {edges});
-  // The bound is the edge count known on the host (on a GPU rowptr lives in
-  // device memory); rowptr[N] = E by the CSR contract, and a position past
-  // rowptr[N] does nothing.
-  em.parallelRange(0, edges, [&](Idx t) {
-    em.ifThen(t < em.loadIndex(rowptr, {nodes}), [&] {
-      Idx n = em.segmentOf(rowptr, nodes, t), e = em.loadIndex(order, {t});
-      Num scale = em.load(norm, {n});
-      EdgeRotation rotation(layout, wigner, e);
-      Num weight = em.load(env, {e});
-      // g_e = inv_sqrt_deg[n] * env[e] * grad[n]; the extra sum is
-      // <grad[n], message_e>.
-      SmallVector<Num> sums = rotateBackGradient(
-          rotation, layout, xl, xlGrad, e, channels, /*numExtra=*/1,
-          [&](Idx c) {
-            std::vector<Num> g = loadRows(grad, n, rows, c);
-            for (Num &value : g)
-              value = scale * weight * value;
-            return g;
-          },
-          [&](Idx c) {
-            std::vector<Num> msg = message(rotation, xl, layout, e, c);
-            std::vector<Num> g = loadRows(grad, n, rows, c);
-            SmallVector<Num> products;
-            for (int64_t d = 0; d < rows; ++d)
-              products.push_back(g[d] * msg[d]);
-            return SmallVector<Num>{total(products)};
-          });
-      rotation.storeGradient(ArrayRef<Num>(sums).drop_back(), wignerGrad, e);
-      Num dot = sums.back();
-      em.store(scale * dot, envGrad, {e});
-      em.store(weight * dot, normTerms, {e});
-    });
-  });
-  em.parallelRange(0, nodes, [&](Idx n) {
-    em.store(
-        em.sumRange(em.loadIndex(rowptr, {n}), em.loadIndex(rowptr, {n + 1}),
-                    [&](Idx t) {
-                      return em.load(normTerms, {em.loadIndex(order, {t})});
-                    }),
-        normGrad, {n});
+  Value normTerms = io.allocate(3, {edges});
+  // The whole D x D form has entries no edge's sum reaches.
+  if (!isKeptEntries(wignerGrad))
+    em.fillZero(wignerGrad);
+  // One iteration per edge, reading its destination's gradient rows.
+  em.parallelRange(0, edges, [&](Idx e) {
+    Idx n = em.loadIndex(dst, {e});
+    Num scale = em.load(norm, {n});
+    EdgeRotation rotation(layout, wigner, e);
+    Num weight = em.load(env, {e});
+    // g_e = inv_sqrt_deg[n] * env[e] * grad[n]; the extra sum is
+    // <grad[n], message_e>.
+    SmallVector<Num> sums = rotateBackGradient(
+        rotation, layout, xl, xlGrad, e, channels, /*numExtra=*/1,
+        [&](Idx c) {
+          std::vector<Num> g = loadRows(grad, n, rows, c);
+          for (Num &value : g)
+            value = scale * weight * value;
+          return g;
+        },
+        [&](Idx c) {
+          std::vector<Num> msg = message(rotation, xl, layout, e, c);
+          std::vector<Num> g = loadRows(grad, n, rows, c);
+          SmallVector<Num> products;
+          for (int64_t d = 0; d < rows; ++d)
+            products.push_back(g[d] * msg[d]);
+          return SmallVector<Num>{total(products)};
+        });
+    rotation.storeGradient(ArrayRef<Num>(sums).drop_back(), wignerGrad, e);
+    Num dot = sums.back();
+    em.store(scale * dot, envGrad, {e});
+    em.store(weight * dot, normTerms, {e});
   });
 }
 

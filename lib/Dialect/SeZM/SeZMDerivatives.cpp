@@ -238,14 +238,22 @@ LogicalResult EnvelopeAggregateOp::backpropagate(ReverseMode &sweep,
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
   Value g = cotangents.front();
+  // The edge-wise part reads each edge's destination, so that it runs in
+  // chunks of edges; only the norm's gradient sums over a segment.
+  FailureOr<Value> dst = sweep.keysOfCsr(*this, getDstOrder());
+  if (failed(dst))
+    return failure();
   auto grad = EnvelopeAggregateGradOp::create(
       b, loc, getXl().getType(), getWigner().getType(), getEnv().getType(),
-      getInvSqrtDeg().getType(), g, getXl(), getWigner(), getEnv(),
-      getInvSqrtDeg(), getDstOrder(), getDstRowptr(), getLmaxAttr());
+      getEnv().getType(), g, getXl(), getWigner(), getEnv(), getInvSqrtDeg(),
+      *dst, getLmaxAttr());
   sweep.add(getXl(), grad.getXlGrad());
   sweep.add(getWigner(), grad.getWignerGrad());
   sweep.add(getEnv(), grad.getEnvGrad());
-  sweep.add(getInvSqrtDeg(), grad.getInvSqrtDegGrad());
+  sweep.add(getInvSqrtDeg(),
+            SegmentReduceOp::create(b, loc, getInvSqrtDeg().getType(),
+                                    grad.getNormTerms(), getDstOrder(),
+                                    getDstRowptr()));
   return success();
 }
 

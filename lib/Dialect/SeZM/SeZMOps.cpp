@@ -894,8 +894,12 @@ LogicalResult EnvelopeAggregateGradOp::verifyShapes(ShapeChecker &shapes) {
     return failure();
   SO2Layout layout{static_cast<int64_t>(getLmax())};
   shapes.setContext(lmaxContext(layout.lmax));
-  if (failed(checkAggregateInputs(shapes, layout, getXl(), getWigner(),
-                                  getEnv(), getDstOrder(), getDstRowptr())) ||
+  if (failed(shapes.check("xl", getXl(), kFloat,
+                          {kEdges, reducedRows(layout), kChannels})) ||
+      failed(shapes.check("wigner", getWigner(), kFloat,
+                          wignerDims(layout, getWigner()))) ||
+      failed(shapes.check("env", getEnv(), kFloat, {kEdges})) ||
+      failed(shapes.check("dst", getDst(), kIndex, {kEdges})) ||
       failed(shapes.check("inv_sqrt_deg", getInvSqrtDeg(), kFloat, {kNodes})) ||
       failed(shapes.check("grad", getGrad(), kFloat,
                           {kNodes, packedRows(layout), kChannels})) ||
@@ -904,8 +908,7 @@ LogicalResult EnvelopeAggregateGradOp::verifyShapes(ShapeChecker &shapes) {
                                   getWigner())) ||
       failed(shapes.checkSameType("env_grad", getEnvGrad(), "env", getEnv())))
     return failure();
-  return shapes.checkSameType("inv_sqrt_deg_grad", getInvSqrtDegGrad(),
-                              "inv_sqrt_deg", getInvSqrtDeg());
+  return shapes.checkSameType("norm_terms", getNormTerms(), "env", getEnv());
 }
 
 namespace {

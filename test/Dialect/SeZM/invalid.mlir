@@ -917,12 +917,12 @@ func.func @envelope_aggregate_grad_env_grad(%g: tensor<?x16x64xf32>,
                                             %xl: tensor<?x10x64xf32>,
                                             %w: tensor<?x16x16xf32>,
                                             %env: tensor<?xf32>, %isd: tensor<?xf32>,
-                                            %do: tensor<?xi64>, %dr: tensor<?xi64>) {
+                                            %dst: tensor<?xi64>) {
   // expected-error @+1 {{'env_grad' must have the type of 'env', 'tensor<?xf32>', but has type 'tensor<?x3xf32>'}}
   %0, %1, %2, %3 = sezm.envelope_aggregate_grad %g, %xl by %w env %env norm %isd
-      over(%do, %dr) lmax = 3
+      at %dst lmax = 3
       : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>,
-         tensor<?xf32>, tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+         tensor<?xf32>, tensor<?xf32>, tensor<?xi64>)
       -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?x3xf32>, tensor<?xf32>)
   return
 }

@@ -282,17 +282,18 @@ func.func @degree_linear(%x: tensor<?x16x32xf32>, %w: tensor<4x32x64xf32>) {
 func.func @aggregation(%xl: tensor<?x10x64xf32>, %wd: tensor<?x16x16xf32>,
                        %env: tensor<?xf32>, %isd: tensor<?xf32>,
                        %lg: tensor<?x2x1xf32>, %zn: tensor<2x1xf32>,
-                       %do: tensor<?xi32>, %dr: tensor<?xi32>) {
+                       %do: tensor<?xi32>, %dr: tensor<?xi32>,
+                       %dst: tensor<?xi32>) {
   // CHECK: sezm.envelope_aggregate %{{.*}} by %{{.*}} env %{{.*}} norm %{{.*}} over(%{{.*}}, %{{.*}}) lmax = 3 : {{.*}} -> tensor<?x16x64xf32>
   %agg = sezm.envelope_aggregate %xl by %wd env %env norm %isd
       over(%do, %dr) lmax = 3
       : (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
          tensor<?xf32>, tensor<?xi32>, tensor<?xi32>) -> tensor<?x16x64xf32>
-  // CHECK: sezm.envelope_aggregate_grad %{{.*}}, %{{.*}} by %{{.*}} env %{{.*}} norm %{{.*}} over(%{{.*}}, %{{.*}}) lmax = 3 : {{.*}} -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
+  // CHECK: sezm.envelope_aggregate_grad %{{.*}}, %{{.*}} by %{{.*}} env %{{.*}} norm %{{.*}} at %{{.*}} lmax = 3 : {{.*}} -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
   %g1, %g2, %g3, %g4 = sezm.envelope_aggregate_grad %agg, %xl by %wd
-      env %env norm %isd over(%do, %dr) lmax = 3
+      env %env norm %isd at %dst lmax = 3
       : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>,
-         tensor<?xf32>, tensor<?xf32>, tensor<?xi32>, tensor<?xi32>)
+         tensor<?xf32>, tensor<?xf32>, tensor<?xi32>)
       -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
           tensor<?xf32>)
   // CHECK: sezm.attention_aggregate %{{.*}} by %{{.*}} logit %{{.*}} env %{{.*}} null %{{.*}} over(%{{.*}}, %{{.*}}) lmax = 3 : {{.*}} -> tensor<?x16x64xf32>

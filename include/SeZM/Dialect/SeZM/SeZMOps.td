@@ -1218,35 +1218,48 @@ def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate", [SeZM_Differentiabl
   }];
 }
 
-def SeZM_EnvelopeAggregateGradOp : SeZM_Op<"envelope_aggregate_grad"> {
-  let summary = "gradients of sezm.envelope_aggregate";
+def SeZM_EnvelopeAggregateGradOp : SeZM_Op<"envelope_aggregate_grad",
+    [SeZM_EdgeRowwise]> {
+  let summary = "per-edge gradients of sezm.envelope_aggregate";
   let description = [{
     Math: sezm-ops.md section 4.5.
 
     With g_e = inv_sqrt_deg[dst[e]] * env[e] * grad[dst[e]]:
     `xl_grad, wigner_grad = rotate_back_grad(g_e, xl, wigner)`,
     `env_grad[e] = inv_sqrt_deg[dst[e]] * <grad[dst[e]], rotate_back(xl[e])>`,
-    `inv_sqrt_deg_grad[n] = <grad[n], sum_{dst[e] = n} env[e] rotate_back(xl[e])>`.
+    `norm_terms[e] = env[e] * <grad[dst[e]], rotate_back(xl[e])>`.
+
+    Every result is computed for each edge on its own (the node gradient is
+    read at the edge's destination), so the op runs in `sezm-chunk-edges`'
+    loops; the gradient of `inv_sqrt_deg` is the `sezm.segment_reduce` of
+    `norm_terms` over the destination CSR, which the derivative rule of
+    `sezm.envelope_aggregate` adds after it.
+
+    Shapes: grad (N, D, C), xl (E, Dm, C), wigner (E, D, D), env (E),
+    inv_sqrt_deg (N), dst (E) -> xl_grad (E, Dm, C), wigner_grad
+    (E, D, D), env_grad (E), norm_terms (E).
 
     Example:
     ```mlir
-    %gxl, %gwd, %genv, %gisd = sezm.envelope_aggregate_grad %g, %xl by %wd
-        env %env norm %isd over(%do, %dr) lmax = 3
+    %gxl, %gwd, %genv, %terms = sezm.envelope_aggregate_grad %g, %xl by %wd
+        env %env norm %isd at %dst lmax = 3
         : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x16x16xf32>,
-           tensor<?xf32>, tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+           tensor<?xf32>, tensor<?xf32>, tensor<?xi64>)
         -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
             tensor<?xf32>)
+    %gisd = sezm.segment_reduce %terms over(%do, %dr)
+        : (tensor<?xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?xf32>
     ```
   }];
   let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$xl,
                        SeZM_FloatTensor:$wigner, SeZM_FloatTensor:$env,
-                       SeZM_FloatTensor:$inv_sqrt_deg, SeZM_IndexTensor:$dst_order,
-                       SeZM_IndexTensor:$dst_rowptr, I64Attr:$lmax);
+                       SeZM_FloatTensor:$inv_sqrt_deg, SeZM_IndexTensor:$dst,
+                       I64Attr:$lmax);
   let results = (outs SeZM_FloatTensor:$xl_grad, SeZM_FloatTensor:$wigner_grad,
-                      SeZM_FloatTensor:$env_grad, SeZM_FloatTensor:$inv_sqrt_deg_grad);
+                      SeZM_FloatTensor:$env_grad, SeZM_FloatTensor:$norm_terms);
   let assemblyFormat = [{
     $grad `,` $xl `by` $wigner `env` $env `norm` $inv_sqrt_deg
-    `over` `(` $dst_order `,` $dst_rowptr `)` `lmax` `=` $lmax attr-dict
+    `at` $dst `lmax` `=` $lmax attr-dict
     `:` functional-type(operands, results)
   }];
 }
