@@ -328,13 +328,23 @@ struct LoweredProgram {
 };
 } // namespace
 
+/// `file:line:col` where the location has one, as compilers print it.
+static void printLocation(llvm::raw_ostream &os, Location loc) {
+  if (auto file = loc->findInstanceOf<FileLineColLoc>())
+    os << file.getFilename().getValue() << ":" << file.getLine() << ":"
+       << file.getColumn();
+  else
+    os << loc;
+}
+
 /// Runs the pipeline of one device on `module`.
 static llvm::Error lower(ModuleOp module, bool forGpu,
                          const CompileOptions &options, std::string &plan) {
   std::string diagnostics;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
     llvm::raw_string_ostream os(diagnostics);
-    os << diag.getLocation() << ": " << diag << "\n";
+    printLocation(os, diag.getLocation());
+    os << ": " << diag << "\n";
     return success();
   });
   PassManager pm(module.getContext());
@@ -355,9 +365,13 @@ static llvm::Error lower(ModuleOp module, bool forGpu,
     return llvm::createStringError(std::string("lowering for the ") +
                                    (forGpu ? "GPU" : "CPU") + " failed:\n" +
                                    diagnostics);
-  for (llvm::StringRef line : llvm::split(diagnostics, '\n'))
+  for (llvm::StringRef line : llvm::split(diagnostics, '\n')) {
     if (line.contains("planned peak"))
       plan += line.str() + "\n";
+    if (options.refusedFusions && line.contains("not fused"))
+      *options.refusedFusions << "warning: " << (forGpu ? "GPU" : "CPU")
+                              << " lowering: " << line << "\n";
+  }
   return llvm::Error::success();
 }
 

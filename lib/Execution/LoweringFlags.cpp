@@ -2,6 +2,8 @@
 
 #include "SeZM/Execution/LoweringFlags.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 using namespace mlir;
 using namespace mlir::sezm;
 namespace cl = llvm::cl;
@@ -49,6 +51,9 @@ LoweringFlags::options(CompileOptions::Target target) const {
   options.fuse = !noFusion;
   options.recomputeStacks = recomputeStacks;
   options.edgeChunk = edgeChunk;
+  // The tools say when a fusion they were not asked to skip did not happen.
+  if (!noFusion)
+    options.refusedFusions = &llvm::errs();
   std::optional<GemmPrecision> precision =
       symbolizeGemmPrecision(gemmPrecision);
   if (!precision)

@@ -14,6 +14,7 @@
 #include "SeZM/Dialect/SeZM/SeZMAttrs.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
@@ -56,6 +57,11 @@ struct CompileOptions {
   /// debugging a pass); otherwise once, after the lowering: verifying the
   /// default DPA4's IR after each of its ~90 passes took 5.7 of its 15.7 s.
   bool verifyEach = false;
+  /// Where each fusion the passes refused is reported, one line per op with
+  /// the reason (`sezm-fuse-backward-reduce`'s "not fused" remarks); null:
+  /// nowhere. A refused fusion still gives the right numbers, only slower
+  /// and with more memory, so nothing else would show it.
+  llvm::raw_ostream *refusedFusions = nullptr;
 };
 
 /// The chips sezm compiles for, and the PTX ISA each gets.
