@@ -3,9 +3,11 @@
 // What sezm_model_compute_edges_gpu needs besides the caller's arrays: the
 // lattice shift of each edge, the types as int64, and both CSRs. Compiled to
 // PTX by nvcc when the runtime is built and loaded through the driver API.
-// The neighbour search is a cell list (CellList.h). Every array they write
-// is the same on every run: counts by integer atomics, positions in a
-// segment by atomics, then each segment sorted (a stable counting sort).
+// The neighbour search is a cell list (CellList.h), a warp per destination
+// atom: its lanes share the atoms of each bin within reach. Every array they
+// write is the same on every run: counts by integer atomics and warp sums,
+// positions in a segment by atomics, then each segment sorted (a stable
+// counting sort; keys and edge indices are distinct, so a rank is a place).
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,49 +72,106 @@ __global__ void sezm_bin_atoms(int64_t atoms, const float *frac,
     binOf[a] = binOfAtom(frame, frac, a);
 }
 
+/// The warp of a thread and its lane, when a warp works on one item.
+struct WarpItem {
+  int64_t item;
+  int lane;
+};
+
+/// The block size of the kernels that give each item a warp and keep
+/// per-warp arrays in workgroup memory (DeviceGraph.cpp launches 256-thread
+/// blocks): __launch_bounds__ makes a larger launch fail instead of
+/// overrunning the arrays.
+constexpr int kWarpBlockThreads = 256;
+constexpr int kWarpsPerBlock = kWarpBlockThreads / 32;
+
+__device__ WarpItem warpItem() {
+  int64_t thread = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  return {thread / 32, static_cast<int>(thread % 32)};
+}
+
+__device__ int64_t warpSum(int64_t value) {
+  for (int offset = 16; offset > 0; offset /= 2)
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+  return value;
+}
+
+/// out[rank of in[a]] = in[a] for the n distinct values of `in`, by the
+/// lanes of one warp (each value's rank: how many are smaller).
+__device__ void warpRankSort(const int64_t *in, int64_t n, int64_t *out,
+                             int lane) {
+  for (int64_t a = lane; a < n; a += 32) {
+    int64_t value = in[a], rank = 0;
+    for (int64_t b = 0; b < n; ++b)
+      rank += in[b] < value;
+    out[rank] = value;
+  }
+}
+
 /// rowptr[i + 1] = the number of edges of destination i; the first atom
-/// with a neighbour closer than the minimum separation into *bad.
+/// with a neighbour closer than the minimum separation into *bad. A warp
+/// per destination.
 __global__ void sezm_neighbour_count(int64_t atoms, const float *frac,
                                      const float *wrapped,
                                      const int64_t *binStart,
                                      const int64_t *binAtoms, FloatFrame frame,
                                      int64_t *rowptr, unsigned long long *bad) {
-  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  auto [i, lane] = warpItem();
+  // The whole warp has the same destination: it runs it or skips it.
   if (i >= atoms)
     return;
   int64_t found = 0;
   bool tooClose = false;
-  forEachNeighbour(frame, i, frac, wrapped, binStart, binAtoms,
-                   [&](int64_t, float r2) {
-                     ++found;
-                     tooClose |= r2 < frame.minSeparation2;
-                   });
+  forEachNeighbour(
+      frame, i, frac, wrapped, binStart, binAtoms,
+      [&](int64_t, float r2) {
+        ++found;
+        tooClose |= r2 < frame.minSeparation2;
+      },
+      lane, 32);
+  found = warpSum(found);
+  tooClose = __any_sync(0xffffffffu, tooClose);
+  if (lane != 0)
+    return;
   rowptr[i + 1] = found;
   if (tooClose)
     atomicMin(bad, (unsigned long long)i);
 }
 
 /// The edges of destination i from rowptr[i], in the host list's order:
-/// their keys first (in the source row of the edge index), sorted, then
-/// each key made an edge: src, dst, shift and edge_vec.
-__global__ void
+/// their keys first, in the order the lanes find them (in the dst row of the
+/// edge index, free until the end), then sorted into the src row, then each
+/// key made an edge: src, dst, shift and edge_vec. A warp per destination.
+__global__ void __launch_bounds__(kWarpBlockThreads)
 sezm_neighbour_fill(int64_t atoms, const float *coord, const float *frac,
                     const float *wrapped, const int32_t *cellOf,
                     const int64_t *binStart, const int64_t *binAtoms,
                     FloatFrame frame, const int64_t *rowptr, int64_t edges,
                     int64_t *edgeIndex, float *edgeVec, float *shift) {
-  int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  __shared__ unsigned long long found[kWarpsPerBlock];
+  auto [i, lane] = warpItem();
   if (i >= atoms)
     return;
-  int64_t begin = rowptr[i], end = rowptr[i + 1], slot = begin;
-  forEachNeighbour(frame, i, frac, wrapped, binStart, binAtoms,
-                   [&](int64_t key, float) {
-                     // The count saw the same edges; never write past them.
-                     if (slot < end)
-                       edgeIndex[slot++] = key;
-                   });
-  sortKeys(edgeIndex + begin, slot - begin);
-  for (int64_t e = begin; e < slot; ++e) {
+  int warp = threadIdx.x / 32;
+  if (lane == 0)
+    found[warp] = 0;
+  __syncwarp();
+  int64_t begin = rowptr[i], end = rowptr[i + 1];
+  int64_t *keys = edgeIndex + edges + begin;
+  forEachNeighbour(
+      frame, i, frac, wrapped, binStart, binAtoms,
+      [&](int64_t key, float) {
+        int64_t slot = (int64_t)atomicAdd(&found[warp], 1ull);
+        // The count saw the same edges; never write past them.
+        if (begin + slot < end)
+          keys[slot] = key;
+      },
+      lane, 32);
+  __syncwarp();
+  int64_t n = min((int64_t)found[warp], end - begin);
+  warpRankSort(keys, n, edgeIndex + begin, lane);
+  __syncwarp();
+  for (int64_t e = begin + lane; e < begin + n; e += 32) {
     edgeIndex[e] = edgeFromKey(frame, edgeIndex[e], i, coord, cellOf,
                                shift + 3 * e, edgeVec + 3 * e);
     edgeIndex[edges + e] = i;
@@ -227,14 +286,27 @@ __global__ void sezm_csr_scatter(int64_t edges, int64_t atoms,
   order[rowptr[key] + (int64_t)slot] = e;
 }
 
-/// Each node's segment of order sorted by edge index (insertion sort: a
-/// segment holds the node's ~100-200 edges).
-__global__ void sezm_csr_sort(int64_t atoms, const int64_t *rowptr,
-                              int64_t *order) {
-  int64_t n = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+/// Each node's segment of order sorted by edge index, a warp per node: the
+/// segment is ranked in workgroup memory where it fits (a node's ~100-200
+/// edges), else sorted by one lane (insertion sort).
+__global__ void __launch_bounds__(kWarpBlockThreads)
+    sezm_csr_sort(int64_t atoms, const int64_t *rowptr, int64_t *order) {
+  constexpr int64_t kStaged = 512;
+  __shared__ int64_t staged[kWarpsPerBlock][kStaged];
+  auto [n, lane] = warpItem();
   if (n >= atoms)
     return;
-  int64_t begin = rowptr[n], end = rowptr[n + 1];
+  int64_t begin = rowptr[n], end = rowptr[n + 1], size = end - begin;
+  if (size <= kStaged) {
+    int64_t *segment = staged[threadIdx.x / 32];
+    for (int64_t a = lane; a < size; a += 32)
+      segment[a] = order[begin + a];
+    __syncwarp();
+    warpRankSort(segment, size, order + begin, lane);
+    return;
+  }
+  if (lane != 0)
+    return;
   for (int64_t i = begin + 1; i < end; ++i) {
     int64_t value = order[i], j = i - 1;
     while (j >= begin && order[j] > value) {

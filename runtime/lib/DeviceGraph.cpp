@@ -72,11 +72,16 @@ std::string PairList::select(int64_t, const double *, double, double, bool,
 }
 #else
 namespace {
+/// Threads per block; the warp-per-item graph kernels are bounded to this
+/// (kWarpBlockThreads in GraphKernels.cu).
 constexpr unsigned kThreads = 256;
 
 unsigned blocksFor(int64_t count) {
   return static_cast<unsigned>((count + kThreads - 1) / kThreads);
 }
+
+/// The blocks of a kernel that gives each of `count` items a warp.
+unsigned warpBlocksFor(int64_t count) { return blocksFor(count * 32); }
 
 /// The graph kernels' module, loaded once per process: the module cache
 /// would otherwise hash the whole PTX text at every launch of every step.
@@ -120,7 +125,7 @@ bool buildCsr(int64_t atoms, int64_t edges, const void *keys, void *order,
          launch("sezm_csr_scan", 1, 1024, {&atoms, &rowptr}) &&
          launch("sezm_csr_scatter", blocksFor(edges), kThreads,
                 {&edges, &atoms, &keys, &rowptr, &cursor, &order}) &&
-         launch("sezm_csr_sort", blocksFor(atoms), kThreads,
+         launch("sezm_csr_sort", warpBlocksFor(atoms), kThreads,
                 {&atoms, &rowptr, &order});
 }
 
@@ -238,7 +243,7 @@ std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
                {&atomCount, &frac, &frame, &binOf}) &&
         buildCsr(binCount, atomCount, binOf, binAtoms, binStart, cursor) &&
         zero(rowptr, 8) &&
-        launch("sezm_neighbour_count", blocksFor(atomCount), kThreads,
+        launch("sezm_neighbour_count", warpBlocksFor(atomCount), kThreads,
                {&atomCount, &frac, &wrapped, &binStart, &binAtoms, &frame,
                 &rowptr, &tooClose}) &&
         launch("sezm_csr_scan", 1, 1024, {&atomCount, &rowptr}) &&
@@ -264,7 +269,7 @@ std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
     ownedEdgeIndex = allocate(total * 16);
     ownedEdgeVec = allocate(total * 12);
     shift = allocate(total * 12);
-    launch("sezm_neighbour_fill", blocksFor(atomCount), kThreads,
+    launch("sezm_neighbour_fill", warpBlocksFor(atomCount), kThreads,
            {&atomCount, &coordIn, &frac, &wrapped, &cellOf, &binStart,
             &binAtoms, &frame, &rowptr, &total, &ownedEdgeIndex, &ownedEdgeVec,
             &shift});

@@ -144,12 +144,15 @@ SEZM_HOST_DEVICE inline int floorDiv(int t, int n) {
 /// (and every periodic image of it that the bins reach) closer than the
 /// cutoff. Calls visit(key, r2) per edge, key = j * kImageCodes + the
 /// image's code (the image in wrapped coordinates). binStart / binAtoms:
-/// the atoms of each bin (a CSR over the bins).
+/// the atoms of each bin (a CSR over the bins). With `lanes` > 1 a caller
+/// visits only the `lane`-th of every `lanes` atoms of each bin, so that
+/// the lanes of a warp share a destination's search.
 template <typename Real, typename Visit>
 SEZM_HOST_DEVICE inline void
 forEachNeighbour(const Frame<Real> &frame, int64_t i, const Real *frac,
                  const Real *wrapped, const int64_t *binStart,
-                 const int64_t *binAtoms, Visit visit) {
+                 const int64_t *binAtoms, Visit visit, int64_t lane = 0,
+                 int64_t lanes = 1) {
   int home[3];
   for (int k = 0; k < 3; ++k)
     home[k] = binAlong(frame, frac[3 * i + k], k);
@@ -186,7 +189,8 @@ forEachNeighbour(const Frame<Real> &frame, int64_t i, const Real *frac,
         int64_t bin =
             ((int64_t)target[0] * frame.bins[1] + target[1]) * frame.bins[2] +
             target[2];
-        for (int64_t p = binStart[bin]; p < binStart[bin + 1]; ++p) {
+        for (int64_t p = binStart[bin] + lane; p < binStart[bin + 1];
+             p += lanes) {
           int64_t j = binAtoms[p];
           if (j == i && unshifted)
             continue;
