@@ -119,12 +119,35 @@ private:
   DenseMap<Operation *, SmallVector<unsigned>> slicedOperands;
 };
 
+/// A result of at most this many elements per edge (an envelope or Wigner-D
+/// gradient, a norm term) that an earlier loop computes is read from that
+/// loop, written whole, rather than computed again with the chain behind it
+/// (a mixing stack); the stack's own rows, (3*lmax+1)*C elements, are what
+/// the loops exist not to keep.
+constexpr int64_t kKeptRowElements = 64;
+
+bool isSmallRow(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  int64_t elements = 1;
+  for (int64_t size : type.getShape().drop_front())
+    elements *= size;
+  return elements <= kKeptRowElements;
+}
+
+/// An operand of a chain's op that an earlier chain's loop provides.
+struct Import {
+  OpOperand *use;
+  /// The index of the chain that computes it.
+  unsigned from;
+};
+
 /// One chunk loop: its roots (the ops whose results leave it), the
-/// chunkable ops it computes (the roots and the producers pulled in), and
-/// where it goes.
+/// chunkable ops it computes (the roots and the producers pulled in), the
+/// small results it takes from earlier loops, and where it goes.
 struct Chain {
   SmallVector<Operation *> roots;
   llvm::SetVector<Operation *> ops;
+  SmallVector<Import> imports;
   Operation *insertionPoint = nullptr;
 };
 
@@ -155,22 +178,67 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
         roots.push_back(&op);
 
     SmallVector<Chain> chains;
+    // The chain that first computes each op.
+    DenseMap<Operation *, unsigned> claimed;
+    auto claim = [&](unsigned index) {
+      for (Operation *op : chains[index].ops)
+        claimed.try_emplace(op, index);
+    };
     for (Operation *root : roots) {
+      // Joined to the last loop where that computes nothing another loop
+      // computes already: then each op runs once and nothing is imported.
+      Chain plain;
+      plain.roots.push_back(root);
+      collect(root, facts, plain, /*claimed=*/nullptr);
+      unsigned last = chains.size() - 1;
+      if (!chains.empty() && llvm::none_of(plain.ops, [&](Operation *op) {
+            auto owner = claimed.find(op);
+            return owner != claimed.end() && owner->second != last;
+          }))
+        if (std::optional<Chain> joined = tryMerge(chains.back(), plain, facts);
+            joined && importsBefore(*joined, chains)) {
+          chains.back() = std::move(*joined);
+          claim(last);
+          continue;
+        }
       Chain chain;
       chain.roots.push_back(root);
-      collect(root, facts, chain.ops);
-      if (!chains.empty() && tryMerge(chains.back(), chain, facts))
-        continue;
+      collect(root, facts, chain, &claimed);
+      if (!chains.empty())
+        if (std::optional<Chain> joined = tryMerge(chains.back(), chain, facts);
+            joined && importsBefore(*joined, chains)) {
+          chains.back() = std::move(*joined);
+          claim(chains.size() - 1);
+          continue;
+        }
       chain.insertionPoint = firstOutsideUser(chain, facts);
+      // An import needs its loop before this one; else compute it again.
+      if (chain.insertionPoint && !importsBefore(chain, chains)) {
+        chain.ops.clear();
+        chain.imports.clear();
+        collect(root, facts, chain, /*claimed=*/nullptr);
+        chain.insertionPoint = firstOutsideUser(chain, facts);
+      }
       if (!chain.insertionPoint || !inputsBefore(chain))
         continue;
       chains.push_back(std::move(chain));
+      claim(chains.size() - 1);
     }
+    // What each chain's loop gives later loops.
+    DenseMap<unsigned, SmallVector<Import>> exports;
+    for (const Chain &chain : chains)
+      for (const Import &import : chain.imports)
+        exports[import.from].push_back(import);
 
     OpBuilder builder(&getContext());
-    for (Chain &chain : chains) {
+    // The values exported so far, and the loop results that hold them.
+    DenseMap<Value, Value> fromLoops;
+    for (auto [index, chain] : llvm::enumerate(chains)) {
       sortInBlockOrder(chain.ops);
       SmallVector<Value> outputs = outputsOf(chain, facts);
+      for (const Import &import : exports.lookup(index))
+        if (!llvm::is_contained(outputs, import.use->get()))
+          outputs.push_back(import.use->get());
       // Nothing to save where every value of the chain leaves it.
       bool internal = llvm::any_of(chain.ops, [&](Operation *op) {
         return llvm::any_of(op->getResults(), [&](Value result) {
@@ -179,15 +247,28 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
         });
       });
       // Chains of elementwise ops alone stay as they are: their per-edge
-      // values are a few floats each.
-      bool heavy = llvm::any_of(chain.ops, [](Operation *op) {
-        return isa<EdgeRowwiseOpInterface>(op);
-      });
+      // values are a few floats each. One that imports runs in a loop too,
+      // after the loops it reads from.
+      bool heavy =
+          !chain.imports.empty() || llvm::any_of(chain.ops, [](Operation *op) {
+            return isa<EdgeRowwiseOpInterface>(op);
+          });
+      internal |= !chain.imports.empty();
       if (!internal || !heavy || llvm::any_of(outputs, [](Value value) {
             return !isEdgeRowType(value.getType());
           }))
         continue;
-      buildLoop(chain, outputs, facts, builder);
+      // The imports read the loops they come from, built before this one.
+      for (const Import &import : chain.imports)
+        if (Value result = fromLoops.lookup(import.use->get()))
+          import.use->set(result);
+      scf::ForOp loop = buildLoop(chain, outputs, facts, builder);
+      for (const Import &import : exports.lookup(index)) {
+        Value exported = import.use->get();
+        fromLoops.try_emplace(
+            exported,
+            loop.getResult(llvm::find(outputs, exported) - outputs.begin()));
+      }
       ++chunkedChains;
     }
 
@@ -197,15 +278,27 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
         op.erase();
   }
 
-  /// `op` and, recursively, the chunkable producers of its sliced operands.
-  static void collect(Operation *op, const RowwiseFacts &facts,
-                      llvm::SetVector<Operation *> &ops) {
-    if (!ops.insert(op))
+  /// `op` and, recursively, the chunkable producers of its sliced operands;
+  /// with `claimed`, a small result of a producer that an earlier chain
+  /// computes is imported from that chain's loop instead.
+  static void collect(Operation *op, const RowwiseFacts &facts, Chain &chain,
+                      const DenseMap<Operation *, unsigned> *claimed) {
+    if (!chain.ops.insert(op))
       return;
-    for (unsigned index : facts.sliced(op))
-      if (Operation *def = op->getOperand(index).getDefiningOp())
-        if (facts.isChunkable(def) && def->getBlock() == op->getBlock())
-          collect(def, facts, ops);
+    for (unsigned index : facts.sliced(op)) {
+      OpOperand &use = op->getOpOperand(index);
+      Operation *def = use.get().getDefiningOp();
+      if (!def || !facts.isChunkable(def) || def->getBlock() != op->getBlock())
+        continue;
+      auto earlier = claimed
+                         ? claimed->find(def)
+                         : DenseMap<Operation *, unsigned>::const_iterator();
+      if (claimed && earlier != claimed->end() && isSmallRow(use.get())) {
+        chain.imports.push_back({&use, earlier->second});
+        continue;
+      }
+      collect(def, facts, chain, claimed);
+    }
   }
 
   static void sortInBlockOrder(llvm::SetVector<Operation *> &ops) {
@@ -262,27 +355,39 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
     return true;
   }
 
-  /// Joins `next` to `chain` where they share ops and one loop can hold
+  /// Whether the loops that `chain` imports from come before its own.
+  static bool importsBefore(const Chain &chain, ArrayRef<Chain> chains) {
+    return llvm::all_of(chain.imports, [&](const Import &import) {
+      Operation *source = chains[import.from].insertionPoint;
+      return source == chain.insertionPoint ||
+             source->isBeforeInBlock(chain.insertionPoint);
+    });
+  }
+
+  /// `next` joined to `chain` where they share ops and one loop can hold
   /// both: the ops computed once for both.
-  static bool tryMerge(Chain &chain, const Chain &next,
-                       const RowwiseFacts &facts) {
+  static std::optional<Chain> tryMerge(const Chain &chain, const Chain &next,
+                                       const RowwiseFacts &facts) {
     if (llvm::none_of(next.ops,
                       [&](Operation *op) { return chain.ops.contains(op); }))
-      return false;
+      return std::nullopt;
     Chain joined = chain;
     llvm::append_range(joined.roots, next.roots);
     joined.ops.insert(next.ops.begin(), next.ops.end());
+    // What `next` imports from `chain` the joined loop computes itself.
+    for (const Import &import : next.imports)
+      if (!chain.ops.contains(import.use->get().getDefiningOp()))
+        joined.imports.push_back(import);
     joined.insertionPoint = firstOutsideUser(joined, facts);
     if (!joined.insertionPoint || !inputsBefore(joined))
-      return false;
-    chain = std::move(joined);
-    return true;
+      return std::nullopt;
+    return joined;
   }
 
   /// Replaces the chain's outputs with the results of an scf.for over
   /// ranges of `rows` edges that computes the chain on slices.
-  void buildLoop(const Chain &chain, ArrayRef<Value> outputs,
-                 const RowwiseFacts &facts, OpBuilder &builder) {
+  scf::ForOp buildLoop(const Chain &chain, ArrayRef<Value> outputs,
+                       const RowwiseFacts &facts, OpBuilder &builder) {
     Location loc = chain.ops.back()->getLoc();
     builder.setInsertionPoint(chain.insertionPoint);
     // The edge count, from the first sliced operand.
@@ -363,6 +468,7 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
     mlir::emitRemark(loop.getLoc())
         << "sezm-chunk-edges: " << chain.ops.size() << " row-wise ops in "
         << "chunks of " << static_cast<int64_t>(rows) << " edges";
+    return loop;
   }
 };
 } // namespace

@@ -4,6 +4,8 @@
 // REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
 // REMARK: remark: sezm-chunk-edges: 3 row-wise ops in chunks of 4096 edges
 // REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
+// REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
+// REMARK: remark: sezm-chunk-edges: 1 row-wise ops in chunks of 4096 edges
 // REMARK-NOT: sezm-chunk-edges
 // RUN: not sezm-opt %s --split-input-file --sezm-chunk-edges="rows=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS
 // ROWS: error: sezm-chunk-edges: rows must be at least 1, got 0
@@ -194,4 +196,52 @@ func.func @aggregate_grad(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
       : (tensor<?xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?xf32>
   return %gu, %gw, %genv, %gisd
       : tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A small result (the envelope gradient, one float per edge) that a later
+// chain reads is taken from the loop that computed it, written whole, not
+// computed again with the message behind it: the aggregation's backward
+// runs once. (A second message, aggregated, stands between the two chains,
+// so they cannot share a loop.)
+// CHECK-LABEL: func.func @imported(
+// CHECK: %[[FIRST:.*]]:4 = scf.for
+// CHECK: sezm.envelope_aggregate_grad
+// CHECK: scf.yield
+// CHECK-NOT: sezm.envelope_aggregate_grad
+// CHECK: scf.for
+// CHECK: tensor.extract_slice %[[FIRST]]#3
+// CHECK: arith.addf
+// CHECK: scf.yield
+func.func @imported(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
+                    %wd: tensor<?x46xf32>, %kc: tensor<?x25xf32>,
+                    %cb: tensor<1x64xf32>, %env: tensor<?xf32>,
+                    %isd: tensor<?xf32>, %dst: tensor<?xi64>,
+                    %do: tensor<?xi64>, %dr: tensor<?xi64>,
+                    %g: tensor<?x16x64xf32>, %h: tensor<?xf32>)
+    -> (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>,
+        tensor<?x16x64xf32>, tensor<?xf32>)
+    attributes {sezm.schedule = "inference"} {
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>, tensor<?x25xf32>,
+         tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  %gu, %gw, %genv, %terms = sezm.envelope_aggregate_grad %g, %u by %wd
+      env %env norm %isd at %dst lmax = 3
+      : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x46xf32>,
+         tensor<?xf32>, tensor<?xf32>, tensor<?xi64>)
+      -> (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>, tensor<?xf32>)
+  %gisd = sezm.segment_reduce %terms over(%do, %dr)
+      : (tensor<?xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?xf32>
+  %v = sezm.rotate_mix %g[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>, tensor<?x25xf32>,
+         tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  %agg = sezm.envelope_aggregate %v by %wd env %env norm %isd over(%do, %dr)
+      lmax = 3 : (tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>,
+                  tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> tensor<?x16x64xf32>
+  %sum = arith.addf %genv, %h : tensor<?xf32>
+  return %gu, %gw, %gisd, %agg, %sum
+      : tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>,
+        tensor<?x16x64xf32>, tensor<?xf32>
 }
