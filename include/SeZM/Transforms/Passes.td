@@ -445,7 +445,10 @@ def ChunkEdges : Pass<"sezm-chunk-edges", "::mlir::func::FuncOp"> {
     its results meet an op that is not row-wise (an aggregation, a matmul,
     a source reduction); its row-wise producers are pulled into the loop,
     computed again per chunk where they have other users (the backward
-    recomputes the mixing stack chunk by chunk from the node features). A
+    recomputes the mixing stack chunk by chunk from the node features),
+    except a small result (at most 64 elements per edge, such as an
+    envelope gradient) of an op an earlier loop computes, which that loop
+    writes whole and the later one slices. A
     chain is chunked only where it has values that no op outside it reads
     (otherwise there is nothing to save) and holds a sezm op (a chain of
     elementwise ops keeps a few floats per edge). No sum crosses a chunk boundary, so
