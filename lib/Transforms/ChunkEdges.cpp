@@ -258,11 +258,13 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
             return !isEdgeRowType(value.getType());
           }))
         continue;
-      // The imports read the loops they come from, built before this one.
+      // The imports read the loops they come from, built before this one
+      // (the ops stay as they are: another loop may compute them again).
+      DenseMap<Value, Value> imported;
       for (const Import &import : chain.imports)
         if (Value result = fromLoops.lookup(import.use->get()))
-          import.use->set(result);
-      scf::ForOp loop = buildLoop(chain, outputs, facts, builder);
+          imported.try_emplace(import.use->get(), result);
+      scf::ForOp loop = buildLoop(chain, outputs, imported, facts, builder);
       for (const Import &import : exports.lookup(index)) {
         Value exported = import.use->get();
         fromLoops.try_emplace(
@@ -385,9 +387,15 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
   }
 
   /// Replaces the chain's outputs with the results of an scf.for over
-  /// ranges of `rows` edges that computes the chain on slices.
+  /// ranges of `rows` edges that computes the chain on slices; an operand in
+  /// `imported` is sliced from the earlier loop's result that holds it.
   scf::ForOp buildLoop(const Chain &chain, ArrayRef<Value> outputs,
+                       const DenseMap<Value, Value> &imported,
                        const RowwiseFacts &facts, OpBuilder &builder) {
+    auto sourceOf = [&](Value operand) {
+      Value result = imported.lookup(operand);
+      return result ? result : operand;
+    };
     Location loc = chain.ops.back()->getLoc();
     builder.setInsertionPoint(chain.insertionPoint);
     // The edge count, from the first sliced operand.
@@ -397,7 +405,7 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
         Value operand = op->getOperand(index);
         Operation *def = operand.getDefiningOp();
         if (!edgeSource && (!def || !chain.ops.contains(def)))
-          edgeSource = operand;
+          edgeSource = sourceOf(operand);
       }
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
     Value step = arith::ConstantIndexOp::create(builder, loc, rows);
@@ -437,9 +445,9 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
                 auto type = cast<RankedTensorType>(operand.getType());
                 SmallVector<OpFoldResult> ones(type.getRank(),
                                                b.getIndexAttr(1));
-                slice = tensor::ExtractSliceOp::create(b, loc, type, operand,
-                                                       offsets(type.getRank()),
-                                                       sizes(type), ones);
+                slice = tensor::ExtractSliceOp::create(
+                    b, loc, type, sourceOf(operand), offsets(type.getRank()),
+                    sizes(type), ones);
               }
               mapping.map(operand, slice);
             }
