@@ -15,6 +15,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <map>
@@ -394,7 +395,9 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
   /// at the loop, on top of what is live around it.
   BlockPlan planBlock(Block &body, Extents &extents) {
     BlockPlan result;
-    DenseMap<Operation *, SmallVector<Polynomial>> loopPeaks;
+    // In block order, so that the plan states its peaks in the same order
+    // on every compile (an artifact's bytes depend on it).
+    llvm::MapVector<Operation *, SmallVector<Polynomial>> loopPeaks;
     for (Operation &op : body)
       if (auto loop = dyn_cast<scf::ForOp>(&op)) {
         BlockPlan inner = planBlock(*loop.getBody(), extents);
@@ -524,7 +527,7 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
   /// between `from` and `to`.
   static bool noAllocationBetween(
       Operation *from, Operation *to,
-      const DenseMap<Operation *, SmallVector<Polynomial>> &loopPeaks) {
+      const llvm::MapVector<Operation *, SmallVector<Polynomial>> &loopPeaks) {
     for (Operation *op = from->getNextNode(); op && op != to;
          op = op->getNextNode())
       if (isa<memref::AllocOp>(op) || !loopPeaks.lookup(op).empty())
