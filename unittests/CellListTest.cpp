@@ -70,15 +70,21 @@ std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
   // sezm_bin_atoms and the counting sort by bin (atoms ascending in a bin).
   std::vector<int64_t> binStart, binAtoms;
   binAtomsOnHost(frame, frac.data(), atoms, binStart, binAtoms);
-  // sezm_neighbour_count, the scan, sezm_neighbour_fill.
+  // sezm_neighbour_count, the scan, sezm_neighbour_fill: as there, the 32
+  // lanes of a destination's warp each take every 32nd atom of a bin.
+  constexpr int64_t kLanes = 32;
   std::vector<int64_t> rowptr(atoms + 1, 0);
   for (int64_t i = 0; i < atoms; ++i) {
     bool tooClose = false;
-    forEachNeighbour(frame, i, frac.data(), wrapped.data(), binStart.data(),
-                     binAtoms.data(), [&](int64_t, float r2) {
-                       ++rowptr[i + 1];
-                       tooClose |= r2 < frame.minSeparation2;
-                     });
+    for (int64_t lane = 0; lane < kLanes; ++lane)
+      forEachNeighbour(
+          frame, i, frac.data(), wrapped.data(), binStart.data(),
+          binAtoms.data(),
+          [&](int64_t, float r2) {
+            ++rowptr[i + 1];
+            tooClose |= r2 < frame.minSeparation2;
+          },
+          lane, kLanes);
     if (tooClose)
       return "atom " + std::to_string(i + 1) + " has a neighbour too close";
     rowptr[i + 1] += rowptr[i];
@@ -89,9 +95,11 @@ std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
   out.edgeVec.resize(3 * edges);
   for (int64_t i = 0; i < atoms; ++i) {
     int64_t slot = rowptr[i];
-    forEachNeighbour(frame, i, frac.data(), wrapped.data(), binStart.data(),
-                     binAtoms.data(),
-                     [&](int64_t key, float) { edgeIndex[slot++] = key; });
+    for (int64_t lane = 0; lane < kLanes; ++lane)
+      forEachNeighbour(
+          frame, i, frac.data(), wrapped.data(), binStart.data(),
+          binAtoms.data(), [&](int64_t key, float) { edgeIndex[slot++] = key; },
+          lane, kLanes);
     EXPECT_EQ(slot, rowptr[i + 1]) << "the fill found what the count found";
     sortKeys(edgeIndex.data() + rowptr[i], slot - rowptr[i]);
     for (int64_t e = rowptr[i]; e < slot; ++e) {
