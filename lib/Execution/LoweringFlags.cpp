@@ -28,10 +28,14 @@ LoweringFlags::LoweringFlags(cl::OptionCategory &category)
           cl::cat(category)),
       edgeChunk("edge-chunk",
                 cl::desc("Process each chain of per-edge ops (rotate_mix, the "
-                         "mixing stack and their gradients) in chunks of this "
-                         "many edges, recomputing the stack per chunk in the "
-                         "backward: less memory per edge, the same numbers, "
-                         "more work; 0 (the default): all edges at once"),
+                         "mixing stack, the sums into atoms and their "
+                         "gradients) in chunks of this many edges, "
+                         "recomputing the stack per chunk in the backward: "
+                         "less memory per edge (SeZM-min E+F 22,612 -> 4,332 "
+                         "bytes), more work; the same numbers to fp32 "
+                         "rounding (an atom whose edges span two chunks "
+                         "sums two parts); 0 (the default): all edges at "
+                         "once"),
                 cl::init(0), cl::cat(category)),
       gemmPrecision(
           "gemm-precision",

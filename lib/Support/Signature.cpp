@@ -163,6 +163,13 @@ std::string EntrySignature::checkInputs(const std::vector<HostTensor> &inputs,
                    " is in the segment of node " + std::to_string(n) +
                    ", but its " + arguments[csr.keys].name + " is " +
                    std::to_string(keys.indexAt(e));
+          // Sums over a range of the edges (sezm-chunk-edges) find the
+          // range's part of a segment by bisection.
+          if (t > rowptr.indexAt(n) && order.indexAt(t - 1) >= e)
+            return where + ": the segment of node " + std::to_string(n) +
+                   " lists edge " + std::to_string(e) + " after edge " +
+                   std::to_string(order.indexAt(t - 1)) +
+                   "; each segment must list its edges in increasing order";
         }
     }
   }

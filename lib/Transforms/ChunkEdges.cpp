@@ -12,6 +12,7 @@
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 #include "SeZM/Dialect/SeZM/ShapeContract.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -53,6 +54,9 @@ public:
   }
 
   bool isChunkable(Operation *op) const { return slicedOperands.count(op); }
+  /// Whether `value` is the node sum of a chunkable op that sums a range of
+  /// edges (EdgeRangeSumOpInterface): a loop adds its chunks' parts.
+  bool isNodeSum(Value value) const { return nodeSums.contains(value); }
   /// The operand indices of a chunkable op that are sliced by edge.
   ArrayRef<unsigned> sliced(Operation *op) const {
     return slicedOperands.find(op)->second;
@@ -79,6 +83,10 @@ private:
           if (use.get() == shape.value && edge &&
               !llvm::is_contained(operands, use.getOperandNumber()))
             operands.push_back(use.getOperandNumber());
+      }
+      if (auto rangeSum = dyn_cast<EdgeRangeSumOpInterface>(op)) {
+        classifyRangeSum(rangeSum, operands);
+        return;
       }
       auto rowwise = dyn_cast<EdgeRowwiseOpInterface>(op);
       if (!rowwise || !rowwise.isRowwiseNow() || operands.empty())
@@ -115,7 +123,32 @@ private:
         llvm::to_vector(llvm::seq<unsigned>(0, op->getNumOperands()));
   }
 
+  /// An op whose first result sums its edges into nodes runs on chunks
+  /// where its other results are edge rows and no chunkable op reads the
+  /// sum (the loop holds it whole only at its end). Its CSR is read whole.
+  void classifyRangeSum(EdgeRangeSumOpInterface op,
+                        SmallVector<unsigned> operands) {
+    Value sum = op->getResult(0);
+    if (op.getRangeStart() || !isEdgeRowType(sum.getType()) ||
+        llvm::any_of(sum.getUsers(), [](Operation *user) {
+          return isa<EdgeRowwiseOpInterface, EdgeRangeSumOpInterface>(user);
+        }))
+      return;
+    for (OpResult result : op->getResults().drop_front())
+      if (!edgeRows.contains(result))
+        return;
+    llvm::erase_if(operands, [&](unsigned index) {
+      return op->getOperand(index) == op.getSumOrder();
+    });
+    if (operands.empty())
+      return;
+    llvm::sort(operands);
+    slicedOperands[op] = std::move(operands);
+    nodeSums.insert(sum);
+  }
+
   DenseSet<Value> edgeRows;
+  DenseSet<Value> nodeSums;
   DenseMap<Operation *, SmallVector<unsigned>> slicedOperands;
 };
 
@@ -132,6 +165,23 @@ bool isSmallRow(Value value) {
   for (int64_t size : type.getShape().drop_front())
     elements *= size;
   return elements <= kKeptRowElements;
+}
+
+/// `accumulator` + `part`, elementwise, written over the accumulator: the
+/// loop's node sums add each chunk's part in chunk order.
+Value addInPlace(OpBuilder &b, Location loc, Value part, Value accumulator) {
+  auto type = cast<RankedTensorType>(accumulator.getType());
+  AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+  SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                             utils::IteratorType::parallel);
+  auto add = linalg::GenericOp::create(
+      b, loc, type, ValueRange{part}, ValueRange{accumulator},
+      ArrayRef<AffineMap>{identity, identity}, iterators,
+      [](OpBuilder &nested, Location loc, ValueRange args) {
+        Value sum = arith::AddFOp::create(nested, loc, args[1], args[0]);
+        linalg::YieldOp::create(nested, loc, sum);
+      });
+  return add.getResult(0);
 }
 
 /// An operand of a chain's op that an earlier chain's loop provides.
@@ -411,10 +461,26 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
     Value step = arith::ConstantIndexOp::create(builder, loc, rows);
     Value edges = tensor::DimOp::create(builder, loc, edgeSource, 0);
     SmallVector<Value> inits;
-    for (Value output : outputs)
-      inits.push_back(tensor::EmptyOp::create(
-          builder, loc, cast<RankedTensorType>(output.getType()),
-          ValueRange{edges}));
+    for (Value output : outputs) {
+      auto type = cast<RankedTensorType>(output.getType());
+      if (!facts.isNodeSum(output)) {
+        inits.push_back(
+            tensor::EmptyOp::create(builder, loc, type, ValueRange{edges}));
+        continue;
+      }
+      // A node sum starts from zeros, one row per node of its CSR.
+      auto rangeSum = cast<EdgeRangeSumOpInterface>(output.getDefiningOp());
+      Value rowptr = rangeSum.getSumRowptr();
+      Value nodes = arith::SubIOp::create(
+          builder, loc, tensor::DimOp::create(builder, loc, rowptr, 0),
+          arith::ConstantIndexOp::create(builder, loc, 1));
+      Value empty =
+          tensor::EmptyOp::create(builder, loc, type, ValueRange{nodes});
+      Value zero = arith::ConstantOp::create(
+          builder, loc, builder.getZeroAttr(type.getElementType()));
+      inits.push_back(
+          linalg::FillOp::create(builder, loc, zero, empty).getResult(0));
+    }
 
     auto loop = scf::ForOp::create(
         builder, loc, zero, edges, step, inits,
@@ -454,12 +520,19 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
             // Whole operands (weights, node tensors) are read as they are;
             // the sliced ones are mapped above.
             Operation *clone = b.clone(*op, mapping);
+            if (auto rangeSum = dyn_cast<EdgeRangeSumOpInterface>(clone))
+              rangeSum.setRangeStart(lo);
             mapping.map(op->getResults(), clone->getResults());
           }
           SmallVector<Value> updated;
           for (auto [output, accumulator] :
                llvm::zip_equal(outputs, accumulators)) {
             auto type = cast<RankedTensorType>(output.getType());
+            if (facts.isNodeSum(output)) {
+              updated.push_back(
+                  addInPlace(b, loc, mapping.lookup(output), accumulator));
+              continue;
+            }
             SmallVector<OpFoldResult> ones(type.getRank(), b.getIndexAttr(1));
             updated.push_back(tensor::InsertSliceOp::create(
                 b, loc, mapping.lookup(output), accumulator,
@@ -468,7 +541,7 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
           scf::YieldOp::create(b, loc, updated);
         });
     // Chunkable ops keep reading the originals: they are computed again
-    // in the loops that need them.
+    // in the loops that need them (none reads a node sum).
     for (auto [output, result] : llvm::zip_equal(outputs, loop.getResults()))
       Value(output).replaceUsesWithIf(result, [&](OpOperand &use) {
         return !facts.isChunkable(use.getOwner());

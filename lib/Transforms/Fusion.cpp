@@ -113,7 +113,7 @@ struct FuseBackwardWithReduce : OpRewritePattern<SegmentReduceOp> {
         grad.getWignerGrad().getType(), grad.getKcGrad().getType(),
         grad.getGrad(), grad.getX(), grad.getSrc(), grad.getWigner(),
         grad.getKc(), grad.getCb(), reduce.getOrder(), reduce.getRowptr(),
-        grad.getLmaxAttr(), grad.getRankAttr());
+        /*first_edge=*/Value(), grad.getLmaxAttr(), grad.getRankAttr());
     rewriter.replaceOp(reduce, fused.getXGrad());
     rewriter.replaceAllUsesWith(grad.getWignerGrad(), fused.getWignerGrad());
     rewriter.replaceAllUsesWith(grad.getKcGrad(), fused.getKcGrad());

@@ -1,35 +1,47 @@
 // RUN: sezm-opt %s --split-input-file --sezm-chunk-edges="rows=4096" 2>/dev/null | FileCheck %s
 // RUN: sezm-opt %s --split-input-file --sezm-chunk-edges="rows=4096" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
-// REMARK: remark: sezm-chunk-edges: 3 row-wise ops in chunks of 4096 edges
+// REMARK: remark: sezm-chunk-edges: 4 row-wise ops in chunks of 4096 edges
 // REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
-// REMARK: remark: sezm-chunk-edges: 3 row-wise ops in chunks of 4096 edges
+// REMARK: remark: sezm-chunk-edges: 4 row-wise ops in chunks of 4096 edges
+// REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
 // REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
 // REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
 // REMARK: remark: sezm-chunk-edges: 1 row-wise ops in chunks of 4096 edges
+// REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
 // REMARK-NOT: sezm-chunk-edges
 // RUN: not sezm-opt %s --split-input-file --sezm-chunk-edges="rows=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS
 // ROWS: error: sezm-chunk-edges: rows must be at least 1, got 0
 
-// A message, an SO(2) layer and a gate before an aggregation: the three run
-// in a loop over chunks of 4096 edges, on slices of the per-edge operands
-// (the sources, the Wigner-D, the kernel); the node features and weights
-// are read whole, and the aggregation reads the whole result.
+// A message, an SO(2) layer and a gate before an aggregation: the four
+// run in a loop over chunks of 4096 edges, on slices of the per-edge
+// operands (the sources, the Wigner-D, the kernel, the envelope); the node
+// features, weights and the CSR are read whole. The aggregation sums each
+// chunk's edges (`from %lo`) and the loop adds those node sums in place to
+// its zero-filled (N, ...) result: the gate's (E, ...) output never exists
+// whole.
 // CHECK-LABEL: func.func @stack(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<?x16x64xf32>, %[[SRC:[a-z0-9]+]]: tensor<?xi64>, %[[WD:[a-z0-9]+]]: tensor<?x46xf32>, %[[KC:[a-z0-9]+]]: tensor<?x25xf32>
+// CHECK-SAME: %[[ENV:[a-z0-9]+]]: tensor<?xf32>, %[[ISD:[a-z0-9]+]]: tensor<?xf32>, %[[DO:[a-z0-9]+]]: tensor<?xi64>, %[[DR:[a-z0-9]+]]: tensor<?xi64>)
 // CHECK: %[[E:.*]] = tensor.dim %[[SRC]]
-// CHECK: %[[INIT:.*]] = tensor.empty(%[[E]]) : tensor<?x10x64xf32>
-// CHECK: %[[Y:.*]] = scf.for %[[LO:.*]] = %{{.*}} to %[[E]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]])
+// CHECK: %[[RP:.*]] = tensor.dim %[[DR]]
+// CHECK: %[[N:.*]] = arith.subi %[[RP]], %{{.*}}
+// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[N]]) : tensor<?x16x64xf32>
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]]
+// CHECK: %[[AGG:.*]] = scf.for %[[LO:.*]] = %{{.*}} to %[[E]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]])
 // CHECK: %[[LEFT:.*]] = arith.subi %[[E]], %[[LO]]
-// CHECK: %[[N:.*]] = arith.minsi %{{.*}}, %[[LEFT]]
-// CHECK: %[[S:.*]] = tensor.extract_slice %[[SRC]][%[[LO]]] [%[[N]]] [1]
-// CHECK: %[[W:.*]] = tensor.extract_slice %[[WD]][%[[LO]], 0] [%[[N]], 46] [1, 1]
-// CHECK: %[[K:.*]] = tensor.extract_slice %[[KC]][%[[LO]], 0] [%[[N]], 25] [1, 1]
+// CHECK: %[[COUNT:.*]] = arith.minsi %{{.*}}, %[[LEFT]]
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[SRC]][%[[LO]]] [%[[COUNT]]] [1]
+// CHECK: %[[W:.*]] = tensor.extract_slice %[[WD]][%[[LO]], 0] [%[[COUNT]], 46] [1, 1]
+// CHECK: %[[K:.*]] = tensor.extract_slice %[[KC]][%[[LO]], 0] [%[[COUNT]], 25] [1, 1]
 // CHECK: %[[U:.*]] = sezm.rotate_mix %[[X]][%[[S]]] by %[[W]] kernel %[[K]]
 // CHECK: %[[Z:.*]] = sezm.so2_linear %[[U]]
 // CHECK: %[[G:.*]] = sezm.gate %[[Z]] weight %{{.*}} plus %[[U]]
-// CHECK: %[[IN:.*]] = tensor.insert_slice %[[G]] into %[[ACC]][%[[LO]], 0, 0] [%[[N]], 10, 64] [1, 1, 1]
-// CHECK: scf.yield %[[IN]]
-// CHECK: sezm.envelope_aggregate %[[Y]] by %[[WD]]
+// CHECK: %[[EN:.*]] = tensor.extract_slice %[[ENV]][%[[LO]]] [%[[COUNT]]] [1]
+// CHECK: %[[PART:.*]] = sezm.envelope_aggregate %[[G]] by %[[W]] env %[[EN]] norm %[[ISD]] over(%[[DO]], %[[DR]]) from %[[LO]]
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[PART]] : tensor<?x16x64xf32>) outs(%[[ACC]] : tensor<?x16x64xf32>)
+// CHECK: arith.addf
+// CHECK: scf.yield %[[SUM]]
+// CHECK: return %[[AGG]]
 func.func @stack(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>, %wd: tensor<?x46xf32>,
                  %kc: tensor<?x25xf32>, %cb: tensor<1x64xf32>,
                  %w0: tensor<2x128x128xf32>, %wu: tensor<2x96x96xf32>,
@@ -58,20 +70,23 @@ func.func @stack(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>, %wd: tensor<?x46x
 // A message read by a layer before an aggregation and by another layer
 // that needs the aggregation's result (through a second message): the two
 // chains cannot share a loop, so the second computes the first message
-// again, chunk by chunk, and no per-edge value is kept between them but
-// the first loop's result.
+// again, chunk by chunk. The first aggregation, whose sum a chunked op
+// reads, runs whole after its loop; the second sums in its loop.
 // CHECK-LABEL: func.func @recomputed
 // CHECK: %[[A:.*]] = scf.for
 // CHECK: sezm.rotate_mix %arg0
 // CHECK: sezm.so2_linear
 // CHECK: scf.yield
 // CHECK: %[[AGG:.*]] = sezm.envelope_aggregate %[[A]]
-// CHECK: %[[B:.*]] = scf.for
+// CHECK-NOT: from
+// CHECK-SAME: -> tensor<?x16x64xf32>
+// CHECK: scf.for
 // CHECK-DAG: %[[U:.*]] = sezm.rotate_mix %arg0
 // CHECK-DAG: %[[U2:.*]] = sezm.rotate_mix %[[AGG]]
-// CHECK: sezm.so2_linear %[[U]] weights({{.*}}) plus %[[U2]]
+// CHECK: %[[B:.*]] = sezm.so2_linear %[[U]] weights({{.*}}) plus %[[U2]]
+// CHECK: sezm.envelope_aggregate %[[B]] {{.*}} from
+// CHECK: linalg.generic
 // CHECK: scf.yield
-// CHECK: sezm.envelope_aggregate %[[B]]
 func.func @recomputed(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
                       %wd: tensor<?x46xf32>, %kc: tensor<?x25xf32>,
                       %cb: tensor<1x64xf32>, %w0: tensor<2x128x128xf32>,
@@ -244,4 +259,43 @@ func.func @imported(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
   return %gu, %gw, %gisd, %agg, %sum
       : tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?xf32>,
         tensor<?x16x64xf32>, tensor<?xf32>
+}
+
+// -----
+
+// The fused backward's source reduction ends the chain of its message
+// gradient: each chunk's edges (`from %lo`) are summed into their sources,
+// through the whole source CSR, and added in place to the zero-filled node
+// gradient; the per-edge Wigner-D and kernel gradients are written whole.
+// An aggregation whose sum is read again by a chunked op is not chunked
+// (see @recomputed); neither is one already summing a range.
+// CHECK-LABEL: func.func @source_reduction(
+// CHECK-SAME: %[[SO:[a-z0-9]+]]: tensor<?xi64>, %[[SR:[a-z0-9]+]]: tensor<?xi64>)
+// CHECK: %[[ZERO:.*]] = linalg.fill
+// CHECK: %[[R:.*]]:3 = scf.for %[[LO:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]], %[[GW:.*]] = %{{.*}}, %[[GK:.*]] = %{{.*}})
+// CHECK: %[[Z:.*]] = sezm.so2_linear
+// CHECK: %[[PART:[a-z_0-9]+]], %[[PW:[a-z_0-9]+]], %[[PK:[a-z_0-9]+]] = sezm.rotate_mix_grad_reduce %[[Z]], {{.*}} over(%[[SO]], %[[SR]]) from %[[LO]]
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[PART]] : tensor<?x16x64xf32>) outs(%[[ACC]] : tensor<?x16x64xf32>)
+// CHECK: tensor.insert_slice %[[PW]] into %[[GW]]
+// CHECK: tensor.insert_slice %[[PK]] into %[[GK]]
+// CHECK: scf.yield %[[SUM]]
+// CHECK: return %[[R]]#0, %[[R]]#1, %[[R]]#2
+func.func @source_reduction(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
+                            %wd: tensor<?x46xf32>, %kc: tensor<?x25xf32>,
+                            %cb: tensor<1x64xf32>, %w0: tensor<2x128x128xf32>,
+                            %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>,
+                            %u: tensor<?x10x64xf32>,
+                            %so: tensor<?xi64>, %sr: tensor<?xi64>)
+    -> (tensor<?x16x64xf32>, tensor<?x46xf32>, tensor<?x25xf32>)
+    attributes {sezm.schedule = "inference"} {
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  %gx, %gwd, %gkc = sezm.rotate_mix_grad_reduce %z, %x[%src] by %wd
+      kernel %kc basis %cb over(%so, %sr) lmax = 3 rank = 1
+      : (tensor<?x10x64xf32>, tensor<?x16x64xf32>, tensor<?xi64>,
+         tensor<?x46xf32>, tensor<?x25xf32>, tensor<1x64xf32>, tensor<?xi64>,
+         tensor<?xi64>) -> (tensor<?x16x64xf32>, tensor<?x46xf32>, tensor<?x25xf32>)
+  return %gx, %gwd, %gkc
+      : tensor<?x16x64xf32>, tensor<?x46xf32>, tensor<?x25xf32>
 }

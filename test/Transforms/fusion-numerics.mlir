@@ -54,3 +54,9 @@ func.func @main(%g: tensor<?x10x64xf32> {sezm.name = "g"},
 // RUN: %npytool write %t/bad_order.npy i64 9 "3 6 7 1 2 8 4 0 5"
 // RUN: not sezm-run %t/fused.mlir --input g=%t/g.npy --input x=%t/x.npy --input src=%t/src.npy --input w=%t/w.npy --input kc=%t/kc.npy --input cb=%t/cb.npy --input order=%t/bad_order.npy --input rowptr=%t/rowptr.npy 2>&1 | FileCheck %s --check-prefix=CSR
 // CSR: error: inputs 'order' and 'rowptr' (marked sezm.csr_of = "src"): edge 3 is in the segment of node 0, but its src is 1
+// Each segment lists its edges in increasing order (sums over a range of
+// the edges find the range's part by bisection): node 0's 6 before 1 is
+// refused.
+// RUN: %npytool write %t/unsorted_order.npy i64 9 "6 1 7 3 2 8 4 0 5"
+// RUN: not sezm-run %t/fused.mlir --input g=%t/g.npy --input x=%t/x.npy --input src=%t/src.npy --input w=%t/w.npy --input kc=%t/kc.npy --input cb=%t/cb.npy --input order=%t/unsorted_order.npy --input rowptr=%t/rowptr.npy 2>&1 | FileCheck %s --check-prefix=SORTED
+// SORTED: error: inputs 'order' and 'rowptr' (marked sezm.csr_of = "src"): the segment of node 0 lists edge 1 after edge 6; each segment must list its edges in increasing order

@@ -451,9 +451,20 @@ def ChunkEdges : Pass<"sezm-chunk-edges", "::mlir::func::FuncOp"> {
     writes whole and the later one slices. A
     chain is chunked only where it has values that no op outside it reads
     (otherwise there is nothing to save) and holds a sezm op (a chain of
-    elementwise ops keeps a few floats per edge). No sum crosses a chunk boundary, so
-    the results are the unchunked ones bit for bit. Under the training
-    schedule nothing changes.
+    elementwise ops keeps a few floats per edge).
+
+    A chain also ends in an op that sums its edges into nodes through a
+    CSR (EdgeRangeSumOpInterface: `envelope_aggregate`,
+    `rotate_mix_grad_reduce`) where no chunkable op reads the sum: the loop
+    runs it on each chunk (`from %lo`) and adds the chunk's node sums to
+    its (N, ...) result in place, in chunk order, so the op's per-edge
+    operand (the messages, the message gradients) is never whole. Those
+    sums are the only ones that cross chunk boundaries: a node whose edges
+    fall in two chunks gets its two parts added, where the unchunked op sums
+    the segment in one run, so it may differ in the last bits (and the
+    aggregation's `inv_sqrt_deg` multiplies each part). Every other result
+    is the unchunked one bit for bit. Under the training schedule nothing
+    changes.
 
     Before (rows = 65536):
     ```mlir
@@ -481,6 +492,7 @@ def ChunkEdges : Pass<"sezm-chunk-edges", "::mlir::func::FuncOp"> {
            "Edges per chunk (at least 1)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::scf::SCFDialect",
                            "::mlir::tensor::TensorDialect"];
   let statistics = [

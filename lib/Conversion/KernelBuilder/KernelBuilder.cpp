@@ -497,6 +497,36 @@ Idx Emitter::segmentOf(Value rowptr, Idx nodes, Idx t) {
   return index(loop.getResult(0));
 }
 
+Idx Emitter::lowerBound(Value sorted, Idx lb, Idx ub, Idx value) {
+  // sorted[t] < value for t < lo, >= value for t >= hi; 32 halvings close
+  // any range of 2^31 positions. Once lo == hi the load reads position 0
+  // (sorted is not empty where a range of edges is) and changes nothing.
+  auto loop = scf::ForOp::create(
+      builder, loc, Idx(0).in(*this), Idx(32).in(*this), Idx(1).in(*this),
+      ValueRange{lb.in(*this), ub.in(*this)},
+      [&](OpBuilder &nested, Location, Value, ValueRange bounds) {
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToEnd(nested.getInsertionBlock());
+        Idx lo = index(bounds[0]), hi = index(bounds[1]);
+        Value open = lo < hi;
+        Idx mid = index(arith::SelectOp::create(builder, loc, open,
+                                                ((lo + hi) / Idx(2)).in(*this),
+                                                Idx(0).in(*this)));
+        Value below = loadIndex(sorted, {mid}) < value;
+        Value raise = arith::AndIOp::create(builder, loc, open, below);
+        Value lower = arith::AndIOp::create(
+            builder, loc, open,
+            arith::XOrIOp::create(
+                builder, loc, below,
+                arith::ConstantIntOp::create(builder, loc, 1, 1)));
+        Value nextLo = arith::SelectOp::create(builder, loc, raise,
+                                               (mid + Idx(1)).in(*this), lo);
+        Value nextHi = arith::SelectOp::create(builder, loc, lower, mid, hi);
+        scf::YieldOp::create(builder, loc, ValueRange{nextLo, nextHi});
+      });
+  return index(loop.getResult(0));
+}
+
 SmallVector<Num>
 Emitter::sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
                   llvm::function_ref<SmallVector<Num>(Idx)> body) {

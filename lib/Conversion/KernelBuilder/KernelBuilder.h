@@ -381,6 +381,10 @@ public:
   /// positions finds each edge's node without a node index array.
   Idx segmentOf(Value rowptr, Idx nodes, Idx t);
 
+  /// The first position t in [lb, ub) with sorted[t] >= value, or ub, where
+  /// sorted[lb..ub) increases (a CSR segment's edges): by bisection.
+  Idx lowerBound(Value sorted, Idx lb, Idx ub, Idx value);
+
   /// Sums body(i) over lb <= i < ub, in order, for several sums at once:
   /// returns the sums, each starting from `init`.
   SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,

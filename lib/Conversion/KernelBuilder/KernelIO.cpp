@@ -3,6 +3,7 @@
 #include "KernelIO.h"
 
 #include "SeZM/Dialect/SeZM/SeZMAttrs.h"
+#include "SeZM/Dialect/SeZM/SeZMOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -19,9 +20,10 @@ KernelIO::KernelIO(Operation *op, OpBuilder &builder, LoopTarget target)
         StringAttr::get(op->getContext(), kKernelConfigAttr), config);
   results.resize(op->getNumResults());
   for (Value operand : op->getOperands()) {
-    if (operandBuffers.count(operand))
+    // Scalars (an edge range's first edge) are read as they are.
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (!type || operandBuffers.count(operand))
       continue;
-    auto type = cast<RankedTensorType>(operand.getType());
     auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
     operandBuffers[operand] = bufferization::ToBufferOp::create(
         builder, op->getLoc(), memrefType, operand, /*readOnly=*/true);
@@ -29,6 +31,18 @@ KernelIO::KernelIO(Operation *op, OpBuilder &builder, LoopTarget target)
 }
 
 Value KernelIO::in(Value operand) { return operandBuffers.lookup(operand); }
+
+KernelIO::EdgeRange KernelIO::edgeRange(Value order, Value rowptr, Idx n,
+                                        Idx edges) {
+  kernel::Emitter &em = kernelEmitter;
+  Idx begin = em.loadIndex(rowptr, {n}), end = em.loadIndex(rowptr, {n + 1});
+  Value start = cast<EdgeRangeSumOpInterface>(op).getRangeStart();
+  if (!start)
+    return {Idx(0), begin, end};
+  Idx first = em.index(start);
+  Idx from = em.lowerBound(order, begin, end, first);
+  return {first, from, em.lowerBound(order, from, end, first + edges)};
+}
 
 Value KernelIO::allocate(unsigned index, ArrayRef<Idx> extents) {
   auto type = cast<RankedTensorType>(op->getResult(index).getType());

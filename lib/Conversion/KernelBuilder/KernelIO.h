@@ -40,6 +40,17 @@ public:
   /// The read-only buffer of an operand tensor.
   Value in(Value operand);
 
+  /// Where the `edges` rows of the per-edge operands of an
+  /// EdgeRangeSumOpInterface op lie in its CSR (buffers `order`, `rowptr`):
+  /// position t of the order holds the op's edge order[t] - first, and node
+  /// n's positions among them are [begin, end). Without a range, first is 0
+  /// and [begin, end) node n's whole segment.
+  struct EdgeRange {
+    kernel::Idx first, begin, end;
+  };
+  EdgeRange edgeRange(Value order, Value rowptr, kernel::Idx n,
+                      kernel::Idx edges);
+
   /// Allocates the buffer of result `index`; `extents` gives the size of
   /// every dimension (only those of dynamic dimensions are used).
   Value allocate(unsigned index, ArrayRef<kernel::Idx> extents);

@@ -116,14 +116,19 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
         // arithmetic took 19 of the loop's 810 instructions an edge):
         // positions run up to 12 past the last edge, and the runtime keeps
         // E within 2^31 - 64 (kMaxGraphSize).
-        Idx32 begin = Idx32::narrow(em.loadIndex(rowptr, {n}) + warp);
-        Idx32 end = Idx32::narrow(em.loadIndex(rowptr, {n + 1}));
+        // Node n's positions: its segment, or the segment's part in the
+        // op's range of edges, whose edge at position t is order[t] - first.
+        KernelIO::EdgeRange range = io.edgeRange(order, rowptr, n, edges);
+        Idx32 begin = Idx32::narrow(range.begin + warp);
+        Idx32 end = Idx32::narrow(range.end);
         Idx32 step(kWarpsPerBlock);
         Idx firstSlot = warp * Idx(WarpEdgeBackward::kStageSlots);
+        auto edgeOf = [&](Idx t) {
+          return em.loadIndex(order, {t}) - range.first;
+        };
         // Positions past the segment read its last edge's index, unused.
         auto indexAt = [&](Idx32 t) {
-          return Idx32::narrow(
-              em.loadIndex(order, {min(t, end - Idx32(1)).widen()}));
+          return Idx32::narrow(edgeOf(min(t, end - Idx32(1)).widen()));
         };
         auto storeNode = [&] {
           for (int64_t part = 0; part < backward.parts; ++part)
@@ -133,7 +138,7 @@ void emitRotateMixGradReduce(RotateMixGradReduceOp op, KernelIO &io,
         em.ifThenElse(
             begin < end,
             [&] {
-              Idx first = em.loadIndex(order, {begin.widen()});
+              Idx first = edgeOf(begin.widen());
               if (staged) {
                 backward.stage(first, firstSlot);
                 em.commitAsyncCopies();

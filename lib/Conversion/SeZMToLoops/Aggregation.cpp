@@ -74,24 +74,25 @@ void sezm::emitKernel(EnvelopeAggregateOp op, KernelIO &io) {
   Value env = io.in(op.getEnv()), norm = io.in(op.getInvSqrtDeg());
   Value order = io.in(op.getDstOrder()), rowptr = io.in(op.getDstRowptr());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
-  Idx nodes = em.dim(rowptr, 0) - 1;
+  Idx nodes = em.dim(rowptr, 0) - 1, edges = em.dim(env, 0);
   Value out = io.allocate(0, {nodes, rows, channels});
   // One iteration per (node, channel), its rows summed in registers over
-  // the node's segment in CSR order: N*C threads on a GPU, not N.
+  // the node's segment (or its part in the op's range of edges) in CSR
+  // order: N*C threads on a GPU, not N.
   em.parallelRange(0, nodes * Idx(channels), [&](Idx i) {
     Idx n = i / Idx(channels), c = i % Idx(channels);
+    KernelIO::EdgeRange range = io.edgeRange(order, rowptr, n, edges);
     SmallVector<Num> init(rows, Num(0.0));
     SmallVector<Num> sums =
-        em.sumRange(em.loadIndex(rowptr, {n}), em.loadIndex(rowptr, {n + 1}),
-                    init, [&](Idx t) {
-                      Idx e = em.loadIndex(order, {t});
-                      EdgeRotation rotation(layout, wigner, e);
-                      Num weight = em.load(env, {e});
-                      SmallVector<Num> terms;
-                      for (Num value : message(rotation, xl, layout, e, c))
-                        terms.push_back(weight * value);
-                      return terms;
-                    });
+        em.sumRange(range.begin, range.end, init, [&](Idx t) {
+          Idx e = em.loadIndex(order, {t}) - range.first;
+          EdgeRotation rotation(layout, wigner, e);
+          Num weight = em.load(env, {e});
+          SmallVector<Num> terms;
+          for (Num value : message(rotation, xl, layout, e, c))
+            terms.push_back(weight * value);
+          return terms;
+        });
     Num scale = em.load(norm, {n});
     for (int64_t d = 0; d < rows; ++d)
       em.store(scale * sums[d], out, {n, Idx(d), c});

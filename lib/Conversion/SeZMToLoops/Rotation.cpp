@@ -278,15 +278,17 @@ void sezm::emitKernel(RotateMixGradReduceOp op, KernelIO &io) {
   Value wignerGrad = allocateWignerLike(io, 1, op.getWigner(), edges);
   Value kcGrad = allocateEdgesLike(io, 2, op.getKc(), edges);
   em.fillZero(xGrad);
-  // Each source node walks its CSR segment and sums the node gradient rows
-  // of its edges in segment order, as segment_reduce does: the per-edge node
-  // gradient never exists.
+  // Each source node walks its CSR segment (or its part in the op's range
+  // of edges) and sums the node gradient rows of its edges in segment
+  // order, as segment_reduce does: the per-edge node gradient never exists.
   em.parallelRange(0, nodes, [&](Idx n) {
+    KernelIO::EdgeRange range = io.edgeRange(order, rowptr, n, edges);
     emitRotateMixBackward(
         op, io, wignerGrad, kcGrad,
         [&](llvm::function_ref<void(Idx)> body) {
-          em.forRange(em.loadIndex(rowptr, {n}), em.loadIndex(rowptr, {n + 1}),
-                      [&](Idx t) { body(em.loadIndex(order, {t})); });
+          em.forRange(range.begin, range.end, [&](Idx t) {
+            body(em.loadIndex(order, {t}) - range.first);
+          });
         },
         [&](Idx, Idx c, ArrayRef<Num> packed) {
           for (auto [d, value] : llvm::enumerate(packed))

@@ -238,6 +238,10 @@ LogicalResult EnvelopeAggregateOp::backpropagate(ReverseMode &sweep,
   OpBuilder &b = sweep.builder();
   Location loc = sweep.getLoc();
   Value g = cotangents.front();
+  if (getFirstEdge())
+    return emitOpError() << "sums a range of the edges (`from`), which only "
+                            "sezm-chunk-edges' loops do, after autodiff; it "
+                            "has no derivative rule";
   // The edge-wise part reads each edge's destination, so that it runs in
   // chunks of edges; only the norm's gradient sums over a segment.
   FailureOr<Value> dst = sweep.keysOfCsr(*this, getDstOrder());

@@ -36,11 +36,18 @@ std::string lmaxContext(int64_t lmax) {
   return "for lmax = " + std::to_string(lmax);
 }
 
+/// The graph's edges where an op's per-edge operands hold a range of them
+/// (EdgeRangeSumOpInterface): its CSR still lists every edge.
+const Dim kGraphEdges = Dim::graph("E_graph");
+
 /// Checks a CSR segmentation: `order` lists the E edges segment by segment
-/// and `rowptr` holds the N+1 segment boundaries.
+/// and `rowptr` holds the N+1 segment boundaries; with `rangeOfEdges`, the
+/// op's E is a range of the CSR's edges.
 LogicalResult checkCsr(ShapeChecker &shapes, StringRef orderName, Value order,
-                       StringRef rowptrName, Value rowptr) {
-  if (failed(shapes.check(orderName, order, kIndex, {kEdges})))
+                       StringRef rowptrName, Value rowptr,
+                       bool rangeOfEdges = false) {
+  if (failed(shapes.check(orderName, order, kIndex,
+                          {rangeOfEdges ? kGraphEdges : kEdges})))
     return failure();
   return shapes.check(rowptrName, rowptr, kIndex, {kRowPointers});
 }
@@ -413,7 +420,7 @@ LogicalResult RotateMixGradReduceOp::verifyShapes(ShapeChecker &shapes) {
       failed(
           checkMixKernel(*this, shapes, layout, getRank(), getKc(), getCb())) ||
       failed(checkCsr(shapes, "src_order", getSrcOrder(), "src_rowptr",
-                      getSrcRowptr())) ||
+                      getSrcRowptr(), /*rangeOfEdges=*/bool(getFirstEdge()))) ||
       failed(shapes.checkSameType("x_grad", getXGrad(), "x", getX())) ||
       failed(shapes.checkSameType("wigner_grad", getWignerGrad(), "wigner",
                                   getWigner())))
@@ -865,14 +872,16 @@ namespace {
 /// The per-edge message inputs and the destination CSR of an aggregation.
 LogicalResult checkAggregateInputs(ShapeChecker &shapes, SO2Layout layout,
                                    Value xl, Value wigner, Value env,
-                                   Value dstOrder, Value dstRowptr) {
+                                   Value dstOrder, Value dstRowptr,
+                                   bool rangeOfEdges = false) {
   if (failed(shapes.check("xl", xl, kFloat,
                           {kEdges, reducedRows(layout), kChannels})) ||
       failed(
           shapes.check("wigner", wigner, kFloat, wignerDims(layout, wigner))) ||
       failed(shapes.check("env", env, kFloat, {kEdges})))
     return failure();
-  return checkCsr(shapes, "dst_order", dstOrder, "dst_rowptr", dstRowptr);
+  return checkCsr(shapes, "dst_order", dstOrder, "dst_rowptr", dstRowptr,
+                  rangeOfEdges);
 }
 } // namespace
 
@@ -882,7 +891,8 @@ LogicalResult EnvelopeAggregateOp::verifyShapes(ShapeChecker &shapes) {
   SO2Layout layout{static_cast<int64_t>(getLmax())};
   shapes.setContext(lmaxContext(layout.lmax));
   if (failed(checkAggregateInputs(shapes, layout, getXl(), getWigner(),
-                                  getEnv(), getDstOrder(), getDstRowptr())) ||
+                                  getEnv(), getDstOrder(), getDstRowptr(),
+                                  /*rangeOfEdges=*/bool(getFirstEdge()))) ||
       failed(shapes.check("inv_sqrt_deg", getInvSqrtDeg(), kFloat, {kNodes})))
     return failure();
   return shapes.check("result", getResult(), kFloat,
@@ -1006,6 +1016,15 @@ void RotateMixGradOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                                   MLIRContext *context) {
   patterns.add<DropUnusedChannelBasisGrad<RotateMixGradOp>>(context);
 }
+
+//===----------------------------------------------------------------------===//
+// EdgeRangeSumOpInterface: the CSR a node sum follows
+//===----------------------------------------------------------------------===//
+
+Value EnvelopeAggregateOp::getSumOrder() { return getDstOrder(); }
+Value EnvelopeAggregateOp::getSumRowptr() { return getDstRowptr(); }
+Value RotateMixGradReduceOp::getSumOrder() { return getSrcOrder(); }
+Value RotateMixGradReduceOp::getSumRowptr() { return getSrcRowptr(); }
 
 //===----------------------------------------------------------------------===//
 // EdgeRowwiseOpInterface: the results that sum over every edge

@@ -901,6 +901,19 @@ func.func @envelope_aggregate_norm(%xl: tensor<?x10x64xf32>, %w: tensor<?x16x16x
 
 // -----
 
+// Without `from`, the CSR lists the op's own edges.
+func.func @envelope_aggregate_range(%xl: tensor<4x10x64xf32>, %w: tensor<4x16x16xf32>,
+                                    %env: tensor<4xf32>, %isd: tensor<5xf32>,
+                                    %do: tensor<9xi64>, %dr: tensor<6xi64>) {
+  // expected-error @+1 {{dimension 0 of 'dst_order' is 9, but 'xl' has E = 4}}
+  %0 = sezm.envelope_aggregate %xl by %w env %env norm %isd over(%do, %dr) lmax = 3
+      : (tensor<4x10x64xf32>, tensor<4x16x16xf32>, tensor<4xf32>, tensor<5xf32>,
+         tensor<9xi64>, tensor<6xi64>) -> tensor<5x16x64xf32>
+  return
+}
+
+// -----
+
 func.func @envelope_aggregate_env(%xl: tensor<?x10x64xf32>, %w: tensor<?x16x16xf32>,
                                   %env: tensor<?x1xf32>, %isd: tensor<?xf32>,
                                   %do: tensor<?xi64>, %dr: tensor<?xi64>) {

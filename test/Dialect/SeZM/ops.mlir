@@ -283,12 +283,22 @@ func.func @aggregation(%xl: tensor<?x10x64xf32>, %wd: tensor<?x16x16xf32>,
                        %env: tensor<?xf32>, %isd: tensor<?xf32>,
                        %lg: tensor<?x2x1xf32>, %zn: tensor<2x1xf32>,
                        %do: tensor<?xi32>, %dr: tensor<?xi32>,
-                       %dst: tensor<?xi32>) {
+                       %dst: tensor<?xi32>, %xl4: tensor<4x10x64xf32>,
+                       %wd4: tensor<4x16x16xf32>, %env4: tensor<4xf32>,
+                       %isd5: tensor<5xf32>, %do9: tensor<9xi64>,
+                       %dr6: tensor<6xi64>) {
   // CHECK: sezm.envelope_aggregate %{{.*}} by %{{.*}} env %{{.*}} norm %{{.*}} over(%{{.*}}, %{{.*}}) lmax = 3 : {{.*}} -> tensor<?x16x64xf32>
   %agg = sezm.envelope_aggregate %xl by %wd env %env norm %isd
       over(%do, %dr) lmax = 3
       : (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
          tensor<?xf32>, tensor<?xi32>, tensor<?xi32>) -> tensor<?x16x64xf32>
+  // A range of 4 of the CSR's 9 edges, from edge %first.
+  // CHECK: sezm.envelope_aggregate %{{.*}} by %{{.*}} env %{{.*}} norm %{{.*}} over(%{{.*}}, %{{.*}}) from %{{.*}} lmax = 3 : {{.*}}, index) -> tensor<5x16x64xf32>
+  %first = arith.constant 4 : index
+  %part = sezm.envelope_aggregate %xl4 by %wd4 env %env4 norm %isd5
+      over(%do9, %dr6) from %first lmax = 3
+      : (tensor<4x10x64xf32>, tensor<4x16x16xf32>, tensor<4xf32>,
+         tensor<5xf32>, tensor<9xi64>, tensor<6xi64>, index) -> tensor<5x16x64xf32>
   // CHECK: sezm.envelope_aggregate_grad %{{.*}}, %{{.*}} by %{{.*}} env %{{.*}} norm %{{.*}} at %{{.*}} lmax = 3 : {{.*}} -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
   %g1, %g2, %g3, %g4 = sezm.envelope_aggregate_grad %agg, %xl by %wd
       env %env norm %isd at %dst lmax = 3

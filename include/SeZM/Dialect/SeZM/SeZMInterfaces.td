@@ -123,6 +123,37 @@ def SeZM_EdgeRowwiseOpInterface : OpInterface<"EdgeRowwiseOpInterface"> {
   }];
 }
 
+def SeZM_EdgeRangeSumOpInterface : OpInterface<"EdgeRangeSumOpInterface"> {
+  let description = [{
+    An op whose first result sums per-edge terms into the nodes of a CSR
+    (one row per node, each node's edges in CSR order) and whose other
+    results, if any, hold one row per edge, each computed on its own. With
+    its optional `from %first` operand, the op's per-edge operands hold the
+    consecutive edges first, first + 1, ... of the CSR's edge list (the CSR
+    itself is read whole), and its first result sums only those edges:
+    zero at a node with none of them. Since each segment lists its edges in
+    increasing order (`sezm.csr_of`'s contract, checked on the data), a
+    range's edges are a contiguous part of each segment, and the sums of
+    consecutive ranges, added in order, sum every edge: `sezm-chunk-edges`
+    runs the op in its loops that way.
+  }];
+  let cppNamespace = "::mlir::sezm";
+  let methods = [
+    InterfaceMethod<"The CSR order the sums follow, read whole.",
+      "::mlir::Value", "getSumOrder">,
+    InterfaceMethod<"The CSR's row pointers (N + 1).",
+      "::mlir::Value", "getSumRowptr">,
+    InterfaceMethod<"The first edge of the operands' range, or null.",
+      "::mlir::Value", "getRangeStart", (ins), [{
+        return $_op.getFirstEdge();
+      }]>,
+    InterfaceMethod<"Makes the operands' edges the range from `first`.",
+      "void", "setRangeStart", (ins "::mlir::Value":$first), [{
+        $_op.getFirstEdgeMutable().assign(first);
+      }]>,
+  ];
+}
+
 // The ops that compute each edge on their own, with no result summed over
 // the edges.
 defvar SeZM_EdgeRowwise = DeclareOpInterfaceMethods<SeZM_EdgeRowwiseOpInterface>;

@@ -541,7 +541,10 @@ def SeZM_RotateMixGradOp : SeZM_Op<"rotate_mix_grad", [
   let hasCanonicalizer = 1;
 }
 
-def SeZM_RotateMixGradReduceOp : SeZM_Op<"rotate_mix_grad_reduce"> {
+def SeZM_RotateMixGradReduceOp : SeZM_Op<"rotate_mix_grad_reduce",
+    [AttrSizedOperandSegments,
+     DeclareOpInterfaceMethods<SeZM_EdgeRangeSumOpInterface,
+                               ["getSumOrder", "getSumRowptr"]>]> {
   let summary = "rotate_mix backward fused with the source segment reduction";
   let description = [{
     Math: sezm-ops.md section 4.3.
@@ -552,6 +555,10 @@ def SeZM_RotateMixGradReduceOp : SeZM_Op<"rotate_mix_grad_reduce"> {
     Also returns `wigner_grad` and `kc_grad`; never `cb_grad`. It has no
     derivative rule, so it only appears under the inference schedule, and it
     requires rank <= 1.
+
+    With `from %first` (`sezm-chunk-edges`' loops) the per-edge operands and
+    results are the edges first, first + 1, ... and `x_grad` sums only
+    those (EdgeRangeSumOpInterface).
 
     Example:
     ```mlir
@@ -566,13 +573,14 @@ def SeZM_RotateMixGradReduceOp : SeZM_Op<"rotate_mix_grad_reduce"> {
   let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$x, SeZM_IndexTensor:$src,
                        SeZM_FloatTensor:$wigner, SeZM_FloatTensor:$kc,
                        Optional<SeZM_FloatTensor>:$cb, SeZM_IndexTensor:$src_order,
-                       SeZM_IndexTensor:$src_rowptr, I64Attr:$lmax,
-                       I64Attr:$rank);
+                       SeZM_IndexTensor:$src_rowptr, Optional<Index>:$first_edge,
+                       I64Attr:$lmax, I64Attr:$rank);
   let results = (outs SeZM_FloatTensor:$x_grad, SeZM_FloatTensor:$wigner_grad,
                       SeZM_FloatTensor:$kc_grad);
   let assemblyFormat = [{
     $grad `,` $x `[` $src `]` `by` $wigner `kernel` $kc (`basis` $cb^)?
-    `over` `(` $src_order `,` $src_rowptr `)` `lmax` `=` $lmax
+    `over` `(` $src_order `,` $src_rowptr `)` (`from` $first_edge^)?
+    `lmax` `=` $lmax
     `rank` `=` $rank attr-dict `:` functional-type(operands, results)
   }];
 }
@@ -1188,7 +1196,10 @@ def SeZM_GluGradOp : SeZM_Op<"glu_grad"> {
 // Aggregation into destination atoms [3.6, 4.5]
 //===----------------------------------------------------------------------===//
 
-def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate", [SeZM_Differentiable]> {
+def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate",
+    [SeZM_Differentiable,
+     DeclareOpInterfaceMethods<SeZM_EdgeRangeSumOpInterface,
+                               ["getSumOrder", "getSumRowptr"]>]> {
   let summary = "envelope-weighted rotate-back summed over the destination CSR";
   let description = [{
     Math: sezm-ops.md section 3.6a.
@@ -1198,6 +1209,11 @@ def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate", [SeZM_Differentiabl
 
     Shapes: xl (E, Dm, C), wigner (E, D, D), env (E), inv_sqrt_deg (N),
     dst_order (E), dst_rowptr (N+1) -> (N, D, C).
+
+    With `from %first` (`sezm-chunk-edges`' loops) xl, wigner and env hold
+    the edges first, first + 1, ... of the CSR's edge list and the result
+    sums only those (EdgeRangeSumOpInterface): `inv_sqrt_deg[n]` times the
+    range's part of node n's sum, zero at a node with none of its edges.
 
     Example:
     ```mlir
@@ -1209,11 +1225,13 @@ def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate", [SeZM_Differentiabl
   }];
   let arguments = (ins SeZM_FloatTensor:$xl, SeZM_FloatTensor:$wigner, SeZM_FloatTensor:$env,
                        SeZM_FloatTensor:$inv_sqrt_deg, SeZM_IndexTensor:$dst_order,
-                       SeZM_IndexTensor:$dst_rowptr, I64Attr:$lmax);
+                       SeZM_IndexTensor:$dst_rowptr, Optional<Index>:$first_edge,
+                       I64Attr:$lmax);
   let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
     $xl `by` $wigner `env` $env `norm` $inv_sqrt_deg
-    `over` `(` $dst_order `,` $dst_rowptr `)` `lmax` `=` $lmax attr-dict
+    `over` `(` $dst_order `,` $dst_rowptr `)` (`from` $first_edge^)?
+    `lmax` `=` $lmax attr-dict
     `:` functional-type(operands, results)
   }];
 }
