@@ -62,6 +62,11 @@ public:
     return slicedOperands.find(op)->second;
   }
   bool isEdgeRow(Value value) const { return edgeRows.contains(value); }
+  /// Whether `value` is the edge count: the extent of an edge row's first
+  /// axis, as the function states it before any loop is built (a loop's
+  /// result then takes the place of the row it measures). In a loop it is
+  /// the chunk's count.
+  bool isEdgeCount(Value value) const { return edgeCounts.contains(value); }
 
 private:
   void classify(Operation *op) {
@@ -101,6 +106,8 @@ private:
       }
       return;
     }
+    if (classifyStructured(op))
+      return;
     // Elementwise arith and math on tensors: every operand has the result's
     // shape, so each is sliced as the result is.
     if (!op->hasTrait<OpTrait::Elementwise>() ||
@@ -121,6 +128,112 @@ private:
     edgeRows.insert(op->getResult(0));
     slicedOperands[op] =
         llvm::to_vector(llvm::seq<unsigned>(0, op->getNumOperands()));
+  }
+
+  /// Records `value` as the edge count where it measures an edge row.
+  bool noteEdgeCount(Value value) {
+    auto dim = value.getDefiningOp<tensor::DimOp>();
+    std::optional<int64_t> axis = dim ? dim.getConstantIndex() : std::nullopt;
+    if (axis != 0 || !isEdgeRow(dim.getSource()))
+      return false;
+    edgeCounts.insert(value);
+    return true;
+  }
+
+  /// The tensor and linalg ops that compute each edge row on its own: an
+  /// empty edge row, a reshape that keeps the edge axis alone in its group,
+  /// and a linalg op whose first loop is parallel and indexes exactly the
+  /// edge axis of the operands it reads per edge (and no other operand): a
+  /// radial network's matmuls against weights, its fills and activations.
+  /// Returns whether `op` is one of them.
+  bool classifyStructured(Operation *op) {
+    if (op->getNumResults() != 1 || !isEdgeRowType(op->getResult(0).getType()))
+      return false;
+    Value result = op->getResult(0);
+    if (auto empty = dyn_cast<tensor::EmptyOp>(op)) {
+      if (!llvm::all_of(empty.getDynamicSizes(),
+                        [&](Value size) { return noteEdgeCount(size); }))
+        return false;
+      edgeRows.insert(result);
+      slicedOperands[op] = {};
+      return true;
+    }
+    auto keepsEdgeAxis = [](RankedTensorType type,
+                            ArrayRef<ReassociationIndices> groups) {
+      return llvm::all_of(groups.front(), [&](int64_t axis) {
+        return axis == 0 || type.getDimSize(axis) == 1;
+      });
+    };
+    if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+      if (!isEdgeRow(expand.getSrc()) ||
+          !keepsEdgeAxis(expand.getResultType(),
+                         expand.getReassociationIndices()) ||
+          !llvm::all_of(expand.getOutputShape(),
+                        [&](Value size) { return noteEdgeCount(size); }))
+        return false;
+      edgeRows.insert(result);
+      slicedOperands[op] = {0};
+      return true;
+    }
+    if (auto collapse = dyn_cast<tensor::CollapseShapeOp>(op)) {
+      if (!isEdgeRow(collapse.getSrc()) ||
+          !keepsEdgeAxis(collapse.getSrcType(),
+                         collapse.getReassociationIndices()))
+        return false;
+      edgeRows.insert(result);
+      slicedOperands[op] = {0};
+      return true;
+    }
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
+        linalgOp.getNumLoops() == 0 ||
+        linalgOp.getIteratorTypesArray()[0] != utils::IteratorType::parallel)
+      return false;
+    SmallVector<unsigned> operands;
+    for (OpOperand &use : op->getOpOperands()) {
+      bool edge = isEdgeRow(use.get());
+      if (!isa<RankedTensorType>(use.get().getType())) {
+        if (edge)
+          return false;
+        continue;
+      }
+      AffineMap map = linalgOp.getMatchingIndexingMap(&use);
+      bool indexed = map.isFunctionOfDim(0);
+      if (!indexed) {
+        // Read whole: it must not hold a row per edge.
+        if (edge)
+          return false;
+        continue;
+      }
+      // The edge loop indexes axis 0 of a per-edge operand, and nothing else.
+      if (!edge || map.getNumResults() == 0 ||
+          map.getResult(0) != getAffineDimExpr(0, op->getContext()) ||
+          llvm::any_of(map.getResults().drop_front(),
+                       [](AffineExpr expr) { return expr.isFunctionOfDim(0); }))
+        return false;
+      // Its init is made in the chain (an empty or filled edge row), not
+      // a slice of a value the loop reads whole.
+      if (linalgOp.isDpsInit(&use)) {
+        Operation *init = use.get().getDefiningOp();
+        if (!init || !isChunkable(init) ||
+            !isa<tensor::EmptyOp, linalg::FillOp>(init))
+          return false;
+      }
+      operands.push_back(use.getOperandNumber());
+    }
+    // The body must not read the edge index or a per-edge value whole.
+    bool absolute = false;
+    op->getRegion(0).walk([&](Operation *inner) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner))
+        absolute |= index.getDim() == 0;
+      for (Value operand : inner->getOperands())
+        absolute |= isEdgeRow(operand);
+    });
+    if (operands.empty() || absolute)
+      return false;
+    edgeRows.insert(result);
+    slicedOperands[op] = std::move(operands);
+    return true;
   }
 
   /// An op whose first result sums its edges into nodes runs on chunks
@@ -148,6 +261,7 @@ private:
   }
 
   DenseSet<Value> edgeRows;
+  DenseSet<Value> edgeCounts;
   DenseSet<Value> nodeSums;
   DenseMap<Operation *, SmallVector<unsigned>> slicedOperands;
 };
@@ -300,11 +414,15 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
       // values are a few floats each. One that imports runs in a loop too,
       // after the loops it reads from.
       bool heavy =
-          !chain.imports.empty() || llvm::any_of(chain.ops, [](Operation *op) {
-            return isa<EdgeRowwiseOpInterface>(op);
+          !chain.imports.empty() || llvm::any_of(chain.ops, [&](Operation *op) {
+            return isa<EdgeRowwiseOpInterface, EdgeRangeSumOpInterface>(op) ||
+                   llvm::any_of(op->getResults(), [&](Value result) {
+                     return facts.isEdgeRow(result) && !isSmallRow(result);
+                   });
           });
       internal |= !chain.imports.empty();
-      if (!internal || !heavy || llvm::any_of(outputs, [](Value value) {
+      if (!internal || !heavy || !edgeSourceOf(chain, facts) ||
+          llvm::any_of(outputs, [](Value value) {
             return !isEdgeRowType(value.getType());
           }))
         continue;
@@ -436,6 +554,19 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
     return joined;
   }
 
+  /// The first per-edge operand the chain reads from outside (whose rows
+  /// the loop counts), or null where it makes all its edge rows itself.
+  static Value edgeSourceOf(const Chain &chain, const RowwiseFacts &facts) {
+    for (Operation *op : chain.ops)
+      for (unsigned index : facts.sliced(op)) {
+        Value operand = op->getOperand(index);
+        Operation *def = operand.getDefiningOp();
+        if (!def || !chain.ops.contains(def))
+          return operand;
+      }
+    return Value();
+  }
+
   /// Replaces the chain's outputs with the results of an scf.for over
   /// ranges of `rows` edges that computes the chain on slices; an operand in
   /// `imported` is sliced from the earlier loop's result that holds it.
@@ -448,15 +579,7 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
     };
     Location loc = chain.ops.back()->getLoc();
     builder.setInsertionPoint(chain.insertionPoint);
-    // The edge count, from the first sliced operand.
-    Value edgeSource;
-    for (Operation *op : chain.ops)
-      for (unsigned index : facts.sliced(op)) {
-        Value operand = op->getOperand(index);
-        Operation *def = operand.getDefiningOp();
-        if (!edgeSource && (!def || !chain.ops.contains(def)))
-          edgeSource = sourceOf(operand);
-      }
+    Value edgeSource = sourceOf(edgeSourceOf(chain, facts));
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
     Value step = arith::ConstantIndexOp::create(builder, loc, rows);
     Value edges = tensor::DimOp::create(builder, loc, edgeSource, 0);
@@ -502,6 +625,11 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
             return extent;
           };
           for (Operation *op : chain.ops) {
+            // The edge count, where an op reads it (an empty edge row's
+            // extent), is the chunk's.
+            for (Value operand : op->getOperands())
+              if (facts.isEdgeCount(operand))
+                mapping.map(operand, count);
             for (unsigned index : facts.sliced(op)) {
               Value operand = op->getOperand(index);
               if (mapping.contains(operand))

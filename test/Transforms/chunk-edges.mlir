@@ -8,6 +8,7 @@
 // REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
 // REMARK: remark: sezm-chunk-edges: 1 row-wise ops in chunks of 4096 edges
 // REMARK: remark: sezm-chunk-edges: 2 row-wise ops in chunks of 4096 edges
+// REMARK: remark: sezm-chunk-edges: 9 row-wise ops in chunks of 4096 edges
 // REMARK-NOT: sezm-chunk-edges
 // RUN: not sezm-opt %s --split-input-file --sezm-chunk-edges="rows=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROWS
 // ROWS: error: sezm-chunk-edges: rows must be at least 1, got 0
@@ -298,4 +299,87 @@ func.func @source_reduction(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
          tensor<?xi64>) -> (tensor<?x16x64xf32>, tensor<?x46xf32>, tensor<?x25xf32>)
   return %gx, %gwd, %gkc
       : tensor<?x16x64xf32>, tensor<?x46xf32>, tensor<?x25xf32>
+}
+
+// -----
+
+// A radial network on edge rows (linalg on tensors: an empty edge row sized
+// by the edge count, its fill, a matmul against a weight, an activation)
+// that makes a message's kernel joins the message's loop: its (E, 128)
+// hidden rows live one chunk at a time, the empty row takes the chunk's
+// count, and the weight is read whole.
+// CHECK-LABEL: func.func @radial(
+// CHECK-SAME: %[[R:[a-z0-9]+]]: tensor<?x16xf32>
+// CHECK: scf.for %[[LO:.*]] = {{.*}} iter_args
+// CHECK: %[[COUNT:.*]] = arith.minsi
+// CHECK: %[[EMPTY:.*]] = tensor.empty(%[[COUNT]]) : tensor<?x128xf32>
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[EMPTY]]
+// CHECK: %[[RS:.*]] = tensor.extract_slice %[[R]][%[[LO]], 0] [%[[COUNT]], 16] [1, 1]
+// CHECK: %[[H:.*]] = linalg.matmul ins(%[[RS]], %{{.*}} : tensor<?x16xf32>, tensor<16x128xf32>) outs(%[[ZERO]]
+// CHECK: %[[T:.*]] = math.tanh %[[H]]
+// CHECK: linalg.matmul ins(%[[T]]
+// CHECK: sezm.rotate_mix
+// CHECK: sezm.so2_linear
+// CHECK: scf.yield
+func.func @radial(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
+                  %wd: tensor<?x46xf32>,
+                  %r: tensor<?x16xf32> {sezm.extents = ["E", ""]},
+                  %w1: tensor<16x128xf32>, %w2: tensor<128x25xf32>,
+                  %cb: tensor<1x64xf32>, %w0: tensor<2x128x128xf32>,
+                  %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>)
+    -> tensor<?x10x64xf32> attributes {sezm.schedule = "inference"} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.dim %r, %c0 : tensor<?x16xf32>
+  %h0 = tensor.empty(%e) : tensor<?x128xf32>
+  %h1 = linalg.fill ins(%zero : f32) outs(%h0 : tensor<?x128xf32>) -> tensor<?x128xf32>
+  %h = linalg.matmul ins(%r, %w1 : tensor<?x16xf32>, tensor<16x128xf32>)
+      outs(%h1 : tensor<?x128xf32>) -> tensor<?x128xf32>
+  %t = math.tanh %h : tensor<?x128xf32>
+  %k0 = tensor.empty(%e) : tensor<?x25xf32>
+  %k1 = linalg.fill ins(%zero : f32) outs(%k0 : tensor<?x25xf32>) -> tensor<?x25xf32>
+  %kc = linalg.matmul ins(%t, %w2 : tensor<?x128xf32>, tensor<128x25xf32>)
+      outs(%k1 : tensor<?x25xf32>) -> tensor<?x25xf32>
+  %u = sezm.rotate_mix %x[%src] by %wd kernel %kc basis %cb lmax = 3 rank = 1
+      : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x46xf32>, tensor<?x25xf32>,
+         tensor<1x64xf32>) -> tensor<?x10x64xf32>
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  return %z : tensor<?x10x64xf32>
+}
+
+// -----
+
+// Not row-wise, so not chunked: a matmul whose init is a value read whole
+// (it would accumulate into a slice of it), and a generic that reads the
+// edge index itself; the activations between them alone keep a few floats
+// an edge.
+// CHECK-LABEL: func.func @not_rowwise(
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @not_rowwise(%r: tensor<?x16xf32> {sezm.extents = ["E", ""]},
+                       %w1: tensor<16x128xf32>,
+                       %acc: tensor<?x128xf32> {sezm.extents = ["E", ""]})
+    -> (tensor<?x128xf32>, tensor<?x128xf32>)
+    attributes {sezm.schedule = "inference"} {
+  %c0 = arith.constant 0 : index
+  %e = tensor.dim %r, %c0 : tensor<?x16xf32>
+  %h = linalg.matmul ins(%r, %w1 : tensor<?x16xf32>, tensor<16x128xf32>)
+      outs(%acc : tensor<?x128xf32>) -> tensor<?x128xf32>
+  %t = math.tanh %h : tensor<?x128xf32>
+  %i0 = tensor.empty(%e) : tensor<?x128xf32>
+  %i = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                        affine_map<(d0, d1) -> (d0, d1)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<?x128xf32>) outs(%i0 : tensor<?x128xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %row = linalg.index 0 : index
+    %ri = arith.index_cast %row : index to i64
+    %rf = arith.sitofp %ri : i64 to f32
+    %s = arith.mulf %in, %rf : f32
+    linalg.yield %s : f32
+  } -> tensor<?x128xf32>
+  %m = math.tanh %i : tensor<?x128xf32>
+  return %t, %m : tensor<?x128xf32>, tensor<?x128xf32>
 }

@@ -453,6 +453,15 @@ def ChunkEdges : Pass<"sezm-chunk-edges", "::mlir::func::FuncOp"> {
     (otherwise there is nothing to save) and holds a sezm op (a chain of
     elementwise ops keeps a few floats per edge).
 
+    Tensor and linalg ops on edge rows join the chains where they compute
+    each edge on its own: `tensor.empty` sized by the edge count (in the
+    loop, the chunk's), reshapes that keep the edge axis alone, and linalg
+    ops whose first loop is parallel and indexes the edge axis of exactly
+    the operands they read per edge, with an init made in the chain (a
+    radial network's fills, matmuls against its weights and activations);
+    a chain is worth a loop where it holds a sezm op or a value of more
+    than 64 elements per edge.
+
     A chain also ends in an op that sums its edges into nodes through a
     CSR (EdgeRangeSumOpInterface: `envelope_aggregate`,
     `rotate_mix_grad_reduce`) where no chunkable op reads the sum: the loop
