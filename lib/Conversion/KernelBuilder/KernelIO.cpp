@@ -5,6 +5,7 @@
 #include "SeZM/Dialect/SeZM/SeZMAttrs.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -40,7 +41,21 @@ KernelIO::EdgeRange KernelIO::edgeRange(Value order, Value rowptr, Idx n,
   if (!start)
     return {Idx(0), begin, end};
   Idx first = em.index(start);
-  Idx from = em.lowerBound(order, begin, end, first);
+  // Most segments hold none of the range's edges: their first and last
+  // edges tell, and their bisections then take no steps. (The loads stay
+  // inside the order, which is not empty where a range is.)
+  OpBuilder &b = em.builder;
+  Location loc = em.loc;
+  Idx last = em.dim(order, 0) - Idx(1);
+  Idx front = em.loadIndex(order, {min(begin, last)});
+  Idx back = em.loadIndex(order, {min(end - Idx(1), last)});
+  Value none = arith::OrIOp::create(
+      b, loc, equal(begin, end),
+      arith::OrIOp::create(b, loc, back < first,
+                           first + edges < front + Idx(1)));
+  Idx start0 =
+      em.index(arith::SelectOp::create(b, loc, none, end.in(em), begin.in(em)));
+  Idx from = em.lowerBound(order, start0, end, first);
   return {first, from, em.lowerBound(order, from, end, first + edges)};
 }
 
