@@ -515,8 +515,8 @@ Idx Emitter::lowerBound(Value sorted, Idx lb, Idx ub, Idx value) {
         OpBuilder::InsertionGuard guard(builder);
         builder.setInsertionPointToEnd(nested.getInsertionBlock());
         Idx lo = index(bounds[0]), hi = index(bounds[1]);
-        // Once lo == hi the load reads position lo's neighbour below hi or
-        // lb, inside the range the caller gave, and changes nothing.
+        // Once lo == hi the step reads position lb (inside the caller's
+        // range, which is not empty where a step runs) and changes nothing.
         Value open = lo < hi;
         Idx mid = index(arith::SelectOp::create(
             builder, loc, open, ((lo + hi) / Idx(2)).in(*this), lb.in(*this)));
