@@ -6,6 +6,9 @@
 # on the structure with the graph built on the GPU (sezm-run --bench: the
 # median step, the device peak, the neighbour search's median). Then
 # bench/scale_table.py prints the table and plots time and memory against N.
+# With SCALE_GRAPH_CHECK=1, each structure's GPU graph is also compared with
+# the host list edge by edge (bench/graph_check.mlir, sezm-run --verify;
+# SCALE_CUTOFF, default 6 A: the artifact's cutoff).
 #   scale.sh ARTIFACT BIN_DIR DEVICE_GB N[,N...] [RUNS] [OUT_DIR]
 set -euo pipefail
 artifact=$1
@@ -32,6 +35,12 @@ for atoms in $(echo "$sizes" | tr , ' '); do
       grep -v "^  kernel" >> "$log" || echo "run failed" >> "$log"
   else
     echo "does not fit in $device_gb GB" >> "$log"
+  fi
+  if [ "${SCALE_GRAPH_CHECK:-0}" = 1 ]; then
+    "$bin/sezm-run" "$here/graph_check.mlir" --structure "$work/structure.xyz" \
+      --cutoff "${SCALE_CUTOFF:-6}" --verify --rtol 0 --atol 0 \
+      > "$out/graph-$atoms.log" 2>&1 ||
+      echo "graph check failed" >> "$out/graph-$atoms.log"
   fi
   rm -rf "$work"
 done

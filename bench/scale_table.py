@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The table of bench/scale.sh's logs: per atom count, the edges, the
-planned and the measured peak, the median E+F step, its time per atom and
-the GPU neighbour search's share of it; with --plot, time and memory against
+planned and the measured peak, the median E+F step, its time per atom, the
+GPU neighbour search's share of it and whether it found the host list's
+edge count; with --plot, time and memory against
 N as a PNG.
 
   scale_table.py scale-1024.log scale-4096.log ... [--plot scale.png]
@@ -30,6 +31,11 @@ def read(path):
         row["peak_gb"] = int(step.group(4)) / 1e9 if step.group(4) else None
     search = re.search(r"built in ([\d.]+) ms", text)
     row["search_ms"] = float(search.group(1)) if search else None
+    host = re.search(r"atoms, (\d+) edges within", text)
+    gpu = re.search(r"neighbour list on the GPU: (\d+) edges", text)
+    row["same_edges"] = ("-" if not (host and gpu) else
+                         "= host" if host.group(1) == gpu.group(1) else
+                         f"host {host.group(1)}, GPU {gpu.group(1)}")
     row["note"] = ("does not fit" if "does not fit" in text else
                    "run failed" if "run failed" in text else "")
     return row
@@ -42,12 +48,12 @@ def main():
     args = parser.parse_args()
     rows = sorted((read(p) for p in args.logs), key=lambda r: r["atoms"])
     print("| atoms | edges | planned peak | measured peak | E+F step | "
-          "per atom | GPU search (share) |")
-    print("|---|---|---|---|---|---|---|")
+          "per atom | GPU search (share) | GPU search edges |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         if "ms" not in r:
             print(f"| {r['atoms']} | {r['edges']} | {r['plan_gb']:.2f} GB "
-                  f"({r['per_edge']} B/edge) | {r['note']} | | | |")
+                  f"({r['per_edge']} B/edge) | {r['note']} | | | | |")
             continue
         peak = f"{r['peak_gb']:.2f} GB" if r["peak_gb"] else "-"
         search = (f"{r['search_ms']:.2f} ms ({100 * r['search_ms'] / r['ms']:.1f} %)"
@@ -55,7 +61,7 @@ def main():
         print(f"| {r['atoms']} | {r['edges']} | {r['plan_gb']:.2f} GB "
               f"({r['per_edge']} B/edge) | {peak} | {r['ms']:.2f} ms "
               f"({r['device']}) | {1e3 * r['ms'] / r['atoms']:.2f} us | "
-              f"{search} |")
+              f"{search} | {r['same_edges']} |")
     if rows and rows[-1]["fits"]:
         print(f"the plan fits up to N = {rows[-1]['fits']} atoms")
     if args.plot:

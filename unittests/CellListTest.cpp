@@ -1,11 +1,13 @@
 //===- CellListTest.cpp - the GPU neighbour search, run on the host -------===//
 //
 // SeZM/Support/CellList.h is the cell-list search of the GPU and of the
-// host list; here its float steps run in loops over the atoms, in the order
-// DeviceGraph::fromPositions launches them, and the graph must equal the
-// host list in double (the same edges in the same order, the same shifts to
-// float rounding) and an all-pairs search over periodic images, on
-// periodic, triclinic, thin, partly periodic and open structures.
+// host list; here the GPU's steps run in loops over the atoms, in the order
+// DeviceGraph::fromPositions launches them, and the graph must be the host
+// list's to the bit (the same edges in the same order, the same shifts and
+// edge vectors) for positions in double, and the host list of the rounded
+// positions for positions in float; and equal an all-pairs search over
+// periodic images, on periodic, triclinic, thin, partly periodic and open
+// structures.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,16 +28,20 @@ using namespace sezm_cell_list;
 
 namespace {
 
-struct CellGraph {
+/// The GPU graph's arrays; Out is what sezm_neighbour_fill* writes.
+template <typename Out> struct CellGraph {
   std::vector<int64_t> src, dst;
-  std::vector<float> shift, edgeVec;
-  Frame<float> frame;
+  std::vector<Out> shift, edgeVec;
+  Frame<double> frame;
 };
 
-/// DeviceGraph::fromPositions's kernels as loops over their threads.
-std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
+/// DeviceGraph::fromPositions's kernels as loops over their threads, on the
+/// structure's positions as Coord.
+template <typename Coord, typename Out>
+std::string searchOnHost(const Structure &s, double cutoff,
+                         CellGraph<Out> &out) {
   int64_t atoms = s.positions.size();
-  std::vector<float> coord;
+  std::vector<Coord> coord;
   for (const Vec3 &r : s.positions)
     coord.insert(coord.end(), r.begin(), r.end());
   double cell[9];
@@ -45,17 +51,17 @@ std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
     for (int d = 0; d < 3; ++d)
       cell[3 * k + d] = s.cell[k][d];
   }
-  Frame<float> &frame = out.frame;
+  Frame<double> &frame = out.frame;
   double spacing[3];
   std::string error = makeFrame(s.hasCell ? cell : nullptr, periodic, cutoff,
                                 kMinAtomSeparation, frame, spacing);
   if (!error.empty())
     return error;
-  // sezm_wrap, sezm_fraction_bounds.
-  std::vector<float> frac(3 * atoms), wrapped(3 * atoms);
+  // sezm_wrap(_f64), sezm_fraction_bounds.
+  std::vector<double> frac(3 * atoms), wrapped(3 * atoms);
   std::vector<int32_t> cellOf(3 * atoms);
-  float lo[3] = {INFINITY, INFINITY, INFINITY},
-        hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  double lo[3] = {INFINITY, INFINITY, INFINITY},
+         hi[3] = {-INFINITY, -INFINITY, -INFINITY};
   for (int64_t a = 0; a < atoms; ++a) {
     wrapAtom(frame, coord.data(), a, frac.data(), cellOf.data(),
              wrapped.data());
@@ -70,7 +76,7 @@ std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
   // sezm_bin_atoms and the counting sort by bin (atoms ascending in a bin).
   std::vector<int64_t> binStart, binAtoms;
   binAtomsOnHost(frame, frac.data(), atoms, binStart, binAtoms);
-  // sezm_neighbour_count, the scan, sezm_neighbour_fill: as there, the 32
+  // sezm_neighbour_count, the scan, sezm_neighbour_fill*: as there, the 32
   // lanes of a destination's warp each take every 32nd atom of a bin.
   constexpr int64_t kLanes = 32;
   std::vector<int64_t> rowptr(atoms + 1, 0);
@@ -80,7 +86,7 @@ std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
       forEachNeighbour(
           frame, i, frac.data(), wrapped.data(), binStart.data(),
           binAtoms.data(),
-          [&](int64_t, float r2) {
+          [&](int64_t, double r2) {
             ++rowptr[i + 1];
             tooClose |= r2 < frame.minSeparation2;
           },
@@ -98,8 +104,8 @@ std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
     for (int64_t lane = 0; lane < kLanes; ++lane)
       forEachNeighbour(
           frame, i, frac.data(), wrapped.data(), binStart.data(),
-          binAtoms.data(), [&](int64_t key, float) { edgeIndex[slot++] = key; },
-          lane, kLanes);
+          binAtoms.data(),
+          [&](int64_t key, double) { edgeIndex[slot++] = key; }, lane, kLanes);
     EXPECT_EQ(slot, rowptr[i + 1]) << "the fill found what the count found";
     sortKeys(edgeIndex.data() + rowptr[i], slot - rowptr[i]);
     for (int64_t e = rowptr[i]; e < slot; ++e) {
@@ -114,12 +120,19 @@ std::string searchOnHost(const Structure &s, double cutoff, CellGraph &out) {
   return "";
 }
 
+/// The search of positions in double (sezm_graph_from_positions_gpu_f64).
+std::string searchOnHost(const Structure &s, double cutoff,
+                         CellGraph<double> &out) {
+  return searchOnHost<double, double>(s, cutoff, out);
+}
+
 using neighbour_test::bruteForce;
 using neighbour_test::EdgeKey;
 
 /// The cell-list graph's edges as (src, dst, image), the image solved from
-/// the shift (a whole number of lattice vectors to float rounding).
-std::set<EdgeKey> cellGraphEdges(const Structure &s, const CellGraph &g) {
+/// the shift (a whole number of lattice vectors to rounding).
+template <typename Out>
+std::set<EdgeKey> cellGraphEdges(const CellGraph<Out> &g) {
   std::set<EdgeKey> edges;
   for (size_t e = 0; e < g.src.size(); ++e) {
     long long image[3];
@@ -166,27 +179,49 @@ Structure jittered(std::array<Vec3, 3> cell, std::array<bool, 3> pbc, int n,
   return s;
 }
 
-/// The cell-list graph equals the host list (order included) and the
-/// brute-force search; returns the number of edges.
-size_t expectSameGraph(const Structure &s, double cutoff, int range) {
-  CellGraph cells;
-  std::string error = searchOnHost(s, cutoff, cells);
+/// The structure with its positions rounded to float (what the float
+/// search sees).
+Structure roundedToFloat(Structure s) {
+  for (Vec3 &r : s.positions)
+    for (double &x : r)
+      x = static_cast<float>(x);
+  return s;
+}
+
+/// The cell-list graph of positions as Coord, arrays as Out, is the host
+/// list of the same positions: its edges in its order, its shifts and edge
+/// vectors rounded to Out (to the bit).
+template <typename Coord, typename Out>
+void expectHostList(const Structure &original, double cutoff) {
+  Structure s =
+      std::is_same_v<Coord, float> ? roundedToFloat(original) : original;
+  CellGraph<Out> cells;
+  std::string error = searchOnHost<Coord, Out>(original, cutoff, cells);
   EXPECT_EQ(error, "");
   NeighbourGraph host;
-  EXPECT_TRUE(buildNeighbourGraph(s, cutoff, host, error)) << error;
-  EXPECT_EQ(cells.src, host.src);
-  EXPECT_EQ(cells.dst, host.dst);
-  if (cells.src.size() != host.src.size())
-    return 0;
+  ASSERT_TRUE(buildNeighbourGraph(s, cutoff, host, error)) << error;
+  ASSERT_EQ(cells.src, host.src);
+  ASSERT_EQ(cells.dst, host.dst);
   for (size_t e = 0; e < host.src.size(); ++e)
     for (int d = 0; d < 3; ++d) {
-      EXPECT_NEAR(cells.shift[3 * e + d], host.shift[e][d], 1e-4)
+      EXPECT_EQ(cells.shift[3 * e + d], static_cast<Out>(host.shift[e][d]))
           << "edge " << e;
       double v = s.positions[host.src[e]][d] - s.positions[host.dst[e]][d] +
                  host.shift[e][d];
-      EXPECT_NEAR(cells.edgeVec[3 * e + d], v, 1e-4) << "edge " << e;
+      EXPECT_EQ(cells.edgeVec[3 * e + d], static_cast<Out>(v)) << "edge " << e;
     }
-  EXPECT_EQ(cellGraphEdges(s, cells), bruteForce(s, cutoff, range));
+}
+
+/// The cell-list graph equals the host list (order included, for positions
+/// in double, in float and rounded to float) and the brute-force search;
+/// returns the number of edges.
+size_t expectSameGraph(const Structure &s, double cutoff, int range) {
+  expectHostList<double, double>(s, cutoff);
+  expectHostList<double, float>(s, cutoff);
+  expectHostList<float, float>(s, cutoff);
+  CellGraph<double> cells;
+  EXPECT_EQ(searchOnHost(s, cutoff, cells), "");
+  EXPECT_EQ(cellGraphEdges(cells), bruteForce(s, cutoff, range));
   return cells.src.size();
 }
 
@@ -198,7 +233,7 @@ TEST(CellList, PeriodicCubeManyBins) {
   // 14 A at a 4.5 A cutoff: 3 bins per axis, every neighbour bin distinct.
   Structure s = jittered({Vec3{14, 0, 0}, Vec3{0, 14, 0}, Vec3{0, 0, 14}},
                          kPeriodic, 7, 1);
-  CellGraph cells;
+  CellGraph<double> cells;
   ASSERT_EQ(searchOnHost(s, 4.5, cells), "");
   EXPECT_EQ(cells.frame.bins[0], 3);
   EXPECT_EQ(cells.frame.reach[0], 1);
@@ -218,7 +253,7 @@ TEST(CellList, CellThinnerThanTheCutoff) {
   Structure s =
       jittered({Vec3{11, 0, 0}, Vec3{2.5, 10.5, 0}, Vec3{0.7, -0.4, 2.1}},
                kPeriodic, 4, 3);
-  CellGraph cells;
+  CellGraph<double> cells;
   ASSERT_EQ(searchOnHost(s, 5.0, cells), "");
   EXPECT_EQ(cells.frame.bins[2], 1);
   EXPECT_EQ(cells.frame.reach[2], 3);
@@ -231,7 +266,7 @@ TEST(CellList, PartlyPeriodicAndOpen) {
                             {true, false, true}, 6, 4);
   for (Vec3 &r : slab.positions)
     r[1] *= 4;
-  CellGraph cells;
+  CellGraph<double> cells;
   ASSERT_EQ(searchOnHost(slab, 4.0, cells), "");
   EXPECT_GT(cells.frame.bins[1], 5) << "the open axis binned over the atoms";
   EXPECT_GT(expectSameGraph(slab, 4.0, 3), 0u);
@@ -259,7 +294,7 @@ TEST(CellList, RefusesCoincidingAtomsAndHopelesslyThinCells) {
                          kPeriodic, 3, 6);
   s.positions.push_back(s.positions[4]);
   s.positions.back()[0] += 10.05; // a periodic image 0.05 A away
-  CellGraph cells;
+  CellGraph<double> cells;
   EXPECT_EQ(searchOnHost(s, 4.0, cells), "atom 5 has a neighbour too close");
   Structure thin = jittered({Vec3{10, 0, 0}, Vec3{0, 10, 0}, Vec3{0, 0, 0.04}},
                             kPeriodic, 2, 7);
@@ -269,4 +304,41 @@ TEST(CellList, RefusesCoincidingAtomsAndHopelesslyThinCells) {
   flat.cell[2] = {1, 1, 0};
   EXPECT_NE(searchOnHost(flat, 4.0, cells).find("degenerate"),
             std::string::npos);
+}
+
+TEST(CellList, PairsAtTheCutoffAsTheHostListHasThem) {
+  // Pairs a hair (1e-9 A) inside and outside the cutoff, in a periodic box
+  // and through its boundary: a search in float could not tell them apart,
+  // the double search keeps exactly the host list's.
+  Structure s;
+  s.cell = {Vec3{20, 0, 0}, Vec3{0, 20, 0}, Vec3{0, 0, 20}};
+  s.hasCell = true;
+  s.pbc = kPeriodic;
+  const double cutoff = 4.5;
+  for (int p = 0; p < 6; ++p) {
+    double gap = cutoff + (p % 2 ? 1e-9 : -1e-9);
+    Vec3 a{1.1 + 3.0 * p, 2.3 + 3.1 * p, 17.9 - 0.7 * p};
+    Vec3 b = a;
+    b[p % 3] += gap;
+    if (p >= 3)
+      b[p % 3] -= 20; // the same pair through the boundary
+    s.positions.push_back(a);
+    s.positions.push_back(b);
+    s.species.push_back("X");
+    s.species.push_back("X");
+  }
+  expectHostList<double, double>(s, cutoff);
+  expectHostList<double, float>(s, cutoff);
+  NeighbourGraph host;
+  std::string error;
+  ASSERT_TRUE(buildNeighbourGraph(s, cutoff, host, error)) << error;
+  CellGraph<double> cells;
+  ASSERT_EQ(searchOnHost(s, cutoff, cells), "");
+  EXPECT_EQ(cellGraphEdges(cells), bruteForce(s, cutoff, 1));
+  std::set<std::pair<int64_t, int64_t>> pairs;
+  for (size_t e = 0; e < cells.src.size(); ++e)
+    pairs.insert({cells.src[e], cells.dst[e]});
+  for (int p = 0; p < 6; ++p)
+    EXPECT_EQ(pairs.count({2 * p + 1, 2 * p}), p % 2 ? 0u : 1u)
+        << "pair " << p << (p % 2 ? " (outside)" : " (inside)");
 }

@@ -195,15 +195,16 @@ int64_t sezm_model_stage_width(const sezm_model *model, const char *energy);
 int sezm_model_compute_edges_staged(
     sezm_model *model, const char *energy, int64_t natoms, int64_t nlocal,
     int64_t nedges, int ntypes, const double *coord, const int32_t *atype,
-    const int64_t *edge_index, const double *edge_vec,
-    sezm_exchange_fn forward, sezm_exchange_fn reverse, void *ctx,
-    double *energy_out, double *force, double *virial, double *atom_energy,
-    double *atom_virial);
+    const int64_t *edge_index, const double *edge_vec, sezm_exchange_fn forward,
+    sezm_exchange_fn reverse, void *ctx, double *energy_out, double *force,
+    double *virial, double *atom_energy, double *atom_virial);
 
 /* A structure's neighbour graph, built on the GPU: every ordered pair and
  * periodic image of the atoms within `cutoff` (an atom and itself
- * untranslated excepted), ordered by destination, then source, then image
- * (sezm's host list), with each edge's shift, the types and both CSRs.
+ * untranslated excepted), ordered by destination, then source, then image,
+ * with each edge's shift, the types and both CSRs. The search runs in
+ * double: its edges are those of sezm's host list (sezm-run, sezm-graph)
+ * of the same positions, in the same order.
  *   coord  device float[natoms][3]; atype device int32[natoms] in
  *          [0, ntypes), or NULL for no types
  *   cell   host double[9], the lattice vectors as rows, or NULL (no
@@ -217,10 +218,18 @@ sezm_graph *sezm_graph_from_positions_gpu(int64_t natoms, const float *coord,
                                           const int32_t *atype, int ntypes,
                                           const double *cell, const int *pbc,
                                           double cutoff);
+/* The same from positions in double, as MD engines and ASE hold them
+ * (coord device double[natoms][3]): the graph's positions, shift and
+ * edge_vec are double where `doubles` is 1 (for an entry in float64 or
+ * DeePMD-kit's split), else float (the positions and shifts rounded, for
+ * a float32 entry). */
+sezm_graph *sezm_graph_from_positions_gpu_f64(
+    int64_t natoms, const double *coord, const int32_t *atype, int ntypes,
+    const double *cell, const int *pbc, double cutoff, int doubles);
 int64_t sezm_graph_edge_count(const sezm_graph *graph);
 /* A device array of the graph, owned by it: positions, shift, src, dst,
  * src_order, src_rowptr, dst_order, dst_rowptr, types (int64), edge_index
- * (int64 [2][E]) or edge_vec (float [E][3]). */
+ * (int64 [2][E]) or edge_vec (float or double [E][3], as positions). */
 int sezm_graph_array(const sezm_graph *graph, const char *name,
                      sezm_tensor *array);
 void sezm_graph_free(sezm_graph *graph);

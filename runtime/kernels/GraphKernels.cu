@@ -2,12 +2,14 @@
 //
 // What sezm_model_compute_edges_gpu needs besides the caller's arrays: the
 // lattice shift of each edge, the types as int64, and both CSRs. Compiled to
-// PTX by nvcc when the runtime is built and loaded through the driver API.
-// The neighbour search is a cell list (CellList.h), a warp per destination
-// atom: its lanes share the atoms of each bin within reach. Every array they
-// write is the same on every run: counts by integer atomics and warp sums,
-// positions in a segment by atomics, then each segment sorted (a stable
-// counting sort; keys and edge indices are distinct, so a rank is a place).
+// PTX by nvcc (with -fmad=false) when the runtime is built and loaded
+// through the driver API. The neighbour search is a cell list (CellList.h)
+// in double whatever the positions' type, as the host list's: the same
+// positions give the same edges. A warp per destination atom: its lanes
+// share the atoms of each bin within reach. Every array they write is the
+// same on every run: counts by integer atomics and warp sums, positions in
+// a segment by atomics, then each segment sorted (a stable counting sort;
+// keys and edge indices are distinct, so a rank is a place).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,15 +18,15 @@
 #include "SeZM/Support/CellList.h"
 
 using namespace sezm_cell_list;
-using FloatFrame = sezm_cell_list::Frame<float>;
-
-extern "C" {
+using SearchFrame = sezm_cell_list::Frame<double>;
 
 /// Each atom wrapped into the cell along its periodic axes (CellList.h);
 /// the first atom that cannot be (not finite, or too many cells away) into
-/// *bad.
-__global__ void sezm_wrap(int64_t atoms, const float *coord, FloatFrame frame,
-                          float *frac, int32_t *cellOf, float *wrapped,
+/// *bad. Coord: the positions' type.
+template <typename Coord>
+__device__ void wrapAtoms(int64_t atoms, const Coord *coord,
+                          const SearchFrame &frame, double *frac,
+                          int32_t *cellOf, double *wrapped,
                           unsigned long long *bad) {
   int64_t a = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (a >= atoms)
@@ -34,43 +36,58 @@ __global__ void sezm_wrap(int64_t atoms, const float *coord, FloatFrame frame,
   wrapAtom(frame, coord, a, frac, cellOf, wrapped);
 }
 
+extern "C" {
+
+__global__ void sezm_wrap(int64_t atoms, const float *coord, SearchFrame frame,
+                          double *frac, int32_t *cellOf, double *wrapped,
+                          unsigned long long *bad) {
+  wrapAtoms(atoms, coord, frame, frac, cellOf, wrapped, bad);
+}
+
+__global__ void sezm_wrap_f64(int64_t atoms, const double *coord,
+                              SearchFrame frame, double *frac, int32_t *cellOf,
+                              double *wrapped, unsigned long long *bad) {
+  wrapAtoms(atoms, coord, frame, frac, cellOf, wrapped, bad);
+}
+
 /// bounds = the smallest fractional coordinate along each axis, then the
-/// largest, by one block of 1024 threads (min and max: the same in any
-/// order).
-__global__ void sezm_fraction_bounds(int64_t atoms, const float *frac,
-                                     float *bounds) {
-  __shared__ float lo[3][1024], hi[3][1024];
+/// largest, by one block of 1024 threads, an axis at a time (min and max:
+/// the same in any order).
+__global__ void sezm_fraction_bounds(int64_t atoms, const double *frac,
+                                     double *bounds) {
+  __shared__ double lo[1024], hi[1024];
   int t = threadIdx.x;
   for (int k = 0; k < 3; ++k) {
-    lo[k][t] = INFINITY;
-    hi[k][t] = -INFINITY;
-  }
-  for (int64_t a = t; a < atoms; a += blockDim.x)
-    for (int k = 0; k < 3; ++k) {
-      lo[k][t] = fminf(lo[k][t], frac[3 * a + k]);
-      hi[k][t] = fmaxf(hi[k][t], frac[3 * a + k]);
+    lo[t] = INFINITY;
+    hi[t] = -INFINITY;
+    for (int64_t a = t; a < atoms; a += blockDim.x) {
+      lo[t] = fmin(lo[t], frac[3 * a + k]);
+      hi[t] = fmax(hi[t], frac[3 * a + k]);
     }
-  __syncthreads();
-  for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
-    if (t < stride)
-      for (int k = 0; k < 3; ++k) {
-        lo[k][t] = fminf(lo[k][t], lo[k][t + stride]);
-        hi[k][t] = fmaxf(hi[k][t], hi[k][t + stride]);
-      }
     __syncthreads();
-  }
-  if (t < 3) {
-    bounds[t] = lo[t][0];
-    bounds[3 + t] = hi[t][0];
+    for (int stride = blockDim.x / 2; stride > 0; stride /= 2) {
+      if (t < stride) {
+        lo[t] = fmin(lo[t], lo[t + stride]);
+        hi[t] = fmax(hi[t], hi[t + stride]);
+      }
+      __syncthreads();
+    }
+    if (t == 0) {
+      bounds[k] = lo[0];
+      bounds[3 + k] = hi[0];
+    }
+    __syncthreads();
   }
 }
 
-__global__ void sezm_bin_atoms(int64_t atoms, const float *frac,
-                               FloatFrame frame, int64_t *binOf) {
+__global__ void sezm_bin_atoms(int64_t atoms, const double *frac,
+                               SearchFrame frame, int64_t *binOf) {
   int64_t a = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (a < atoms)
     binOf[a] = binOfAtom(frame, frac, a);
 }
+
+} // extern "C"
 
 /// The warp of a thread and its lane, when a warp works on one item.
 struct WarpItem {
@@ -111,11 +128,11 @@ __device__ void warpRankSort(const int64_t *in, int64_t n, int64_t *out,
 /// rowptr[i + 1] = the number of edges of destination i; the first atom
 /// with a neighbour closer than the minimum separation into *bad. A warp
 /// per destination.
-__global__ void sezm_neighbour_count(int64_t atoms, const float *frac,
-                                     const float *wrapped,
-                                     const int64_t *binStart,
-                                     const int64_t *binAtoms, FloatFrame frame,
-                                     int64_t *rowptr, unsigned long long *bad) {
+extern "C" __global__ void
+sezm_neighbour_count(int64_t atoms, const double *frac, const double *wrapped,
+                     const int64_t *binStart, const int64_t *binAtoms,
+                     SearchFrame frame, int64_t *rowptr,
+                     unsigned long long *bad) {
   auto [i, lane] = warpItem();
   // The whole warp has the same destination: it runs it or skips it.
   if (i >= atoms)
@@ -124,7 +141,7 @@ __global__ void sezm_neighbour_count(int64_t atoms, const float *frac,
   bool tooClose = false;
   forEachNeighbour(
       frame, i, frac, wrapped, binStart, binAtoms,
-      [&](int64_t, float r2) {
+      [&](int64_t, double r2) {
         ++found;
         tooClose |= r2 < frame.minSeparation2;
       },
@@ -141,13 +158,16 @@ __global__ void sezm_neighbour_count(int64_t atoms, const float *frac,
 /// The edges of destination i from rowptr[i], in the host list's order:
 /// their keys first, in the order the lanes find them (in the dst row of the
 /// edge index, free until the end), then sorted into the src row, then each
-/// key made an edge: src, dst, shift and edge_vec. A warp per destination.
-__global__ void __launch_bounds__(kWarpBlockThreads)
-sezm_neighbour_fill(int64_t atoms, const float *coord, const float *frac,
-                    const float *wrapped, const int32_t *cellOf,
-                    const int64_t *binStart, const int64_t *binAtoms,
-                    FloatFrame frame, const int64_t *rowptr, int64_t edges,
-                    int64_t *edgeIndex, float *edgeVec, float *shift) {
+/// key made an edge: src, dst, shift and edge_vec (found in double from
+/// positions of type Coord, written as Out). A warp per destination.
+template <typename Coord, typename Out>
+__device__ void fillNeighbours(int64_t atoms, const Coord *coord,
+                               const double *frac, const double *wrapped,
+                               const int32_t *cellOf, const int64_t *binStart,
+                               const int64_t *binAtoms,
+                               const SearchFrame &frame, const int64_t *rowptr,
+                               int64_t edges, int64_t *edgeIndex, Out *edgeVec,
+                               Out *shift) {
   __shared__ unsigned long long found[kWarpsPerBlock];
   auto [i, lane] = warpItem();
   if (i >= atoms)
@@ -160,7 +180,7 @@ sezm_neighbour_fill(int64_t atoms, const float *coord, const float *frac,
   int64_t *keys = edgeIndex + edges + begin;
   forEachNeighbour(
       frame, i, frac, wrapped, binStart, binAtoms,
-      [&](int64_t key, float) {
+      [&](int64_t key, double) {
         int64_t slot = (int64_t)atomicAdd(&found[warp], 1ull);
         // The count saw the same edges; never write past them.
         if (begin + slot < end)
@@ -178,11 +198,49 @@ sezm_neighbour_fill(int64_t atoms, const float *coord, const float *frac,
   }
 }
 
+extern "C" {
+
+/// Float positions, float edges.
+__global__ void __launch_bounds__(kWarpBlockThreads)
+sezm_neighbour_fill(int64_t atoms, const float *coord, const double *frac,
+                    const double *wrapped, const int32_t *cellOf,
+                    const int64_t *binStart, const int64_t *binAtoms,
+                    SearchFrame frame, const int64_t *rowptr, int64_t edges,
+                    int64_t *edgeIndex, float *edgeVec, float *shift) {
+  fillNeighbours(atoms, coord, frac, wrapped, cellOf, binStart, binAtoms,
+                 frame, rowptr, edges, edgeIndex, edgeVec, shift);
+}
+
+/// Double positions, double edges.
+__global__ void __launch_bounds__(kWarpBlockThreads)
+sezm_neighbour_fill_f64(int64_t atoms, const double *coord, const double *frac,
+                        const double *wrapped, const int32_t *cellOf,
+                        const int64_t *binStart, const int64_t *binAtoms,
+                        SearchFrame frame, const int64_t *rowptr,
+                        int64_t edges, int64_t *edgeIndex, double *edgeVec,
+                        double *shift) {
+  fillNeighbours(atoms, coord, frac, wrapped, cellOf, binStart, binAtoms,
+                 frame, rowptr, edges, edgeIndex, edgeVec, shift);
+}
+
+/// Double positions, edges rounded to float (for a float entry).
+__global__ void __launch_bounds__(kWarpBlockThreads)
+sezm_neighbour_fill_f64_f32(int64_t atoms, const double *coord,
+                            const double *frac, const double *wrapped,
+                            const int32_t *cellOf, const int64_t *binStart,
+                            const int64_t *binAtoms, SearchFrame frame,
+                            const int64_t *rowptr, int64_t edges,
+                            int64_t *edgeIndex, float *edgeVec, float *shift) {
+  fillNeighbours(atoms, coord, frac, wrapped, cellOf, binStart, binAtoms,
+                 frame, rowptr, edges, edgeIndex, edgeVec, shift);
+}
+
+} // extern "C"
+
 /// shift[e] = edge_vec[e] - (coord[src[e]] - coord[dst[e]]), so that the
 /// model's edge vectors are the caller's; types[n] = atype[n]. A node index
 /// out of range sets *bad to 1 (and the edge is skipped), a type out of
 /// range sets it to 2. T is float, or double for the double entry.
-} // extern "C"
 
 template <typename T>
 __device__ void edgeInputs(int64_t nodes, int64_t typed, int64_t edges,

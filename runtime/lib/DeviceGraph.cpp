@@ -57,9 +57,9 @@ std::string DeviceGraph::fromEdges(int64_t, int64_t, int32_t, const void *,
                                    bool) {
   return kNoKernels;
 }
-std::string DeviceGraph::fromPositions(int64_t, int32_t, const void *,
+std::string DeviceGraph::fromPositions(int64_t, int32_t, const void *, bool,
                                        const void *, const double *,
-                                       const int *, double) {
+                                       const int *, double, bool) {
   return kNoKernels;
 }
 std::string PairList::assign(int64_t, int64_t, const int32_t *, const int64_t *,
@@ -188,11 +188,14 @@ std::string DeviceGraph::fromEdges(int64_t atomCount, int64_t edgeCount,
 }
 
 std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
-                                       const void *coordIn, const void *atype,
-                                       const double *cell, const int *periodic,
-                                       double cutoff) {
+                                       const void *coordIn, bool coordDoubles,
+                                       const void *atype, const double *cell,
+                                       const int *periodic, double cutoff,
+                                       bool outDoubles) {
   using namespace sezm_cell_list;
-  Frame<float> frame;
+  if (outDoubles && !coordDoubles)
+    return "a graph in double needs positions in double";
+  Frame<double> frame;
   double spacing[3];
   std::string invalid = makeFrame(cell, periodic, cutoff,
                                   sezmrt::kMinAtomSeparation, frame, spacing);
@@ -200,23 +203,24 @@ std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
     return invalid;
 
   // Wrapped, the atoms' range along the open axes, the grid.
-  void *frac = allocate(atomCount * 12), *cellOf = allocate(atomCount * 12),
-       *wrapped = allocate(atomCount * 12), *bounds = allocate(24),
+  void *frac = allocate(atomCount * 24), *cellOf = allocate(atomCount * 12),
+       *wrapped = allocate(atomCount * 24), *bounds = allocate(48),
        *bad = allocate(16);
   // bad: the first non-finite atom, then the first with a neighbour too
   // close (all ones when none: the kernels take the minimum).
   uint64_t badHost[2] = {~0ull, ~0ull};
-  float boundsHost[6] = {0, 0, 0, 0, 0, 0};
+  double boundsHost[6] = {0, 0, 0, 0, 0, 0};
   if (!state().failed() &&
       state().check("cuMemcpyHtoD",
                     driver().cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(bad),
                                           badHost, 16)) &&
-      launch("sezm_wrap", blocksFor(atomCount), kThreads,
+      launch(coordDoubles ? "sezm_wrap_f64" : "sezm_wrap", blocksFor(atomCount),
+             kThreads,
              {&atomCount, &coordIn, &frame, &frac, &cellOf, &wrapped, &bad}) &&
       launch("sezm_fraction_bounds", 1, 1024, {&atomCount, &frac, &bounds}) &&
       state().check("cuMemcpyDtoH",
                     driver().cuMemcpyDtoH(
-                        boundsHost, reinterpret_cast<CUdeviceptr>(bounds), 24)))
+                        boundsHost, reinterpret_cast<CUdeviceptr>(bounds), 48)))
     state().check(
         "cuMemcpyDtoH",
         driver().cuMemcpyDtoH(badHost, reinterpret_cast<CUdeviceptr>(bad), 16));
@@ -265,14 +269,26 @@ std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
                 "structure (they would give unbounded forces)";
     }
   }
+  // The graph's positions: the caller's, or its doubles rounded to float.
+  const void *coordOut = coordIn;
   if (invalid.empty() && !state().failed()) {
+    size_t real = outDoubles ? 8 : 4;
     ownedEdgeIndex = allocate(total * 16);
-    ownedEdgeVec = allocate(total * 12);
-    shift = allocate(total * 12);
-    launch("sezm_neighbour_fill", warpBlocksFor(atomCount), kThreads,
-           {&atomCount, &coordIn, &frac, &wrapped, &cellOf, &binStart,
-            &binAtoms, &frame, &rowptr, &total, &ownedEdgeIndex, &ownedEdgeVec,
-            &shift});
+    ownedEdgeVec = allocate(total * 3 * real);
+    shift = allocate(total * 3 * real);
+    const char *fill = !coordDoubles ? "sezm_neighbour_fill"
+                       : outDoubles  ? "sezm_neighbour_fill_f64"
+                                     : "sezm_neighbour_fill_f64_f32";
+    if (launch(fill, warpBlocksFor(atomCount), kThreads,
+               {&atomCount, &coordIn, &frac, &wrapped, &cellOf, &binStart,
+                &binAtoms, &frame, &rowptr, &total, &ownedEdgeIndex,
+                &ownedEdgeVec, &shift}) &&
+        coordDoubles && !outDoubles) {
+      ownedCoord = allocate(atomCount * 12);
+      coordOut = ownedCoord;
+      launch("sezm_positions_f32", blocksFor(3 * atomCount), kThreads,
+             {&atomCount, &coordIn, &ownedCoord});
+    }
   }
   for (void *buffer : {frac, cellOf, wrapped, bounds, bad, binOf, binAtoms,
                        binStart, cursor, rowptr})
@@ -283,8 +299,8 @@ std::string DeviceGraph::fromPositions(int64_t atomCount, int32_t typeCount,
     return error;
   if (!invalid.empty())
     return invalid;
-  return fromEdges(atomCount, total, typeCount, coordIn, atype, ownedEdgeIndex,
-                   ownedEdgeVec);
+  return fromEdges(atomCount, total, typeCount, coordOut, atype, ownedEdgeIndex,
+                   ownedEdgeVec, outDoubles);
 }
 
 std::string PairList::assign(int64_t nodeCount, int64_t centreCount,

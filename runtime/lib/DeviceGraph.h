@@ -35,15 +35,20 @@ struct DeviceGraph {
                         const void *coord, const void *atype,
                         const void *edgeIndex, const void *edgeVec,
                         bool inDoubles = false);
-  /// From positions alone: every ordered pair and periodic image within
-  /// `cutoff` (cell: lattice vectors as rows, or null; periodic: per axis),
-  /// in the order of sezm's host neighbour list, then as fromEdges.
+  /// From positions alone (f32, or f64 with `coordDoubles`): every ordered
+  /// pair and periodic image within `cutoff` (cell: lattice vectors as
+  /// rows, or null; periodic: per axis), found in double: the edges of
+  /// sezm's host neighbour list of the same positions, in its order. Then
+  /// as fromEdges, with the arrays in double where `outDoubles` (double
+  /// positions only), else in float (double positions rounded).
   std::string fromPositions(int64_t atoms, int32_t typeCount, const void *coord,
-                            const void *atype, const double *cell,
-                            const int *periodic, double cutoff);
+                            bool coordDoubles, const void *atype,
+                            const double *cell, const int *periodic,
+                            double cutoff, bool outDoubles);
 
 private:
-  void *ownedEdgeIndex = nullptr, *ownedEdgeVec = nullptr;
+  void *ownedEdgeIndex = nullptr, *ownedEdgeVec = nullptr,
+       *ownedCoord = nullptr;
 };
 
 /// An MD engine's candidate pairs on the GPU (its neighbour list, with a

@@ -688,11 +688,12 @@ int sezm_model_run(sezm_model *model, const char *entry,
   return 0;
 }
 
-sezm_graph *sezm_graph_from_positions_gpu(int64_t natoms, const float *coord,
-                                          const int32_t *atype, int ntypes,
-                                          const double *cell, const int *pbc,
-                                          double cutoff) {
-  const char *api = "sezm_graph_from_positions_gpu: ";
+namespace {
+sezm_graph *graphFromPositions(const char *api, int64_t natoms,
+                               const void *coord, bool coordDoubles,
+                               const int32_t *atype, int ntypes,
+                               const double *cell, const int *pbc,
+                               double cutoff, bool outDoubles) {
   if (natoms < 1 || !coord || (atype && ntypes < 1) || !(cutoff > 0))
     return failWith(std::string(api) +
                         "needs natoms >= 1, coord, ntypes >= 1 with atype "
@@ -702,13 +703,31 @@ sezm_graph *sezm_graph_from_positions_gpu(int64_t natoms, const float *coord,
   if (!d.ensure())
     return failWith(d.error(), nullptr);
   auto *graph = new sezm_graph();
-  std::string error = graph->arrays.fromPositions(natoms, ntypes, coord, atype,
-                                                  cell, pbc, cutoff);
+  std::string error =
+      graph->arrays.fromPositions(natoms, ntypes, coord, coordDoubles, atype,
+                                  cell, pbc, cutoff, outDoubles);
   if (!error.empty()) {
     delete graph;
     return failWith(api + error, nullptr);
   }
   return graph;
+}
+} // namespace
+
+sezm_graph *sezm_graph_from_positions_gpu(int64_t natoms, const float *coord,
+                                          const int32_t *atype, int ntypes,
+                                          const double *cell, const int *pbc,
+                                          double cutoff) {
+  return graphFromPositions("sezm_graph_from_positions_gpu: ", natoms, coord,
+                            false, atype, ntypes, cell, pbc, cutoff, false);
+}
+
+sezm_graph *sezm_graph_from_positions_gpu_f64(
+    int64_t natoms, const double *coord, const int32_t *atype, int ntypes,
+    const double *cell, const int *pbc, double cutoff, int doubles) {
+  return graphFromPositions("sezm_graph_from_positions_gpu_f64: ", natoms,
+                            coord, true, atype, ntypes, cell, pbc, cutoff,
+                            doubles != 0);
 }
 
 int64_t sezm_graph_edge_count(const sezm_graph *graph) {

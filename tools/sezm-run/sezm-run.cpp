@@ -324,11 +324,13 @@ compileOptionsFromFlags(mlir::sezm::CompileOptions::Target target) {
 
 #ifdef SEZM_HAVE_GPU_RUNTIME
 /// A structure whose graph inputs the GPU run builds itself (neighbour list,
-/// shifts, CSRs: sezm_graph_from_positions_gpu) in place of the host's.
+/// shifts, CSRs: sezm_graph_from_positions_gpu_f64) in place of the host's.
 struct GpuStructure {
   const sezmrt::Structure *structure = nullptr;
   /// The arguments --structure binds.
   std::set<std::string> names;
+  /// Whether the entry takes its positions and shifts in float64.
+  bool doubles = false;
 };
 
 /// sezm_tensor views of host tensors.
@@ -368,7 +370,8 @@ runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
   });
   if (gpuStructure) {
     const sezmrt::Structure &structure = *gpuStructure->structure;
-    std::vector<float> coord;
+    // The search gets the structure's doubles, as the host list does.
+    std::vector<double> coord;
     for (const auto &p : structure.positions)
       coord.insert(coord.end(), p.begin(), p.end());
     std::vector<int32_t> atype;
@@ -386,7 +389,7 @@ runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
       return device.data;
     };
     int64_t atoms = coord.size() / 3;
-    void *coordDev = upload(SEZM_F32, {atoms, 3}, coord.data());
+    void *coordDev = upload(SEZM_F64, {atoms, 3}, coord.data());
     void *atypeDev = species.empty() || !coordDev
                          ? nullptr
                          : upload(SEZM_I32, {atoms}, atype.data());
@@ -399,11 +402,14 @@ runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
       for (int d = 0; d < 3; ++d)
         cell[3 * k + d] = structure.cell[k][d];
     }
-    graph = sezm_graph_from_positions_gpu(
-        atoms, static_cast<const float *>(coordDev),
-        static_cast<const int32_t *>(atypeDev),
-        static_cast<int>(species.size()), structure.hasCell ? cell : nullptr,
-        pbc, cutoff);
+    auto search = [&] {
+      return sezm_graph_from_positions_gpu_f64(
+          atoms, static_cast<const double *>(coordDev),
+          static_cast<const int32_t *>(atypeDev),
+          static_cast<int>(species.size()), structure.hasCell ? cell : nullptr,
+          pbc, cutoff, gpuStructure->doubles);
+    };
+    graph = search();
     if (!graph)
       return llvm::createStringError(sezm_last_error());
     llvm::outs() << llvm::format(
@@ -415,11 +421,7 @@ runArtifact(llvm::StringRef artifact, const sezmrt::EntrySignature &signature,
       std::vector<double> times;
       for (int run = 0; run < bench; ++run) {
         auto start = std::chrono::steady_clock::now();
-        sezm_graph *again = sezm_graph_from_positions_gpu(
-            atoms, static_cast<const float *>(coordDev),
-            static_cast<const int32_t *>(atypeDev),
-            static_cast<int>(species.size()),
-            structure.hasCell ? cell : nullptr, pbc, cutoff);
+        sezm_graph *again = search();
         auto stop = std::chrono::steady_clock::now();
         if (!again)
           return llvm::createStringError(sezm_last_error());
@@ -1086,14 +1088,15 @@ int main(int argc, char **argv) {
       GpuStructure gpuStructure{&structure, {}};
       for (const auto &entry : fromStructure)
         gpuStructure.names.insert(entry.first);
-      // The GPU's neighbour search works in float32: a model that takes its
-      // positions in float64 (DeePMD-kit's split) gets the host's graph.
-      bool floatPositions = llvm::all_of(signature->arguments, [&](auto &port) {
-        return !fromStructure.count(port.name) || !isFloat(port.type) ||
-               port.type == sezmrt::ElementType::F32;
-      });
+      // The graph's real arrays come in one type: an entry that takes its
+      // positions and shifts in different ones gets the host's graph.
+      std::set<sezmrt::ElementType> reals;
+      for (const sezmrt::TensorPort &port : signature->arguments)
+        if (fromStructure.count(port.name) && isFloat(port.type))
+          reals.insert(port.type);
+      gpuStructure.doubles = reals.count(sezmrt::ElementType::F64);
       const GpuStructure *onGpu =
-          structurePath.empty() || !floatPositions ? nullptr : &gpuStructure;
+          structurePath.empty() || reals.size() > 1 ? nullptr : &gpuStructure;
       sezm_device asked = !device.getNumOccurrences() ? SEZM_DEVICE_AUTO
                           : device == "cpu"           ? SEZM_DEVICE_CPU
                                                       : SEZM_DEVICE_GPU;

@@ -1,10 +1,13 @@
 //===- CellList.h - the neighbour search, for the host and the GPU -------===//
 //
 // One definition of sezm's cell-list neighbour search for both compilers:
-// the host list (buildNeighbourGraph, in double) runs its steps in loops
-// over the atoms, the GPU's (runtime/kernels/GraphKernels.cu, in float) one
-// thread per atom, and unittests/CellListTest.cpp runs the float steps on
-// the host against the double list and an all-pairs search. Atoms are
+// the host list (buildNeighbourGraph) runs its steps in loops over the
+// atoms, the GPU's (runtime/kernels/GraphKernels.cu) one thread per atom,
+// and unittests/CellListTest.cpp runs the GPU's steps on the host against
+// the host list and an all-pairs search. Both search in double, whatever
+// the positions' type (Coord), and neither contracts a multiply and an add
+// (nvcc -fmad=false, the host's -ffp-contract=off): the same positions give
+// the same edges to the bit on both. Atoms are
 // binned in fractional coordinates (the periodic axes wrapped into [0, 1),
 // the others over the atoms' range); each destination atom tries the atoms
 // of the bins within `reach` of its own, and its edges are sorted by
@@ -44,9 +47,8 @@ constexpr double kMaxSearched = 1e6;
 constexpr int64_t kImageSpan = 2 * kMaxImage + 1;
 constexpr int64_t kImageCodes = kImageSpan * kImageSpan * kImageSpan;
 
-/// The cell and the grid of bins over it (passed by value to the kernels),
-/// in float on the GPU and double on the host. Without a cell: the
-/// identity, nothing periodic.
+/// The cell and the grid of bins over it (passed by value to the kernels).
+/// Without a cell: the identity, nothing periodic.
 template <typename Real> struct Frame {
   Real cell[9];    // lattice vectors as rows
   Real inverse[9]; // fractional = cartesian * inverse
@@ -65,21 +67,21 @@ SEZM_HOST_DEVICE inline float floorOf(float x) { return floorf(x); }
 SEZM_HOST_DEVICE inline double floorOf(double x) { return floor(x); }
 
 /// Fractional coordinate k of an atom (cartesian row times the inverse).
-template <typename Real>
-SEZM_HOST_DEVICE inline Real fractional(const Frame<Real> &frame, const Real *r,
-                                        int k) {
+template <typename Real, typename Coord>
+SEZM_HOST_DEVICE inline Real fractional(const Frame<Real> &frame,
+                                        const Coord *r, int k) {
   Real f = 0;
   for (int d = 0; d < 3; ++d)
-    f += r[d] * frame.inverse[3 * d + k];
+    f += Real(r[d]) * frame.inverse[3 * d + k];
   return f;
 }
 
 /// Whether atom a can be wrapped: finite coordinates, within kMaxCells
 /// cells of the origin along each periodic axis (its cell index fits in 32
 /// bits).
-template <typename Real>
+template <typename Real, typename Coord>
 SEZM_HOST_DEVICE inline bool wrappable(const Frame<Real> &frame,
-                                       const Real *coord, int64_t a) {
+                                       const Coord *coord, int64_t a) {
   for (int k = 0; k < 3; ++k) {
     if (!isfinite(coord[3 * a + k]))
       return false;
@@ -93,9 +95,9 @@ SEZM_HOST_DEVICE inline bool wrappable(const Frame<Real> &frame,
 /// Atom a wrapped into the cell along its periodic axes: its fractional
 /// coordinates (`frac`), the whole cells it moved (wrapped = coord - cellOf
 /// . cell) and its wrapped cartesian position.
-template <typename Real>
+template <typename Real, typename Coord>
 SEZM_HOST_DEVICE inline void wrapAtom(const Frame<Real> &frame,
-                                      const Real *coord, int64_t a, Real *frac,
+                                      const Coord *coord, int64_t a, Real *frac,
                                       int32_t *cellOf, Real *wrapped) {
   Real f[3];
   for (int k = 0; k < 3; ++k) {
@@ -228,11 +230,12 @@ SEZM_HOST_DEVICE inline void imageOfKey(int64_t key, int image[3]) {
 
 /// The edge of destination i that `key` names: its source, its lattice
 /// shift (whole lattice vectors: edge_vec = coord[src] - coord[i] + shift)
-/// and edge_vec.
-template <typename Real>
+/// and edge_vec, found in Real and written as Out.
+template <typename Real, typename Coord, typename Out>
 SEZM_HOST_DEVICE inline int64_t
-edgeFromKey(const Frame<Real> &frame, int64_t key, int64_t i, const Real *coord,
-            const int32_t *cellOf, Real *shift, Real *edgeVec) {
+edgeFromKey(const Frame<Real> &frame, int64_t key, int64_t i,
+            const Coord *coord, const int32_t *cellOf, Out *shift,
+            Out *edgeVec) {
   int64_t j = key / kImageCodes;
   int image[3];
   imageOfKey(key, image);
@@ -242,8 +245,8 @@ edgeFromKey(const Frame<Real> &frame, int64_t key, int64_t i, const Real *coord,
   for (int d = 0; d < 3; ++d) {
     Real t = m[0] * frame.cell[d] + m[1] * frame.cell[3 + d] +
              m[2] * frame.cell[6 + d];
-    shift[d] = t;
-    edgeVec[d] = coord[3 * j + d] - coord[3 * i + d] + t;
+    shift[d] = Out(t);
+    edgeVec[d] = Out(Real(coord[3 * j + d]) - Real(coord[3 * i + d]) + t);
   }
   return j;
 }
