@@ -72,6 +72,14 @@ TEST(RuntimeApi, GraphFromPositionsChecksItsArguments) {
       nullptr);
   EXPECT_NE(lastError().find("ntypes >= 1 with atype"), std::string::npos)
       << lastError();
+  double coord64[3] = {0, 0, 0};
+  EXPECT_EQ(sezm_graph_from_positions_gpu_f64(0, coord64, nullptr, 0, nullptr,
+                                              nullptr, 6.0, 1),
+            nullptr);
+  EXPECT_NE(lastError().find("sezm_graph_from_positions_gpu_f64: needs natoms "
+                             ">= 1"),
+            std::string::npos)
+      << lastError();
 }
 
 TEST(RuntimeApi, GraphAccessorsRefuseNoGraph) {
