@@ -564,6 +564,23 @@ func.func @grad_reduce_rowptr_vs_x(%g: tensor<?x10x64xf32>, %x: tensor<4x16x64xf
 
 // -----
 
+// Without `from`, the source CSR lists the op's own edges.
+func.func @grad_reduce_range(%g: tensor<4x10x64xf32>, %x: tensor<5x16x64xf32>,
+                             %src: tensor<4xi64>, %w: tensor<4x16x16xf32>,
+                             %kc: tensor<4x25xf32>, %cb: tensor<1x64xf32>,
+                             %so: tensor<9xi64>, %sr: tensor<6xi64>) {
+  // expected-error @+1 {{dimension 0 of 'src_order' is 9, but 'src' has E = 4}}
+  %0, %1, %2 = sezm.rotate_mix_grad_reduce %g, %x[%src] by %w kernel %kc
+      basis %cb over(%so, %sr) lmax = 3 rank = 1
+      : (tensor<4x10x64xf32>, tensor<5x16x64xf32>, tensor<4xi64>,
+         tensor<4x16x16xf32>, tensor<4x25xf32>, tensor<1x64xf32>,
+         tensor<9xi64>, tensor<6xi64>)
+      -> (tensor<5x16x64xf32>, tensor<4x16x16xf32>, tensor<4x25xf32>)
+  return
+}
+
+// -----
+
 func.func @rotate_back_result(%xl: tensor<?x10x64xf32>, %w: tensor<?x16x16xf32>) {
   // expected-error @+1 {{'result' must have shape (E, 16, C) for lmax = 3, but has type 'tensor<?x10x64xf32>'}}
   %0 = sezm.rotate_back %xl by %w lmax = 3

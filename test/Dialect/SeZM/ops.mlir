@@ -63,7 +63,10 @@ func.func @rotate_and_mix(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
                           %wd: tensor<?x16x16xf32>, %kc: tensor<?x25xf32>,
                           %cb: tensor<1x64xf32>, %rad: tensor<?x4x64xf32>,
                           %so: tensor<?xi64>, %sr: tensor<?xi64>,
-                          %wk: tensor<?x46xf32>) {
+                          %wk: tensor<?x46xf32>, %u4: tensor<4x10x64xf32>,
+                          %x5: tensor<5x16x64xf32>, %src4: tensor<4xi64>,
+                          %wd4: tensor<4x16x16xf32>, %kc4: tensor<4x25xf32>,
+                          %so9: tensor<9xi64>, %sr6: tensor<6xi64>) {
   // CHECK: sezm.rotate %{{.*}}[%{{.*}}] by %{{.*}} lmax = 3 : {{.*}} -> tensor<?x10x64xf32>
   %xl = sezm.rotate %x[%src] by %wd lmax = 3
       : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?x16x16xf32>)
@@ -130,6 +133,16 @@ func.func @rotate_and_mix(%x: tensor<?x16x64xf32>, %src: tensor<?xi64>,
          tensor<?x16x16xf32>, tensor<?x4x64xf32>, tensor<?xi64>,
          tensor<?xi64>)
       -> (tensor<?x16x64xf32>, tensor<?x16x16xf32>, tensor<?x4x64xf32>)
+  // A range of 4 of the source CSR's 9 edges, from edge %first: x_grad
+  // sums only their parts.
+  // CHECK: sezm.rotate_mix_grad_reduce %{{.*}}, %{{.*}}[%{{.*}}] by %{{.*}} kernel %{{.*}} basis %{{.*}} over(%{{.*}}, %{{.*}}) from %{{.*}} lmax = 3 rank = 1 : {{.*}}, index) -> (tensor<5x16x64xf32>, tensor<4x16x16xf32>, tensor<4x25xf32>)
+  %first = arith.constant 4 : index
+  %gxp, %gwp, %gkp = sezm.rotate_mix_grad_reduce %u4, %x5[%src4] by %wd4
+      kernel %kc4 basis %cb over(%so9, %sr6) from %first lmax = 3 rank = 1
+      : (tensor<4x10x64xf32>, tensor<5x16x64xf32>, tensor<4xi64>,
+         tensor<4x16x16xf32>, tensor<4x25xf32>, tensor<1x64xf32>,
+         tensor<9xi64>, tensor<6xi64>, index)
+      -> (tensor<5x16x64xf32>, tensor<4x16x16xf32>, tensor<4x25xf32>)
   // CHECK: sezm.rotate_back %{{.*}} by %{{.*}} lmax = 3 : (tensor<?x10x64xf32>, tensor<?x16x16xf32>) -> tensor<?x16x64xf32>
   %m = sezm.rotate_back %u by %wd lmax = 3
       : (tensor<?x10x64xf32>, tensor<?x16x16xf32>) -> tensor<?x16x64xf32>
