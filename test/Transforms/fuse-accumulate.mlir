@@ -37,6 +37,33 @@ func.func @residuals(%x: tensor<?x10x64xf32>, %g: tensor<?x10x64xf32>,
 
 // -----
 
+// The backward of the focus competition meets the stack's input gradient:
+// its u_grad starts from it, with or without the competition's norm; the
+// weight gradient, unused, does not block it.
+// CHECK-LABEL: func.func @competition
+// CHECK-SAME: (%[[GA:.*]]: tensor<?x2xf32>, %[[U:.*]]: tensor<?x10x64xf32>, %[[WFC:.*]]: tensor<32x2xf32>, %[[NS:.*]]: tensor<2x32xf32>, %[[GS:.*]]: tensor<?x10x64xf32>)
+// CHECK: %[[A:.*]], %{{.*}} = sezm.focus_compete_grad %[[GA]], %[[U]] weight %[[WFC]] plus %[[GS]] lmax = 3 focus = 2
+// CHECK: %[[B:.*]], %{{.*}}, %{{.*}} = sezm.focus_compete_grad %[[GA]], %[[U]] weight %[[WFC]] norm %[[NS]] plus %[[A]] lmax = 3 focus = 2
+// CHECK-NOT: arith.addf
+// CHECK: return %[[B]]
+func.func @competition(%ga: tensor<?x2xf32>, %u: tensor<?x10x64xf32>,
+    %wfc: tensor<32x2xf32>, %ns: tensor<2x32xf32>, %gs: tensor<?x10x64xf32>)
+    -> tensor<?x10x64xf32> {
+  %gu, %gw = sezm.focus_compete_grad %ga, %u weight %wfc lmax = 3 focus = 2
+      : (tensor<?x2xf32>, tensor<?x10x64xf32>, tensor<32x2xf32>)
+      -> (tensor<?x10x64xf32>, tensor<32x2xf32>)
+  %s = arith.addf %gs, %gu : tensor<?x10x64xf32>
+  %nu, %nw, %nn = sezm.focus_compete_grad %ga, %u weight %wfc norm %ns
+      lmax = 3 focus = 2
+      : (tensor<?x2xf32>, tensor<?x10x64xf32>, tensor<32x2xf32>,
+         tensor<2x32xf32>)
+      -> (tensor<?x10x64xf32>, tensor<32x2xf32>, tensor<2x32xf32>)
+  %t = arith.addf %nu, %s : tensor<?x10x64xf32>
+  return %t : tensor<?x10x64xf32>
+}
+
+// -----
+
 // The addend is defined after the op: the fused op is built at the add.
 // CHECK-LABEL: func.func @addend_after
 // CHECK: %[[A:.*]] = arith.mulf

@@ -60,10 +60,11 @@ def FuseAccumulate : Pass<"sezm-fuse-accumulate", "::mlir::func::FuncOp"> {
   let description = [{
     `arith.addf %x, %y` where `%y` is the first result of an op that can
     start it from an addend (`AccumulatingOpInterface`: `so2_linear`, the
-    input gradient of `so2_linear_grad`, `gate`) becomes that op with
-    `plus %x`, so
+    input gradient of `so2_linear_grad`, `gate`, the message gradient of
+    `focus_compete_grad`) becomes that op with `plus %x`, so
     that its kernel reads x where the add read x and y and wrote a third
-    tensor: the mixing stack's residual adds, forward and backward. An SO(2)
+    tensor: the mixing stack's residual adds, forward and backward, and the
+    meeting of the stack's and the focus competition's gradients. An SO(2)
     linear's sums start from x's element instead of x being added after, so
     fused and unfused agree to rounding. The fused op is built at the add,
     where x is defined. Left alone, with a remark saying why, when:

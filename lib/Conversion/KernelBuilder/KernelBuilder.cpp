@@ -448,6 +448,12 @@ void Emitter::fillZero(Value memref) {
     fill->setAttr(loopAttr->getName(), loopAttr->getValue());
 }
 
+void Emitter::copy(Value from, Value to) {
+  auto copy = linalg::CopyOp::create(builder, loc, from, to);
+  if (loopAttr)
+    copy->setAttr(loopAttr->getName(), loopAttr->getValue());
+}
+
 void Emitter::forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
   forRangeStep(lb, ub, Idx(1), body);
 }

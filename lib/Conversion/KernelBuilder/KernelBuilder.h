@@ -365,6 +365,8 @@ public:
   Idx dim(Value memref, int64_t axis);
   /// Sets every element of a float memref to zero.
   void fillZero(Value memref);
+  /// Copies every element of `from` into `to` (of the same shape).
+  void copy(Value from, Value to);
 
   /// for (i = lb; i < ub; ++i) body(i).
   void forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body);

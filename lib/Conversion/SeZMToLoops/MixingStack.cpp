@@ -575,7 +575,17 @@ void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
   Idx edges = em.dim(u, 0);
   Value uGrad =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getU(), 2)});
-  em.fillZero(uGrad);
+  // The rows the competition does not read keep the addend (or zero); the
+  // l = 0 row is written below, from the addend's row.
+  Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
+  if (acc)
+    em.copy(acc, uGrad);
+  else
+    em.fillZero(uGrad);
+  auto storeRow = [&](Num value, Idx e, Idx c) {
+    std::array<Idx, 3> at{e, Idx(0), c};
+    em.store(acc ? em.load(acc, at) + value : value, uGrad, at);
+  };
   // Per edge and stream: d logit, and 1 / rms when normalized.
   Value logitGrad = io.scratch({ShapedType::kDynamic, focus}, {edges, focus});
   Value inverseRms = io.scratch({ShapedType::kDynamic, focus}, {edges, focus});
@@ -593,7 +603,7 @@ void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
       Idx base(f * width);
       if (!normScale) {
         em.forRange(0, width, [&](Idx i) {
-          em.store(dLogit * em.load(wfc, {i, f}), uGrad, {e, 0, base + i});
+          storeRow(dLogit * em.load(wfc, {i, f}), e, base + i);
         });
         continue;
       }
@@ -609,8 +619,8 @@ void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
       em.forRange(0, width, [&](Idx i) {
         Num dn = dLogit * em.load(wfc, {i, f});
         Num s = em.load(u, {e, 0, base + i});
-        em.store(inv * em.load(normScale, {f, i}) * dn - s * cubic, uGrad,
-                 {e, 0, base + i});
+        storeRow(inv * em.load(normScale, {f, i}) * dn - s * cubic, e,
+                 base + i);
       });
     }
   });

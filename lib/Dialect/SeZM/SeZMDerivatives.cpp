@@ -210,10 +210,10 @@ LogicalResult FocusCompeteOp::backpropagate(ReverseMode &sweep,
   Location loc = sweep.getLoc();
   Value g = cotangents.front();
   Value norm = getNormScale();
-  auto grad =
-      FocusCompeteGradOp::create(b, loc, getU().getType(), getWfc().getType(),
-                                 norm ? norm.getType() : Type(), g, getU(),
-                                 getWfc(), norm, getLmaxAttr(), getFocusAttr());
+  auto grad = FocusCompeteGradOp::create(
+      b, loc, getU().getType(), getWfc().getType(),
+      norm ? norm.getType() : Type(), g, getU(), getWfc(), norm,
+      /*acc=*/Value(), getLmaxAttr(), getFocusAttr());
   sweep.add(getU(), grad.getUGrad());
   sweep.add(getWfc(), grad.getWfcGrad());
   if (norm)

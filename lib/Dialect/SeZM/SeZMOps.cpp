@@ -649,6 +649,8 @@ LogicalResult FocusCompeteGradOp::verifyShapes(ShapeChecker &shapes) {
       failed(shapes.checkSameType("u_grad", getUGrad(), "u", getU())) ||
       failed(shapes.checkSameType("wfc_grad", getWfcGrad(), "wfc", getWfc())))
     return failure();
+  if (getAcc() && failed(shapes.checkSameType("acc", getAcc(), "u", getU())))
+    return failure();
   if (getNormScale() && !getNormScaleGrad())
     return emitOpError() << "'norm_scale_grad' must be returned when "
                             "'norm_scale' is given";

@@ -857,6 +857,20 @@ func.func @focus_compete_grad_grad(%g: tensor<?x3xf32>, %u: tensor<?x10x64xf32>,
 
 // -----
 
+func.func @focus_compete_grad_acc(%g: tensor<?x2xf32>, %u: tensor<?x10x64xf32>,
+                                  %wfc: tensor<32x2xf32>,
+                                  %acc: tensor<?x16x64xf32>) {
+  // expected-error @+1 {{'acc' must have the type of 'u', 'tensor<?x10x64xf32>', but has type 'tensor<?x16x64xf32>'}}
+  %0, %1 = sezm.focus_compete_grad %g, %u weight %wfc plus %acc lmax = 3
+      focus = 2
+      : (tensor<?x2xf32>, tensor<?x10x64xf32>, tensor<32x2xf32>,
+         tensor<?x16x64xf32>)
+      -> (tensor<?x10x64xf32>, tensor<32x2xf32>)
+  return
+}
+
+// -----
+
 func.func @degree_linear_degrees(%x: tensor<?x16x32xf32>, %w: tensor<3x32x64xf32>) {
   // expected-error @+1 {{'w' must have shape (4, Cin, Cout) for lmax = 3, but has type 'tensor<3x32x64xf32>'}}
   %0 = sezm.degree_linear %x weight %w lmax = 3

@@ -216,6 +216,12 @@ func.func @mixing_stack(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
       : (tensor<?x2xf32>, tensor<?x10x64xf32>, tensor<32x2xf32>,
          tensor<2x32xf32>)
       -> (tensor<?x10x64xf32>, tensor<32x2xf32>, tensor<2x32xf32>)
+  // CHECK: sezm.focus_compete_grad %{{.*}}, %{{.*}} weight %{{.*}} norm %{{.*}} plus %{{.*}} lmax = 3 focus = 2
+  %gu4, %gwfc4, %gns4 = sezm.focus_compete_grad %alpha2, %u weight %wfc
+      norm %ns plus %gu2 lmax = 3 focus = 2
+      : (tensor<?x2xf32>, tensor<?x10x64xf32>, tensor<32x2xf32>,
+         tensor<2x32xf32>, tensor<?x10x64xf32>)
+      -> (tensor<?x10x64xf32>, tensor<32x2xf32>, tensor<2x32xf32>)
   // CHECK: sezm.focus_scale %{{.*}} by %{{.*}} : (tensor<?x10x64xf32>, tensor<?x2xf32>) -> tensor<?x10x64xf32>
   %out = sezm.focus_scale %act by %alpha
       : (tensor<?x10x64xf32>, tensor<?x2xf32>) -> tensor<?x10x64xf32>

@@ -866,6 +866,7 @@ def SeZM_FocusCompeteOp : SeZM_Op<"focus_compete", [SeZM_Differentiable,
 }
 
 def SeZM_FocusCompeteGradOp : SeZM_Op<"focus_compete_grad", [
+    AttrSizedOperandSegments, SeZM_AccumulatingOpInterface,
     DeclareOpInterfaceMethods<SeZM_EdgeRowwiseOpInterface, ["getEdgeSumResults"]>]> {
   let summary = "gradients of sezm.focus_compete";
   let description = [{
@@ -874,21 +875,32 @@ def SeZM_FocusCompeteGradOp : SeZM_Op<"focus_compete_grad", [
     `u_grad` (nonzero only on the l = 0, m = 0 row), `wfc_grad`, and
     `norm_scale_grad` exactly when `norm_scale` is given.
 
+    With `plus %acc` (E, Dm, C), u_grad is acc with the l = 0, m = 0 row's
+    gradient added to that row as a separate add would
+    (`sezm-fuse-accumulate`): the message's gradient from the mixing stack
+    meets the competition's without a zero-filled tensor and an add.
+
     Example:
     ```mlir
     %gu, %gw = sezm.focus_compete_grad %ga, %u weight %wfc lmax = 3 focus = 2
         : (tensor<?x2xf32>, tensor<?x10x64xf32>, tensor<32x2xf32>)
         -> (tensor<?x10x64xf32>, tensor<32x2xf32>)
+    %su, %sw = sezm.focus_compete_grad %ga, %u weight %wfc plus %gs lmax = 3
+        focus = 2
+        : (tensor<?x2xf32>, tensor<?x10x64xf32>, tensor<32x2xf32>,
+           tensor<?x10x64xf32>) -> (tensor<?x10x64xf32>, tensor<32x2xf32>)
     ```
   }];
   let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$u, SeZM_FloatTensor:$wfc,
-                       Optional<SeZM_FloatTensor>:$norm_scale, I64Attr:$lmax,
+                       Optional<SeZM_FloatTensor>:$norm_scale,
+                       Optional<SeZM_FloatTensor>:$acc, I64Attr:$lmax,
                        I64Attr:$focus);
   let results = (outs SeZM_FloatTensor:$u_grad, SeZM_FloatTensor:$wfc_grad,
                       Optional<SeZM_FloatTensor>:$norm_scale_grad);
   let assemblyFormat = [{
-    $grad `,` $u `weight` $wfc (`norm` $norm_scale^)? `lmax` `=` $lmax
-    `focus` `=` $focus attr-dict `:` functional-type(operands, results)
+    $grad `,` $u `weight` $wfc (`norm` $norm_scale^)? (`plus` $acc^)?
+    `lmax` `=` $lmax `focus` `=` $focus attr-dict
+    `:` functional-type(operands, results)
   }];
 }
 
