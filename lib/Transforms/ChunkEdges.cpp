@@ -450,7 +450,8 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
 
   /// `op` and, recursively, the chunkable producers of its sliced operands;
   /// with `claimed`, a small result of a producer that an earlier chain
-  /// computes is imported from that chain's loop instead.
+  /// computes (an empty tensor or a fill excepted) is imported from that
+  /// chain's loop instead.
   static void collect(Operation *op, const RowwiseFacts &facts, Chain &chain,
                       const DenseMap<Operation *, unsigned> *claimed) {
     if (!chain.ops.insert(op))
@@ -463,7 +464,10 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
       auto earlier = claimed
                          ? claimed->find(def)
                          : DenseMap<Operation *, unsigned>::const_iterator();
-      if (claimed && earlier != claimed->end() && isSmallRow(use.get())) {
+      // An empty tensor or a fill costs nothing to make again: importing
+      // it would keep a whole (E, ...) tensor alive between the loops.
+      if (claimed && earlier != claimed->end() && isSmallRow(use.get()) &&
+          !isa<tensor::EmptyOp, linalg::FillOp>(def)) {
         chain.imports.push_back({&use, earlier->second});
         continue;
       }

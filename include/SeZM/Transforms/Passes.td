@@ -449,7 +449,8 @@ def ChunkEdges : Pass<"sezm-chunk-edges", "::mlir::func::FuncOp"> {
     recomputes the mixing stack chunk by chunk from the node features),
     except a small result (at most 64 elements per edge, such as an
     envelope gradient) of an op an earlier loop computes, which that loop
-    writes whole and the later one slices. A
+    writes whole and the later one slices (an empty tensor or a fill is
+    made again instead: it costs nothing to compute). A
     chain is chunked only where it has values that no op outside it reads
     (otherwise there is nothing to save) and holds a sezm op (a chain of
     elementwise ops keeps a few floats per edge).
