@@ -55,7 +55,8 @@
 #               neighbour search's share; a table and scale.png
 #   graph       test/GPU/graph-on-gpu.test's checks without lit: the GPU
 #               cell list's edges against the host list's, edge by edge, on
-#               its four structures, and the search timed
+#               its four structures, in double to the bit (with pairs at
+#               the cutoff), and the search timed
 #   stages      the imported SeZM-min shape compiled in stages
 #               (gpu-run/stages.sezm: sezm-compile --precision float64
 #               --stages --target all): each stage and backward through
@@ -292,6 +293,14 @@ for step in "$@"; do
         [ "$(grep -c 'destinations: max abs error 0,.* ok' "$out/graph.log")" = 4 ] &&
         ! grep -q FAIL "$out/graph.log" && echo "graph: 4 structures equal" ||
         { echo "graph: FAILED"; status=1; }
+      # In double (a float64 entry): edge vectors equal to the bit, pairs
+      # 1e-9 A from the cutoff as the host list has them.
+      "$tools/bin/sezm-run" "$work/graph64.mlir" --cutoff 5 --verify \
+        --rtol 0 --atol 0 --structure "$s/triclinic.xyz,$s/edge.xyz" \
+        2>&1 | tee "$out/graph64.log" || status=1
+      [ "$(grep -c 'vectors: max abs error 0,.* ok' "$out/graph64.log")" = 2 ] &&
+        ! grep -q FAIL "$out/graph64.log" && echo "graph64: 2 structures equal" ||
+        { echo "graph64: FAILED"; status=1; }
       "$tools/bin/sezm-run" "$work/graph.mlir" --device gpu --cutoff 5 \
         --structure "$s/triclinic.xyz" --bench 3 2>&1 | grep "built in" |
         tee -a "$out/graph.log"
