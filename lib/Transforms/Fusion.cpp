@@ -1,4 +1,4 @@
-//===- Fusion.cpp - rotate+mix, its backward with the reduction, adds ----===//
+//===- Fusion.cpp - rotate+mix, the backward's reduction, adds, scales ---===//
 
 #include "SeZM/Transforms/Passes.h"
 
@@ -15,6 +15,7 @@ namespace mlir::sezm {
 #define GEN_PASS_DEF_FUSEROTATEMIX
 #define GEN_PASS_DEF_FUSEBACKWARDREDUCE
 #define GEN_PASS_DEF_FUSEACCUMULATE
+#define GEN_PASS_DEF_FUSEFOCUSSCALE
 #define GEN_PASS_DEF_FUSEELEMENTWISE
 #include "SeZM/Transforms/Passes.h.inc"
 } // namespace mlir::sezm
@@ -173,6 +174,46 @@ struct FoldAddIntoAccumulator : OpRewritePattern<arith::AddFOp> {
   }
 };
 
+/// Why `aggregate` may not scale the messages of `scale` itself, or empty.
+std::string focusScaleBlocker(EnvelopeAggregateOp aggregate,
+                              FocusScaleOp scale) {
+  if (aggregate.getFocusAlpha())
+    return "the aggregation already scales its messages";
+  if (scale->getBlock() != aggregate->getBlock())
+    return "the scale is in another block";
+  if (!scale.getResult().hasOneUse())
+    return "the scaled messages have other uses";
+  return std::string();
+}
+
+struct FoldFocusScaleIntoAggregate : OpRewritePattern<EnvelopeAggregateOp> {
+  FoldFocusScaleIntoAggregate(MLIRContext *context,
+                              llvm::DenseSet<Operation *> &reported)
+      : OpRewritePattern(context), reported(reported) {}
+
+  /// The ops already told why they keep their scale.
+  llvm::DenseSet<Operation *> &reported;
+
+  LogicalResult matchAndRewrite(EnvelopeAggregateOp aggregate,
+                                PatternRewriter &rewriter) const override {
+    auto scale = aggregate.getXl().getDefiningOp<FocusScaleOp>();
+    if (!scale)
+      return failure();
+    std::string blocker = focusScaleBlocker(aggregate, scale);
+    if (!blocker.empty()) {
+      if (reported.insert(aggregate).second)
+        aggregate.emitRemark() << "keeps its focus_scale: " << blocker;
+      return failure();
+    }
+    rewriter.modifyOpInPlace(aggregate, [&] {
+      aggregate.getXlMutable().assign(scale.getY());
+      aggregate.getFocusAlphaMutable().assign(scale.getAlpha());
+    });
+    rewriter.eraseOp(scale);
+    return success();
+  }
+};
+
 struct FuseRotateMixPass : sezm::impl::FuseRotateMixBase<FuseRotateMixPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -188,6 +229,16 @@ struct FuseBackwardReducePass
     llvm::DenseSet<Operation *> reported;
     RewritePatternSet patterns(&getContext());
     patterns.add<FuseBackwardWithReduce>(&getContext(), reported);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+struct FuseFocusScalePass : sezm::impl::FuseFocusScaleBase<FuseFocusScalePass> {
+  void runOnOperation() override {
+    llvm::DenseSet<Operation *> reported;
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldFocusScaleIntoAggregate>(&getContext(), reported);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

@@ -117,3 +117,36 @@ func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
     }
   return %e : tensor<f64>
 }
+
+// -----
+
+// Nor does the aggregation of scaled messages, which only
+// sezm-fuse-focus-scale makes, after autodiff.
+func.func @energy(%pos: tensor<?x3xf64> {sezm.name = "positions"},
+    %src: tensor<?xi64> {sezm.name = "src"}, %dst: tensor<?xi64> {sezm.name = "dst"},
+    %so: tensor<?xi64> {sezm.name = "src_order", sezm.csr_of = "src"},
+    %sr: tensor<?xi64> {sezm.name = "src_rowptr", sezm.csr_of = "src"},
+    %do: tensor<?xi64> {sezm.name = "dst_order", sezm.csr_of = "dst"},
+    %dr: tensor<?xi64> {sezm.name = "dst_rowptr", sezm.csr_of = "dst"},
+    %u: tensor<?x10x8xf64>, %alpha: tensor<?x2xf64>, %isd: tensor<?xf64>)
+    -> tensor<f64> {
+  %v = sezm.edge_vectors %pos[%src, %dst]
+      : (tensor<?x3xf64>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf64>
+  %w = sezm.wigner %v lmax = 3 : (tensor<?x3xf64>) -> tensor<?x16x16xf64>
+  %env = sezm.envelope %v rcut = 6.0 exponent = 5 : (tensor<?x3xf64>) -> tensor<?xf64>
+  // expected-error @below {{scales its messages (`scaled`), which only sezm-fuse-focus-scale does, after autodiff; it has no derivative rule}}
+  %agg = sezm.envelope_aggregate %u scaled %alpha by %w env %env norm %isd
+      over(%do, %dr) lmax = 3
+      : (tensor<?x10x8xf64>, tensor<?x2xf64>, tensor<?x16x16xf64>,
+         tensor<?xf64>, tensor<?xf64>, tensor<?xi64>, tensor<?xi64>)
+      -> tensor<?x16x8xf64>
+  %zero = arith.constant 0.0 : f64
+  %scalar = tensor.empty() : tensor<f64>
+  %acc = linalg.fill ins(%zero : f64) outs(%scalar : tensor<f64>) -> tensor<f64>
+  %e = linalg.reduce ins(%agg : tensor<?x16x8xf64>) outs(%acc : tensor<f64>) dimensions = [0, 1, 2]
+    (%in: f64, %out: f64) {
+      %s = arith.addf %in, %out : f64
+      linalg.yield %s : f64
+    }
+  return %e : tensor<f64>
+}

@@ -91,6 +91,34 @@ def FuseAccumulate : Pass<"sezm-fuse-accumulate", "::mlir::func::FuncOp"> {
   }];
 }
 
+def FuseFocusScale : Pass<"sezm-fuse-focus-scale", "::mlir::func::FuncOp"> {
+  let summary = "Fold sezm.focus_scale into the aggregation that reads it";
+  let description = [{
+    `sezm.envelope_aggregate` of `sezm.focus_scale %y by %alpha` becomes the
+    aggregation of y `scaled %alpha`: its kernel scales each message row as
+    it loads it, so the scaled (E, Dm, C) messages are never written and
+    read back (the forward of each block). Each element is scaled by the
+    same multiply before the rotation: the same bits. Left alone, with a
+    remark saying why, when the scaled messages have another use (the
+    backward reads them: the aggregation's backward, without
+    `sezm-rematerialize`'s recomputed copy), when the aggregation already
+    scales, or when the scale is in another block. Runs after autodiff: the
+    scaled form has no derivative rule.
+
+    Before:
+    ```mlir
+    %s = sezm.focus_scale %y by %alpha : (...) -> tensor<?x10x64xf32>
+    %agg = sezm.envelope_aggregate %s by %wd env %env norm %isd
+        over(%do, %dr) lmax = 3 : (...) -> tensor<?x16x64xf32>
+    ```
+    After:
+    ```mlir
+    %agg = sezm.envelope_aggregate %y scaled %alpha by %wd env %env
+        norm %isd over(%do, %dr) lmax = 3 : (...) -> tensor<?x16x64xf32>
+    ```
+  }];
+}
+
 def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
   let summary = "Fuse chains of elementwise linalg.generic ops into one";
   let description = [{

@@ -206,9 +206,12 @@ void sezm::buildSeZMPipeline(OpPassManager &pm,
   RematerializeOptions rematerialize;
   rematerialize.stacks = options.recomputeStacks;
   pm.addNestedPass<func::FuncOp>(createRematerialize(rematerialize));
-  // After the rematerialization, whose recomputed forward has adds too.
-  if (options.fuse)
+  // After the rematerialization, whose recomputed forward has adds too, and
+  // which gives the aggregation's backward its own focus_scale.
+  if (options.fuse) {
     pm.addNestedPass<func::FuncOp>(createFuseAccumulate());
+    pm.addNestedPass<func::FuncOp>(createFuseFocusScale());
+  }
   // A negative count reaches the pass, which refuses it.
   if (options.edgeChunk != 0) {
     ChunkEdgesOptions chunk;

@@ -18,9 +18,14 @@ using namespace mlir::sezm::kernel;
 namespace {
 /// The rotate-back message of edge e, channel c, with its rescale.
 std::vector<Num> message(const EdgeRotation &rotation, Value xl,
-                         SO2Layout layout, Idx e, Idx c) {
-  std::vector<Num> packed =
-      rotation.fromEdgeFrame(loadRows(xl, e, layout.reducedRows(), c));
+                         SO2Layout layout, Idx e, Idx c,
+                         std::optional<Num> scale = std::nullopt) {
+  std::vector<Num> rows = loadRows(xl, e, layout.reducedRows(), c);
+  // As sezm.focus_scale rounds each element before the rotation.
+  if (scale)
+    for (Num &value : rows)
+      value = *scale * value;
+  std::vector<Num> packed = rotation.fromEdgeFrame(rows);
   for (auto [d, value] : llvm::enumerate(packed)) {
     double factor = rotateBackRescale(d);
     if (factor != 1.0)
@@ -76,6 +81,9 @@ void sezm::emitKernel(EnvelopeAggregateOp op, KernelIO &io) {
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
   Idx nodes = em.dim(rowptr, 0) - 1, edges = em.dim(env, 0);
   Value out = io.allocate(0, {nodes, rows, channels});
+  Value alpha = op.getFocusAlpha() ? io.in(op.getFocusAlpha()) : Value();
+  int64_t streamWidth =
+      alpha ? channels / staticDim(op.getFocusAlpha(), 1) : channels;
   // One iteration per (node, channel), its rows summed in registers over
   // the node's segment (or its part in the op's range of edges) in CSR
   // order: N*C threads on a GPU, not N.
@@ -88,8 +96,11 @@ void sezm::emitKernel(EnvelopeAggregateOp op, KernelIO &io) {
           Idx e = em.loadIndex(order, {t}) - range.first;
           EdgeRotation rotation(layout, wigner, e);
           Num weight = em.load(env, {e});
+          std::optional<Num> scale;
+          if (alpha)
+            scale = em.load(alpha, {e, c / Idx(streamWidth)});
           SmallVector<Num> terms;
-          for (Num value : message(rotation, xl, layout, e, c))
+          for (Num value : message(rotation, xl, layout, e, c, scale))
             terms.push_back(weight * value);
           return terms;
         });

@@ -242,6 +242,10 @@ LogicalResult EnvelopeAggregateOp::backpropagate(ReverseMode &sweep,
     return emitOpError() << "sums a range of the edges (`from`), which only "
                             "sezm-chunk-edges' loops do, after autodiff; it "
                             "has no derivative rule";
+  if (getFocusAlpha())
+    return emitOpError() << "scales its messages (`scaled`), which only "
+                            "sezm-fuse-focus-scale does, after autodiff; it "
+                            "has no derivative rule";
   // The edge-wise part reads each edge's destination, so that it runs in
   // chunks of edges; only the norm's gradient sums over a segment.
   FailureOr<Value> dst = sweep.keysOfCsr(*this, getDstOrder());

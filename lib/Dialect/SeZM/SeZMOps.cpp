@@ -897,6 +897,11 @@ LogicalResult EnvelopeAggregateOp::verifyShapes(ShapeChecker &shapes) {
                                   /*rangeOfEdges=*/bool(getFirstEdge()))) ||
       failed(shapes.check("inv_sqrt_deg", getInvSqrtDeg(), kFloat, {kNodes})))
     return failure();
+  if (getFocusAlpha() &&
+      (failed(shapes.check("alpha", getFocusAlpha(), kFloat,
+                           {kEdges, Dim::channel("F")})) ||
+       failed(splitFocus(*this, shapes, "xl", *shapes.extent("F")))))
+    return failure();
   return shapes.check("result", getResult(), kFloat,
                       {kNodes, packedRows(layout), kChannels});
 }

@@ -932,6 +932,39 @@ func.func @envelope_aggregate_norm(%xl: tensor<?x10x64xf32>, %w: tensor<?x16x16x
 
 // -----
 
+func.func @envelope_aggregate_scaled(%xl: tensor<?x10x64xf32>, %a: tensor<?x3xf32>,
+                                     %w: tensor<?x16x16xf32>, %env: tensor<?xf32>,
+                                     %isd: tensor<?xf32>, %do: tensor<?xi64>,
+                                     %dr: tensor<?xi64>) {
+  // expected-error @+1 {{channel width C = 64 of 'xl' does not split into focus = 3 streams}}
+  %0 = sezm.envelope_aggregate %xl scaled %a by %w env %env norm %isd
+      over(%do, %dr) lmax = 3
+      : (tensor<?x10x64xf32>, tensor<?x3xf32>, tensor<?x16x16xf32>,
+         tensor<?xf32>, tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+      -> tensor<?x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @envelope_aggregate_scaled_edges(%xl: tensor<5x10x64xf32>,
+                                           %a: tensor<4x2xf32>,
+                                           %w: tensor<5x16x16xf32>,
+                                           %env: tensor<5xf32>,
+                                           %isd: tensor<?xf32>,
+                                           %do: tensor<5xi64>,
+                                           %dr: tensor<?xi64>) {
+  // expected-error @+1 {{dimension 0 of 'alpha' is 4, but 'xl' has E = 5}}
+  %0 = sezm.envelope_aggregate %xl scaled %a by %w env %env norm %isd
+      over(%do, %dr) lmax = 3
+      : (tensor<5x10x64xf32>, tensor<4x2xf32>, tensor<5x16x16xf32>,
+         tensor<5xf32>, tensor<?xf32>, tensor<5xi64>, tensor<?xi64>)
+      -> tensor<?x16x64xf32>
+  return
+}
+
+// -----
+
 // Without `from`, the CSR lists the op's own edges.
 func.func @envelope_aggregate_range(%xl: tensor<4x10x64xf32>, %w: tensor<4x16x16xf32>,
                                     %env: tensor<4xf32>, %isd: tensor<5xf32>,

@@ -305,12 +305,19 @@ func.func @aggregation(%xl: tensor<?x10x64xf32>, %wd: tensor<?x16x16xf32>,
                        %dst: tensor<?xi32>, %xl4: tensor<4x10x64xf32>,
                        %wd4: tensor<4x16x16xf32>, %env4: tensor<4xf32>,
                        %isd5: tensor<5xf32>, %do9: tensor<9xi64>,
-                       %dr6: tensor<6xi64>) {
+                       %dr6: tensor<6xi64>, %alpha: tensor<?x2xf32>) {
   // CHECK: sezm.envelope_aggregate %{{.*}} by %{{.*}} env %{{.*}} norm %{{.*}} over(%{{.*}}, %{{.*}}) lmax = 3 : {{.*}} -> tensor<?x16x64xf32>
   %agg = sezm.envelope_aggregate %xl by %wd env %env norm %isd
       over(%do, %dr) lmax = 3
       : (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
          tensor<?xf32>, tensor<?xi32>, tensor<?xi32>) -> tensor<?x16x64xf32>
+  // Its messages scaled per focus stream first.
+  // CHECK: sezm.envelope_aggregate %{{.*}} scaled %{{.*}} by %{{.*}} env %{{.*}} norm %{{.*}} over(%{{.*}}, %{{.*}}) lmax = 3 : {{.*}} -> tensor<?x16x64xf32>
+  %sagg = sezm.envelope_aggregate %xl scaled %alpha by %wd env %env
+      norm %isd over(%do, %dr) lmax = 3
+      : (tensor<?x10x64xf32>, tensor<?x2xf32>, tensor<?x16x16xf32>,
+         tensor<?xf32>, tensor<?xf32>, tensor<?xi32>, tensor<?xi32>)
+      -> tensor<?x16x64xf32>
   // A range of 4 of the CSR's 9 edges, from edge %first.
   // CHECK: sezm.envelope_aggregate %{{.*}} by %{{.*}} env %{{.*}} norm %{{.*}} over(%{{.*}}, %{{.*}}) from %{{.*}} lmax = 3 : {{.*}}, index) -> tensor<5x16x64xf32>
   %first = arith.constant 4 : index

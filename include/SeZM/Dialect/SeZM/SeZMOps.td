@@ -1209,7 +1209,7 @@ def SeZM_GluGradOp : SeZM_Op<"glu_grad"> {
 //===----------------------------------------------------------------------===//
 
 def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate",
-    [SeZM_Differentiable,
+    [SeZM_Differentiable, AttrSizedOperandSegments,
      DeclareOpInterfaceMethods<SeZM_EdgeRangeSumOpInterface,
                                ["getSumOrder", "getSumRowptr"]>]> {
   let summary = "envelope-weighted rotate-back summed over the destination CSR";
@@ -1227,21 +1227,32 @@ def SeZM_EnvelopeAggregateOp : SeZM_Op<"envelope_aggregate",
     sums only those (EdgeRangeSumOpInterface): `inv_sqrt_deg[n]` times the
     range's part of node n's sum, zero at a node with none of its edges.
 
+    With `scaled %alpha` (E, F) xl is first scaled per focus stream as
+    `sezm.focus_scale` does, `xl[e, j, f*Cf + cf] * alpha[e, f]`
+    (`sezm-fuse-focus-scale`): the scaled message is never stored.
+
     Example:
     ```mlir
     %agg = sezm.envelope_aggregate %xl by %wd env %env norm %isd
         over(%do, %dr) lmax = 3
         : (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
            tensor<?xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x16x64xf32>
+    %sagg = sezm.envelope_aggregate %y scaled %alpha by %wd env %env
+        norm %isd over(%do, %dr) lmax = 3
+        : (tensor<?x10x64xf32>, tensor<?x2xf32>, tensor<?x16x16xf32>,
+           tensor<?xf32>, tensor<?xf32>, tensor<?xi64>, tensor<?xi64>)
+        -> tensor<?x16x64xf32>
     ```
   }];
-  let arguments = (ins SeZM_FloatTensor:$xl, SeZM_FloatTensor:$wigner, SeZM_FloatTensor:$env,
+  let arguments = (ins SeZM_FloatTensor:$xl,
+                       Optional<SeZM_FloatTensor>:$focus_alpha,
+                       SeZM_FloatTensor:$wigner, SeZM_FloatTensor:$env,
                        SeZM_FloatTensor:$inv_sqrt_deg, SeZM_IndexTensor:$dst_order,
                        SeZM_IndexTensor:$dst_rowptr, Optional<Index>:$first_edge,
                        I64Attr:$lmax);
   let results = (outs SeZM_FloatTensor:$result);
   let assemblyFormat = [{
-    $xl `by` $wigner `env` $env `norm` $inv_sqrt_deg
+    $xl (`scaled` $focus_alpha^)? `by` $wigner `env` $env `norm` $inv_sqrt_deg
     `over` `(` $dst_order `,` $dst_rowptr `)` (`from` $first_edge^)?
     `lmax` `=` $lmax attr-dict
     `:` functional-type(operands, results)
