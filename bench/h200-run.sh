@@ -317,7 +317,13 @@ for step in "$@"; do
       ;;
     scale:*)
       # Time and memory against N (bench/scale.sh): SeZM-min's artifact, or
-      # SCALE_ARTIFACT, planned and, where the plan fits, run.
+      # SCALE_ARTIFACT, planned and, where the plan fits, run. The graph
+      # check (SCALE_GRAPH_CHECK=1) runs its CPU side through the JIT, which
+      # needs OpenMP's runtime where the GPU machine lacks it (as `graph`).
+      if [ "${SCALE_GRAPH_CHECK:-0}" = 1 ]; then
+        omp=/usr/lib/x86_64-linux-gnu/libomp.so.5
+        [ -e "$omp" ] || cp "$tools/lib/libomp.so.5" "$omp"
+      fi
       total_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits | head -1)
       device_gb=$(python3 -c "print($total_mib * 1048576 / 1e9)")
       bash "$root/bench/scale.sh" "${SCALE_ARTIFACT:-$root/gpu-run/sezm-min.sezm}" \

@@ -125,14 +125,16 @@ __device__ void warpRankSort(const int64_t *in, int64_t n, int64_t *out,
   }
 }
 
+extern "C" {
+
 /// rowptr[i + 1] = the number of edges of destination i; the first atom
 /// with a neighbour closer than the minimum separation into *bad. A warp
 /// per destination.
-extern "C" __global__ void
-sezm_neighbour_count(int64_t atoms, const double *frac, const double *wrapped,
-                     const int64_t *binStart, const int64_t *binAtoms,
-                     SearchFrame frame, int64_t *rowptr,
-                     unsigned long long *bad) {
+__global__ void sezm_neighbour_count(int64_t atoms, const double *frac,
+                                     const double *wrapped,
+                                     const int64_t *binStart,
+                                     const int64_t *binAtoms, SearchFrame frame,
+                                     int64_t *rowptr, unsigned long long *bad) {
   auto [i, lane] = warpItem();
   // The whole warp has the same destination: it runs it or skips it.
   if (i >= atoms)
@@ -154,6 +156,8 @@ sezm_neighbour_count(int64_t atoms, const double *frac, const double *wrapped,
   if (tooClose)
     atomicMin(bad, (unsigned long long)i);
 }
+
+} // extern "C"
 
 /// The edges of destination i from rowptr[i], in the host list's order:
 /// their keys first, in the order the lanes find them (in the dst row of the
