@@ -88,13 +88,37 @@ std::string fusionBlocker(func::FuncOp func, RotateMixGradOp grad,
   return std::string();
 }
 
-struct FuseBackwardWithReduce : OpRewritePattern<SegmentReduceOp> {
-  FuseBackwardWithReduce(MLIRContext *context,
-                         llvm::DenseSet<Operation *> &reported)
-      : OpRewritePattern(context), reported(reported) {}
+/// A fusion pattern that tells each op once, by a remark, why it stays
+/// unfused (the greedy driver may try it many times).
+template <typename OpTy> struct ReportingPattern : OpRewritePattern<OpTy> {
+  ReportingPattern(MLIRContext *context, llvm::DenseSet<Operation *> &reported)
+      : OpRewritePattern<OpTy>(context), reported(reported) {}
 
-  /// The backward ops already told why they stay unfused.
+  /// Whether `blocker` is empty; else remarks on `op`, the first time,
+  /// `what` and the blocker.
+  bool unblocked(Operation *op, StringRef what, StringRef blocker) const {
+    if (blocker.empty())
+      return true;
+    if (reported.insert(op).second)
+      op->emitRemark() << what << ": " << blocker;
+    return false;
+  }
+
+  /// The ops already told why they stay unfused.
   llvm::DenseSet<Operation *> &reported;
+};
+
+/// Runs `Pattern` (a ReportingPattern) greedily over `function`.
+template <typename Pattern>
+LogicalResult applyReportingPattern(Operation *function) {
+  llvm::DenseSet<Operation *> reported;
+  RewritePatternSet patterns(function->getContext());
+  patterns.add<Pattern>(function->getContext(), reported);
+  return applyPatternsGreedily(function, std::move(patterns));
+}
+
+struct FuseBackwardWithReduce : ReportingPattern<SegmentReduceOp> {
+  using ReportingPattern::ReportingPattern;
 
   LogicalResult matchAndRewrite(SegmentReduceOp reduce,
                                 PatternRewriter &rewriter) const override {
@@ -102,13 +126,9 @@ struct FuseBackwardWithReduce : OpRewritePattern<SegmentReduceOp> {
     if (!grad || reduce.getValues() != grad.getNodeGrad())
       return failure();
     auto func = reduce->getParentOfType<func::FuncOp>();
-    std::string blocker = fusionBlocker(func, grad, reduce);
-    if (!blocker.empty()) {
-      if (reported.insert(grad).second)
-        grad.emitRemark() << "not fused with the segment reduction: "
-                          << blocker;
+    if (!unblocked(grad, "not fused with the segment reduction",
+                   fusionBlocker(func, grad, reduce)))
       return failure();
-    }
     auto fused = RotateMixGradReduceOp::create(
         rewriter, reduce.getLoc(), reduce.getResult().getType(),
         grad.getWignerGrad().getType(), grad.getKcGrad().getType(),
@@ -140,13 +160,8 @@ std::string accumulateBlocker(AccumulatingOpInterface op, arith::AddFOp add) {
   return std::string();
 }
 
-struct FoldAddIntoAccumulator : OpRewritePattern<arith::AddFOp> {
-  FoldAddIntoAccumulator(MLIRContext *context,
-                         llvm::DenseSet<Operation *> &reported)
-      : OpRewritePattern(context), reported(reported) {}
-
-  /// The ops already told why they keep their add.
-  llvm::DenseSet<Operation *> &reported;
+struct FoldAddIntoAccumulator : ReportingPattern<arith::AddFOp> {
+  using ReportingPattern::ReportingPattern;
 
   LogicalResult matchAndRewrite(arith::AddFOp add,
                                 PatternRewriter &rewriter) const override {
@@ -158,12 +173,8 @@ struct FoldAddIntoAccumulator : OpRewritePattern<arith::AddFOp> {
           add->getOperand(operand).getDefiningOp<AccumulatingOpInterface>();
       if (!op || op->getResult(0) != add->getOperand(operand))
         continue;
-      std::string blocker = accumulateBlocker(op, add);
-      if (!blocker.empty()) {
-        if (reported.insert(op).second)
-          op.emitRemark() << "keeps its add: " << blocker;
+      if (!unblocked(op, "keeps its add", accumulateBlocker(op, add)))
         continue;
-      }
       rewriter.setInsertionPoint(add);
       Operation *fused = op.cloneWithAccumulator(rewriter, addend);
       rewriter.replaceOp(add, fused->getResult(0));
@@ -186,25 +197,15 @@ std::string focusScaleBlocker(EnvelopeAggregateOp aggregate,
   return std::string();
 }
 
-struct FoldFocusScaleIntoAggregate : OpRewritePattern<EnvelopeAggregateOp> {
-  FoldFocusScaleIntoAggregate(MLIRContext *context,
-                              llvm::DenseSet<Operation *> &reported)
-      : OpRewritePattern(context), reported(reported) {}
-
-  /// The ops already told why they keep their scale.
-  llvm::DenseSet<Operation *> &reported;
+struct FoldFocusScaleIntoAggregate : ReportingPattern<EnvelopeAggregateOp> {
+  using ReportingPattern::ReportingPattern;
 
   LogicalResult matchAndRewrite(EnvelopeAggregateOp aggregate,
                                 PatternRewriter &rewriter) const override {
     auto scale = aggregate.getXl().getDefiningOp<FocusScaleOp>();
-    if (!scale)
+    if (!scale || !unblocked(aggregate, "keeps its focus_scale",
+                             focusScaleBlocker(aggregate, scale)))
       return failure();
-    std::string blocker = focusScaleBlocker(aggregate, scale);
-    if (!blocker.empty()) {
-      if (reported.insert(aggregate).second)
-        aggregate.emitRemark() << "keeps its focus_scale: " << blocker;
-      return failure();
-    }
     rewriter.modifyOpInPlace(aggregate, [&] {
       aggregate.getXlMutable().assign(scale.getY());
       aggregate.getFocusAlphaMutable().assign(scale.getAlpha());
@@ -226,30 +227,22 @@ struct FuseRotateMixPass : sezm::impl::FuseRotateMixBase<FuseRotateMixPass> {
 struct FuseBackwardReducePass
     : sezm::impl::FuseBackwardReduceBase<FuseBackwardReducePass> {
   void runOnOperation() override {
-    llvm::DenseSet<Operation *> reported;
-    RewritePatternSet patterns(&getContext());
-    patterns.add<FuseBackwardWithReduce>(&getContext(), reported);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyReportingPattern<FuseBackwardWithReduce>(getOperation())))
       signalPassFailure();
   }
 };
 
 struct FuseFocusScalePass : sezm::impl::FuseFocusScaleBase<FuseFocusScalePass> {
   void runOnOperation() override {
-    llvm::DenseSet<Operation *> reported;
-    RewritePatternSet patterns(&getContext());
-    patterns.add<FoldFocusScaleIntoAggregate>(&getContext(), reported);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(
+            applyReportingPattern<FoldFocusScaleIntoAggregate>(getOperation())))
       signalPassFailure();
   }
 };
 
 struct FuseAccumulatePass : sezm::impl::FuseAccumulateBase<FuseAccumulatePass> {
   void runOnOperation() override {
-    llvm::DenseSet<Operation *> reported;
-    RewritePatternSet patterns(&getContext());
-    patterns.add<FoldAddIntoAccumulator>(&getContext(), reported);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyReportingPattern<FoldAddIntoAccumulator>(getOperation())))
       signalPassFailure();
   }
 };

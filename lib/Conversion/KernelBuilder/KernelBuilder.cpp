@@ -437,6 +437,11 @@ void Emitter::addTo(Num value, Value memref, ArrayRef<Idx> indices) {
   store(load(memref, indices) + value, memref, indices);
 }
 
+void Emitter::storeAdded(Num value, Value acc, Value memref,
+                         ArrayRef<Idx> indices) {
+  store(acc ? load(acc, indices) + value : value, memref, indices);
+}
+
 Idx Emitter::dim(Value memref, int64_t axis) {
   return index(memref::DimOp::create(builder, loc, memref, axis));
 }

@@ -361,6 +361,10 @@ public:
   void storeVector(ArrayRef<Num> values, Value memref, ArrayRef<Idx> at);
   /// Adds to a float element.
   void addTo(Num value, Value memref, ArrayRef<Idx> indices);
+  /// Stores `value` into memref[indices], or acc's element there plus
+  /// `value` where `acc` is given (an op's `plus` addend, added as the add
+  /// it replaces).
+  void storeAdded(Num value, Value acc, Value memref, ArrayRef<Idx> indices);
   /// The extent of a memref dimension.
   Idx dim(Value memref, int64_t axis);
   /// Sets every element of a float memref to zero.

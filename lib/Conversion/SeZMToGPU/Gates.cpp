@@ -104,7 +104,7 @@ void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config) {
   StringRef name = config.getKernel().getValue();
   Value values = gateValues(io, name, z, gw, focus, width, gates, config);
   auto storeOut = [&](Num value, std::array<Idx, 3> at) {
-    em.store(acc ? em.load(acc, at) + value : value, out, at);
+    em.storeAdded(value, acc, out, at);
   };
   forEachEdgeStreamChannel(
       name, edges, focus, width, [&](Idx e, Idx f, Idx cf) {

@@ -352,9 +352,8 @@ void sezm::emitKernel(GateOp op, KernelIO &io) {
   Value out =
       io.allocate(0, {edges, layout.reducedRows(), staticDim(op.getZ(), 2)});
   Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
-  // Stores `value`, or acc's element plus it where there is an addend.
   auto storeOut = [&](Num value, std::array<Idx, 3> at) {
-    em.store(acc ? em.load(acc, at) + value : value, out, at);
+    em.storeAdded(value, acc, out, at);
   };
   if (io.target() == LoopTarget::Cpu) {
     forEachEdgeStream(edges, focus, layout, width, [&](Idx e, const Stream &s) {
@@ -583,8 +582,7 @@ void sezm::emitKernel(FocusCompeteGradOp op, KernelIO &io) {
   else
     em.fillZero(uGrad);
   auto storeRow = [&](Num value, Idx e, Idx c) {
-    std::array<Idx, 3> at{e, Idx(0), c};
-    em.store(acc ? em.load(acc, at) + value : value, uGrad, at);
+    em.storeAdded(value, acc, uGrad, {e, Idx(0), c});
   };
   // Per edge and stream: d logit, and 1 / rms when normalized.
   Value logitGrad = io.scratch({ShapedType::kDynamic, focus}, {edges, focus});
