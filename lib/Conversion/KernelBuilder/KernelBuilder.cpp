@@ -447,16 +447,17 @@ Idx Emitter::dim(Value memref, int64_t axis) {
 }
 
 void Emitter::fillZero(Value memref) {
-  auto fill = linalg::FillOp::create(
-      builder, loc, ValueRange{Num(0.0).in(*this)}, ValueRange{memref});
-  if (loopAttr)
-    fill->setAttr(loopAttr->getName(), loopAttr->getValue());
+  markAsKernel(linalg::FillOp::create(
+      builder, loc, ValueRange{Num(0.0).in(*this)}, ValueRange{memref}));
 }
 
 void Emitter::copy(Value from, Value to) {
-  auto copy = linalg::CopyOp::create(builder, loc, from, to);
+  markAsKernel(linalg::CopyOp::create(builder, loc, from, to));
+}
+
+void Emitter::markAsKernel(Operation *op) {
   if (loopAttr)
-    copy->setAttr(loopAttr->getName(), loopAttr->getValue());
+    op->setAttr(loopAttr->getName(), loopAttr->getValue());
 }
 
 void Emitter::forRange(Idx lb, Idx ub, llvm::function_ref<void(Idx)> body) {
@@ -485,8 +486,7 @@ void Emitter::parallelRange(Idx lb, Idx ub,
         builder.setInsertionPointToEnd(nested.getInsertionBlock());
         body(index(ivs[0]));
       });
-  if (loopAttr)
-    loop->setAttr(loopAttr->getName(), loopAttr->getValue());
+  markAsKernel(loop);
 }
 
 Idx Emitter::segmentOf(Value rowptr, Idx nodes, Idx t) {

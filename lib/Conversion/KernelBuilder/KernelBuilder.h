@@ -335,6 +335,8 @@ public:
   /// op's kernel configuration, on the GPU): such a loop becomes a kernel
   /// of its own, named by it.
   std::optional<NamedAttribute> loopAttr;
+  /// Gives `op` (a parallel loop, fill or copy) loopAttr, where there is one.
+  void markAsKernel(Operation *op);
 
   /// A value emitted by an op of this emitter's, as an index or a float.
   Idx index(Value value) { return Idx(value, *this); }
