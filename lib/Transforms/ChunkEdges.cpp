@@ -36,6 +36,13 @@ bool isEdgeRowType(Type type) {
   return llvm::count_if(tensor.getShape(), ShapedType::isDynamic) == 1;
 }
 
+/// Whether `op` makes its tensor from no input (an empty tensor, or one
+/// filled with a value): a loop makes such a row again per chunk for free,
+/// so it may be a sliced init and is never imported from an earlier loop.
+bool makesRowFromNothing(Operation *op) {
+  return isa<tensor::EmptyOp, linalg::FillOp>(op);
+}
+
 /// Which ops of a function body compute each edge on their own, and which
 /// of their operands hold one row per edge.
 class RowwiseFacts {
@@ -215,8 +222,7 @@ private:
       // a slice of a value the loop reads whole.
       if (linalgOp.isDpsInit(&use)) {
         Operation *init = use.get().getDefiningOp();
-        if (!init || !isChunkable(init) ||
-            !isa<tensor::EmptyOp, linalg::FillOp>(init))
+        if (!init || !isChunkable(init) || !makesRowFromNothing(init))
           return false;
       }
       operands.push_back(use.getOperandNumber());
@@ -464,10 +470,10 @@ struct ChunkEdgesPass : sezm::impl::ChunkEdgesBase<ChunkEdgesPass> {
       auto earlier = claimed
                          ? claimed->find(def)
                          : DenseMap<Operation *, unsigned>::const_iterator();
-      // An empty tensor or a fill costs nothing to make again: importing
-      // it would keep a whole (E, ...) tensor alive between the loops.
+      // Importing a row made from nothing would keep a whole (E, ...)
+      // tensor alive between the loops.
       if (claimed && earlier != claimed->end() && isSmallRow(use.get()) &&
-          !isa<tensor::EmptyOp, linalg::FillOp>(def)) {
+          !makesRowFromNothing(def)) {
         chain.imports.push_back({&use, earlier->second});
         continue;
       }
