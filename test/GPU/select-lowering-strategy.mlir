@@ -11,7 +11,8 @@
 // SO2-NOT: strategy
 
 // SeZM-min with forces: the SO(2) path, the energy sum and the virial on
-// microkernels (with the aggregation's and the focus scale's backward), the
+// microkernels (with the aggregation's backward, the focus scale and its
+// backward, the competition's backward), the
 // dense products (the matmuls over edges and atoms, the
 // SO(2) linears and their input gradients, the degree linears, the gates'
 // logits and their input gradients' l = 0 rows) on the tiled GEMM, the
@@ -28,6 +29,8 @@
 // MIN: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
 // MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
 // MIN: 2 sezm.envelope_aggregate_grad strategy = microkernel, kernel = "envelope_aggregate_grad"
+// MIN: 4 sezm.focus_compete strategy = loops, kernel = "focus_compete"
+// MIN-NEXT: 2 sezm.focus_compete_grad strategy = microkernel, kernel = "focus_compete_grad"
 // The focus scales and their backward fold into the aggregation (forward and
 // backward), sezm-fuse-focus-scale.
 // MIN-NOT: sezm.focus_scale

@@ -92,6 +92,10 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
       microkernel<AttentionAggregateGradOp, attentionAggregateGradApplies,
                   emitAttentionAggregateGrad, true>("attention_aggregate_grad",
                                                     0),
+      microkernel<FocusScaleOp, focusScaleApplies, emitFocusScale, true>(
+          "focus_scale", 0),
+      microkernel<FocusCompeteGradOp, focusCompeteGradApplies,
+                  emitFocusCompeteGrad, true>("focus_compete_grad", 0),
       microkernel<FocusScaleGradOp, focusScaleGradApplies, emitFocusScaleGrad,
                   true>("focus_scale_grad", 0),
       gemmMicrokernel<linalg::MatmulOp, isRowsMatmul, rowsMatmulTiles,

@@ -48,6 +48,11 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
 bool attentionAggregateGradApplies(AttentionAggregateGradOp op);
 void emitAttentionAggregateGrad(AttentionAggregateGradOp op, KernelIO &io,
                                 KernelConfigAttr config);
+bool focusScaleApplies(FocusScaleOp op);
+void emitFocusScale(FocusScaleOp op, KernelIO &io, KernelConfigAttr config);
+bool focusCompeteGradApplies(FocusCompeteGradOp op);
+void emitFocusCompeteGrad(FocusCompeteGradOp op, KernelIO &io,
+                          KernelConfigAttr config);
 bool focusScaleGradApplies(FocusScaleGradOp op);
 void emitFocusScaleGrad(FocusScaleGradOp op, KernelIO &io,
                         KernelConfigAttr config);
