@@ -391,6 +391,12 @@ public:
   /// sorted[lb..ub) increases (a CSR segment's edges): by bisection.
   Idx lowerBound(Value sorted, Idx lb, Idx ub, Idx value);
 
+  /// The first position t in [lb, ub) where before(sorted[t]) fails, or ub,
+  /// where it holds for a prefix of the range: by bisection, in as many
+  /// steps as ub - lb has bits (segmentOf and lowerBound are its cases).
+  Idx partitionPoint(Value sorted, Idx lb, Idx ub,
+                     llvm::function_ref<Value(Idx)> before);
+
   /// Sums body(i) over lb <= i < ub, in order, for several sums at once:
   /// returns the sums, each starting from `init`.
   SmallVector<Num> sumRange(Idx lb, Idx ub, ArrayRef<Num> init,
