@@ -215,6 +215,65 @@ struct FoldFocusScaleIntoAggregate : ReportingPattern<EnvelopeAggregateOp> {
   }
 };
 
+/// Why the backward `aggregate` of the messages `scale` makes may not be
+/// that scale's backward too, or empty; `scaleGrad` is the user of its
+/// message gradient.
+std::string focusScaleGradBlocker(EnvelopeAggregateGradOp aggregate,
+                                  FocusScaleOp scale,
+                                  FocusScaleGradOp scaleGrad) {
+  if (aggregate.getFocusAlpha())
+    return "the aggregation's backward already scales its messages";
+  if (scale->getBlock() != aggregate->getBlock())
+    return "the scale is in another block";
+  if (!aggregate.getXlGrad().hasOneUse() || !scaleGrad)
+    return "the scaled messages' gradient is not only the scale's backward's";
+  if (scaleGrad->getBlock() != aggregate->getBlock())
+    return "the scale's backward is in another block";
+  if (scaleGrad.getY() != scale.getY() ||
+      scaleGrad.getAlpha() != scale.getAlpha())
+    return "the scale's backward reads other messages or factors";
+  return std::string();
+}
+
+/// The backward of the aggregation of `focus_scale %y by %alpha`, followed
+/// by that scale's backward, becomes one op on y `scaled %alpha`: the
+/// scaled messages are recomputed as they are loaded and their gradient is
+/// never stored.
+struct FoldFocusScaleIntoAggregateGrad
+    : ReportingPattern<EnvelopeAggregateGradOp> {
+  using ReportingPattern::ReportingPattern;
+
+  LogicalResult matchAndRewrite(EnvelopeAggregateGradOp aggregate,
+                                PatternRewriter &rewriter) const override {
+    auto scale = aggregate.getXl().getDefiningOp<FocusScaleOp>();
+    if (!scale)
+      return failure();
+    FocusScaleGradOp scaleGrad;
+    if (aggregate.getXlGrad().hasOneUse())
+      scaleGrad =
+          dyn_cast<FocusScaleGradOp>(*aggregate.getXlGrad().user_begin());
+    if (!unblocked(aggregate, "keeps its focus_scale",
+                   focusScaleGradBlocker(aggregate, scale, scaleGrad)))
+      return failure();
+    rewriter.setInsertionPoint(aggregate);
+    auto fused = EnvelopeAggregateGradOp::create(
+        rewriter, aggregate.getLoc(), scaleGrad.getYGrad().getType(),
+        aggregate.getWignerGrad().getType(), aggregate.getEnvGrad().getType(),
+        aggregate.getNormTerms().getType(), scaleGrad.getAlphaGrad().getType(),
+        aggregate.getGrad(), scale.getY(), scale.getAlpha(),
+        aggregate.getWigner(), aggregate.getEnv(), aggregate.getInvSqrtDeg(),
+        aggregate.getDst(), aggregate.getLmaxAttr());
+    rewriter.replaceOp(scaleGrad, {fused.getXlGrad(), fused.getAlphaGrad()});
+    // Its message gradient's one use, the scale's backward, is gone.
+    for (unsigned i : {1, 2, 3})
+      rewriter.replaceAllUsesWith(aggregate->getResult(i), fused->getResult(i));
+    rewriter.eraseOp(aggregate);
+    if (scale->use_empty())
+      rewriter.eraseOp(scale);
+    return success();
+  }
+};
+
 struct FuseRotateMixPass : sezm::impl::FuseRotateMixBase<FuseRotateMixPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -234,8 +293,10 @@ struct FuseBackwardReducePass
 
 struct FuseFocusScalePass : sezm::impl::FuseFocusScaleBase<FuseFocusScalePass> {
   void runOnOperation() override {
-    if (failed(
-            applyReportingPattern<FoldFocusScaleIntoAggregate>(getOperation())))
+    if (failed(applyReportingPattern<FoldFocusScaleIntoAggregate>(
+            getOperation())) ||
+        failed(applyReportingPattern<FoldFocusScaleIntoAggregateGrad>(
+            getOperation())))
       signalPassFailure();
   }
 };

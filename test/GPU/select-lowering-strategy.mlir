@@ -11,12 +11,15 @@
 // SO2-NOT: strategy
 
 // SeZM-min with forces: the SO(2) path, the energy sum and the virial on
-// microkernels (with the aggregation's and the focus scale's backward), the
+// microkernels (with the aggregation's backward, the focus scale and its
+// backward, the competition's backward), the
 // dense products (the matmuls over edges and atoms, the
 // SO(2) linears and their input gradients, the degree linears, the gates'
 // logits and their input gradients' l = 0 rows) on the tiled GEMM, the
 // rest on loops. The GEMM's column tile follows the product's columns (256 -> 128,
-// 25 -> 32); an SO(2) linear's divides both of its products (128 and 192).
+// 25 -> 32); an SO(2) linear records one tile per product (m = 0, 128
+// columns -> 128; m = +-1, 192 -> 96), a gate's backward its logits' (96)
+// and its l = 0 row's (32).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
 // MIN: 3 linalg.matmul strategy = loops, kernel = "matmul"
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
@@ -28,16 +31,20 @@
 // MIN: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
 // MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
 // MIN: 2 sezm.envelope_aggregate_grad strategy = microkernel, kernel = "envelope_aggregate_grad"
-// MIN: 2 sezm.focus_scale_grad strategy = microkernel, kernel = "focus_scale_grad"
-// MIN: 8 sezm.gate strategy = microkernel, kernel = "gate", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
-// MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
+// MIN: 4 sezm.focus_compete strategy = loops, kernel = "focus_compete"
+// MIN-NEXT: 2 sezm.focus_compete_grad strategy = microkernel, kernel = "focus_compete_grad"
+// The focus scales and their backward fold into the aggregation (forward and
+// backward), sezm-fuse-focus-scale.
+// MIN-NOT: sezm.focus_scale
+// MIN: 8 sezm.gate strategy = microkernel, kernel = "gate", blocks_per_sm = 2, workgroup_tile = [128, 96, 16], thread_tile = [8, 6]
+// MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 2, workgroup_tile = [128, 96, 16, 128, 32, 16], thread_tile = [8, 6, 8, 2]
 // MIN: 10 sezm.rotate_mix strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8
 // MIN-NEXT: 1 sezm.rotate_mix_grad strategy = microkernel, kernel = "rotate_mix_grad"
 // MIN-NEXT: 1 sezm.rotate_mix_grad_reduce strategy = microkernel, kernel = "rotate_mix_grad_reduce", blocks_per_sm = 2
 // MIN-NEXT: 4 sezm.segment_reduce strategy = microkernel, kernel = "segment_reduce"
 // MIN-NEXT: 1 sezm.segment_reduce_grad strategy = microkernel, kernel = "segment_reduce_grad"
-// MIN-NEXT: 12 sezm.so2_linear strategy = microkernel, kernel = "so2_linear", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
-// MIN-NEXT: 6 sezm.so2_linear_grad strategy = microkernel, kernel = "so2_linear_grad", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
+// MIN-NEXT: 12 sezm.so2_linear strategy = microkernel, kernel = "so2_linear", blocks_per_sm = 2, workgroup_tile = [128, 128, 16, 128, 96, 16], thread_tile = [8, 8, 8, 6]
+// MIN-NEXT: 6 sezm.so2_linear_grad strategy = microkernel, kernel = "so2_linear_grad", blocks_per_sm = 2, workgroup_tile = [128, 128, 16, 128, 96, 16], thread_tile = [8, 8, 8, 6]
 
 // -----
 
@@ -143,6 +150,25 @@ func.func @untiled(%a: tensor<?x16xf32>, %b: tensor<16x32xf32>,
       ins(%a, %b : tensor<?x16xf32>, tensor<16x32xf32>)
       outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
   return %y : tensor<?x32xf32>
+}
+
+// -----
+
+// An SO(2) linear launches two product shapes (m = 0 and m = +-1): the tiles
+// of one are not enough.
+func.func @one_product_tiled(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
+                             %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>)
+    -> tensor<?x10x64xf32> {
+  // expected-error @+1 {{but microkernel 'so2_linear' launches 2 product shape(s) and needs workgroup_tile = [rows, columns, depth step] and thread_tile = [rows, columns] for each, one after another}}
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel,
+                                                kernel = "so2_linear",
+                                                blocks_per_sm = 2,
+                                                workgroup_tile = [128, 64, 16],
+                                                thread_tile = [8, 4]>}
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  return %z : tensor<?x10x64xf32>
 }
 
 // -----

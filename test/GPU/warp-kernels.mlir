@@ -88,3 +88,59 @@ func.func @attention_grad(%g: tensor<?x16x64xf32>, %xl: tensor<?x10x64xf32>,
       : tensor<?x10x64xf32>, tensor<?x46xf32>, tensor<?x2x1xf32>,
         tensor<?xf32>, tensor<2x1xf32>
 }
+
+// The focus scale, one warp per edge: no shuffles, one alpha load per pass.
+// CHECK-LABEL: func.func @scale
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}} = %c4{{.*}}, {{.*}}) function(@focus_scale)
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.terminator
+// CHECK-NOT: sezm.focus_scale
+func.func @scale(%y: tensor<?x10x64xf32>, %a: tensor<?x2xf32>)
+    -> tensor<?x10x64xf32> {
+  %out = sezm.focus_scale %y by %a
+      : (tensor<?x10x64xf32>, tensor<?x2xf32>) -> tensor<?x10x64xf32>
+  return %out : tensor<?x10x64xf32>
+}
+
+// The competition's message gradient, one warp per edge (the weight
+// gradient unused): each stream's logit is a warp sum (2 x 5 shuffles);
+// normalized, its sum of squares and the norm's backward sum too (2 x 15).
+// One launch: no zero fill or copy of the other rows beside it.
+// CHECK-LABEL: func.func @compete_grad
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}} = %c4{{.*}}, {{.*}}) function(@focus_compete_grad)
+// CHECK-COUNT-10: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.terminator
+// CHECK: gpu.launch {{.*}} function(@focus_compete_grad)
+// CHECK-COUNT-30: gpu.shuffle xor
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.terminator
+// CHECK-NOT: gpu.launch
+// CHECK-NOT: sezm.focus_compete_grad
+func.func @compete_grad(%ga: tensor<?x2xf32>, %u: tensor<?x10x64xf32>,
+                        %wfc: tensor<32x2xf32>, %ns: tensor<2x32xf32>,
+                        %acc: tensor<?x10x64xf32>)
+    -> (tensor<?x10x64xf32>, tensor<?x10x64xf32>) {
+  %gu, %gw = sezm.focus_compete_grad %ga, %u weight %wfc plus %acc lmax = 3
+      focus = 2
+      : (tensor<?x2xf32>, tensor<?x10x64xf32>, tensor<32x2xf32>,
+         tensor<?x10x64xf32>) -> (tensor<?x10x64xf32>, tensor<32x2xf32>)
+  %nu, %nw, %nn = sezm.focus_compete_grad %ga, %u weight %wfc norm %ns
+      lmax = 3 focus = 2
+      : (tensor<?x2xf32>, tensor<?x10x64xf32>, tensor<32x2xf32>,
+         tensor<2x32xf32>)
+      -> (tensor<?x10x64xf32>, tensor<32x2xf32>, tensor<2x32xf32>)
+  return %gu, %nu : tensor<?x10x64xf32>, tensor<?x10x64xf32>
+}
+
+// With its weight gradient used (training), the loop kernel.
+// CHECK-LABEL: func.func @compete_grad_training
+// CHECK: sezm.focus_compete_grad {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops, kernel = "focus_compete_grad">}
+func.func @compete_grad_training(%ga: tensor<?x2xf32>, %u: tensor<?x10x64xf32>,
+                                 %wfc: tensor<32x2xf32>)
+    -> (tensor<?x10x64xf32>, tensor<32x2xf32>) {
+  %gu, %gw = sezm.focus_compete_grad %ga, %u weight %wfc lmax = 3 focus = 2
+      : (tensor<?x2xf32>, tensor<?x10x64xf32>, tensor<32x2xf32>)
+      -> (tensor<?x10x64xf32>, tensor<32x2xf32>)
+  return %gu, %gw : tensor<?x10x64xf32>, tensor<32x2xf32>
+}

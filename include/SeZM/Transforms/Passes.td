@@ -105,6 +105,15 @@ def FuseFocusScale : Pass<"sezm-fuse-focus-scale", "::mlir::func::FuncOp"> {
     scales, or when the scale is in another block. Runs after autodiff: the
     scaled form has no derivative rule.
 
+    In the backward, `sezm.envelope_aggregate_grad` of `sezm.focus_scale %y
+    by %alpha` whose message gradient only feeds that scale's backward
+    (`sezm.focus_scale_grad` of the same y and alpha) becomes one op on y
+    `scaled %alpha` giving y's and alpha's gradients itself: neither the
+    scaled messages nor their gradient are stored. The same products in the
+    same order: the same bits on the CPU. Left alone, with a remark, when
+    the message gradient has other uses, when the scale's backward reads
+    other operands, or across blocks.
+
     Before:
     ```mlir
     %s = sezm.focus_scale %y by %alpha : (...) -> tensor<?x10x64xf32>
@@ -115,6 +124,19 @@ def FuseFocusScale : Pass<"sezm-fuse-focus-scale", "::mlir::func::FuncOp"> {
     ```mlir
     %agg = sezm.envelope_aggregate %y scaled %alpha by %wd env %env
         norm %isd over(%do, %dr) lmax = 3 : (...) -> tensor<?x16x64xf32>
+    ```
+    and in the backward, before:
+    ```mlir
+    %s = sezm.focus_scale %y by %alpha : (...) -> tensor<?x10x64xf32>
+    %gs, %gwd, %genv, %terms = sezm.envelope_aggregate_grad %g, %s by %wd
+        env %env norm %isd at %dst lmax = 3 : (...) -> (...)
+    %gy, %galpha = sezm.focus_scale_grad %gs, %y by %alpha : (...) -> (...)
+    ```
+    After:
+    ```mlir
+    %gy, %gwd, %genv, %terms, %galpha = sezm.envelope_aggregate_grad %g,
+        %y scaled %alpha by %wd env %env norm %isd at %dst lmax = 3
+        : (...) -> (...)
     ```
   }];
 }

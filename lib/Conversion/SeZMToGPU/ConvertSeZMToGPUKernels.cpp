@@ -51,7 +51,7 @@ Microkernel microkernel(StringLiteral name, int64_t blocksPerSm) {
 
 /// A GEMM microkernel for `OpTy`, whose tiles `Tiles` chooses; its
 /// multiplies and adds contract into FMAs.
-template <typename OpTy, bool (*Applies)(OpTy), GemmTiles (*Tiles)(OpTy),
+template <typename OpTy, bool (*Applies)(OpTy), ProductTiles (*Tiles)(OpTy),
           void (*Emit)(OpTy, KernelIO &, KernelConfigAttr)>
 Microkernel gemmMicrokernel(StringLiteral name, int64_t blocksPerSm) {
   Microkernel kernel =
@@ -92,6 +92,10 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
       microkernel<AttentionAggregateGradOp, attentionAggregateGradApplies,
                   emitAttentionAggregateGrad, true>("attention_aggregate_grad",
                                                     0),
+      microkernel<FocusScaleOp, focusScaleApplies, emitFocusScale, true>(
+          "focus_scale", 0),
+      microkernel<FocusCompeteGradOp, focusCompeteGradApplies,
+                  emitFocusCompeteGrad, true>("focus_compete_grad", 0),
       microkernel<FocusScaleGradOp, focusScaleGradApplies, emitFocusScaleGrad,
                   true>("focus_scale_grad", 0),
       gemmMicrokernel<linalg::MatmulOp, isRowsMatmul, rowsMatmulTiles,
@@ -133,14 +137,19 @@ struct LowerToMicrokernel : RewritePattern {
       return op->emitOpError() << "has kernel configuration " << config
                                << ", but no microkernel of that name lowers it";
     bool split = config.getPrecision() == GemmPrecision::TF32x3;
-    if (kernel->tiles &&
-        (config.getWorkgroupTile().size() != 3 ||
-         (split ? config.getWarpTile() : config.getThreadTile()).size() != 2))
-      return op->emitOpError()
-             << "has kernel configuration " << config << ", but microkernel '"
-             << kernel->name
-             << "' needs workgroup_tile = [rows, columns, depth step] and "
-             << (split ? "warp_tile" : "thread_tile") << " = [rows, columns]";
+    if (kernel->tiles) {
+      size_t products = kernel->tiles(op).size();
+      if (config.getWorkgroupTile().size() != 3 * products ||
+          (split ? config.getWarpTile() : config.getThreadTile()).size() !=
+              2 * products)
+        return op->emitOpError()
+               << "has kernel configuration " << config << ", but microkernel '"
+               << kernel->name << "' launches " << products
+               << " product shape(s) and needs workgroup_tile = [rows, "
+                  "columns, depth step] and "
+               << (split ? "warp_tile" : "thread_tile")
+               << " = [rows, columns] for each, one after another";
+    }
     if (split && !kernel->tiles)
       return op->emitOpError()
              << "has kernel configuration " << config << ", but microkernel '"

@@ -16,8 +16,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
-#include <numeric>
-
 using namespace mlir;
 using namespace mlir::sezm;
 
@@ -53,9 +51,9 @@ bool isRowsMatmul(linalg::MatmulOp op) {
          gemmTakesColumns(out.getDimSize(1));
 }
 
-GemmTiles rowsMatmulTiles(linalg::MatmulOp op) {
+ProductTiles rowsMatmulTiles(linalg::MatmulOp op) {
   auto rhs = cast<RankedTensorType>(op.getInputs()[1].getType());
-  return chooseGemmTiles(rhs.getDimSize(1));
+  return {chooseGemmTiles(rhs.getDimSize(1))};
 }
 
 void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
@@ -85,7 +83,8 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
                       loadB,
                       loadInit,
                       storeOut};
-  emitTiledGemm(em, config.getKernel().getValue(), problem, config);
+  emitTiledGemm(em, config.getKernel().getValue(), problem, config,
+                /*product=*/0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -144,7 +143,8 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
                           : w0;
   // One product of stream rows: A read and C written in place through
   // `place` (the m = 0 part or the m = -1, +1 parts), B from `weights`.
-  auto product = [&](StringRef suffix, int64_t width, Value weights,
+  auto product = [&](StringRef suffix, unsigned shape, int64_t width,
+                     Value weights,
                      std::array<Idx, 2> (StreamRows::*place)(Idx, Idx) const) {
     auto loadA = [&](Idx f, Idx e, Idx k) {
       auto [row, channel] = (stream.*place)(f, k);
@@ -170,9 +170,9 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
                         acc ? llvm::function_ref<Num(Idx, Idx, Idx)>(loadInit)
                             : nullptr,
                         storeC};
-    emitTiledGemm(em, (name + suffix).str(), problem, config);
+    emitTiledGemm(em, (name + suffix).str(), problem, config, shape);
   };
-  product("_m0", zeroWidth, zeroWeights, &StreamRows::zero);
+  product("_m0", 0, zeroWidth, zeroWeights, &StreamRows::zero);
   if (lmax == 0)
     return;
   Value oddWeights = assembleWeights(
@@ -181,14 +181,17 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
         return transposed ? oddWeight(wu, wv, stream.oddWidth(), f, n, k)
                           : oddWeight(wu, wv, stream.oddWidth(), f, k, n);
       });
-  product("_m1", oddWidth, oddWeights, &StreamRows::odd);
+  product("_m1", 1, oddWidth, oddWeights, &StreamRows::odd);
 }
 
-/// Column tiles that divide both products of a stream (M0 and 2 * M1).
-GemmTiles so2Tiles(Value x, int64_t lmax, int64_t focus) {
+/// The tiles of a stream's m = 0 product (M0 columns) and, where lmax > 0,
+/// of its m = +-1 product (2 * M1 columns).
+ProductTiles so2Tiles(Value x, int64_t lmax, int64_t focus) {
   int64_t width = cast<RankedTensorType>(x.getType()).getDimSize(2) / focus;
-  int64_t zero = (lmax + 1) * width, odd = 2 * lmax * width;
-  return chooseGemmTiles(lmax == 0 ? zero : std::gcd(zero, odd));
+  ProductTiles tiles = {chooseGemmTiles((lmax + 1) * width)};
+  if (lmax > 0)
+    tiles.push_back(chooseGemmTiles(2 * lmax * width));
+  return tiles;
 }
 
 bool so2ShapesTaken(Value x, int64_t lmax, int64_t focus) {
@@ -197,8 +200,8 @@ bool so2ShapesTaken(Value x, int64_t lmax, int64_t focus) {
       type.getDimSize(2) % focus != 0)
     return false;
   int64_t width = type.getDimSize(2) / focus;
-  int64_t zero = (lmax + 1) * width, odd = 2 * lmax * width;
-  return gemmTakesColumns(lmax == 0 ? zero : std::gcd(zero, odd));
+  return gemmTakesColumns((lmax + 1) * width) &&
+         (lmax == 0 || gemmTakesColumns(2 * lmax * width));
 }
 } // namespace
 
@@ -206,7 +209,7 @@ bool so2LinearApplies(SO2LinearOp op) {
   return so2ShapesTaken(op.getU(), op.getLmax(), op.getFocus());
 }
 
-GemmTiles so2LinearTiles(SO2LinearOp op) {
+ProductTiles so2LinearTiles(SO2LinearOp op) {
   return so2Tiles(op.getU(), op.getLmax(), op.getFocus());
 }
 
@@ -231,7 +234,7 @@ bool so2LinearGradApplies(SO2LinearGradOp op) {
          so2ShapesTaken(op.getU(), op.getLmax(), op.getFocus());
 }
 
-GemmTiles so2LinearGradTiles(SO2LinearGradOp op) {
+ProductTiles so2LinearGradTiles(SO2LinearGradOp op) {
   return so2Tiles(op.getU(), op.getLmax(), op.getFocus());
 }
 
@@ -262,9 +265,10 @@ bool degreeLinearApplies(DegreeLinearOp op) {
          gemmTakesColumns(out.getDimSize(2));
 }
 
-GemmTiles degreeLinearTiles(DegreeLinearOp op) {
+/// Every degree's product has the same shape.
+ProductTiles degreeLinearTiles(DegreeLinearOp op) {
   auto out = cast<RankedTensorType>(op.getResult().getType());
-  return chooseGemmTiles(out.getDimSize(2));
+  return {chooseGemmTiles(out.getDimSize(2))};
 }
 
 /// One product per degree l: the 2l+1 rows of degree l of every node are
@@ -302,7 +306,7 @@ void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
     };
     GemmProblem problem{
         nodes * Idx(order), 1, in, out, loadA, loadB, nullptr, store};
-    emitTiledGemm(em, name, problem, config);
+    emitTiledGemm(em, name, problem, config, /*product=*/0);
   }
 }
 

@@ -37,6 +37,13 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
   Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
   Value envGrad = io.allocate(2, {edges});
   Value normTerms = io.allocate(3, {edges});
+  // With `scaled`: alpha per (edge, focus stream), its gradient summed per
+  // stream as further warp sums.
+  Value alpha = op.getFocusAlpha() ? io.in(op.getFocusAlpha()) : Value();
+  int64_t focus =
+      alpha ? cast<ShapedType>(op.getFocusAlpha().getType()).getDimSize(1) : 0;
+  int64_t streamWidth = alpha ? channels / focus : channels;
+  Value alphaGrad = alpha ? io.allocate(4, {edges, Idx(focus)}) : Value();
   bool keptGrad = isKeptEntries(wignerGrad);
   // The whole D x D form has entries no edge's sum reaches.
   if (!keptGrad)
@@ -47,7 +54,7 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
   forEachKeptEntry(layout, [&](int64_t j, int64_t d) {
     entryPlace.push_back(layout.wholeWignerPlace(j, d));
   });
-  int64_t entries = entryPlace.size(), sums = entries + 1;
+  int64_t entries = entryPlace.size(), sums = entries + 1 + focus;
 
   em.launchKernel(
       config.getKernel().getValue(),
@@ -64,8 +71,9 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
           Num weighted = em.load(norm, {n}) * em.load(env, {e});
           EdgeRotation rotation(layout, wigner, e, lane);
           // Per lane: each kept entry's sum of xl[j] * grad'[d] over its
-          // channels, with grad' = rescale * grad[n], and the sum of
-          // <xl, W grad'>, which is <grad[n], message_e>.
+          // channels, with grad' = rescale * grad[n], the sum of
+          // <xl, W grad'>, which is <grad[n], message_e>, and with
+          // `scaled` each stream's sum of the messages' gradient times xl.
           SmallVector<Num> partial(sums, Num(0.0));
           for (int64_t c0 = 0; c0 < channels; c0 += kWarpSize) {
             Idx c = lane + Idx(c0);
@@ -76,29 +84,71 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
                 value = Num(factor) * value;
             }
             std::vector<Num> in = loadRows(xl, e, reduced, c);
+            std::vector<Num> messages = in;
+            std::optional<Num> streamScale;
+            if (alpha) {
+              streamScale = em.load(alpha, {e, c / Idx(streamWidth)});
+              for (Num &value : messages)
+                value = *streamScale * value;
+            }
             std::vector<Num> back = rotation.toEdgeFrame(g);
             std::vector<Num> out;
             for (Num value : back)
               out.push_back(weighted * value);
-            storeRows(out, xlGrad, e, c);
+            std::vector<Num> stored = out;
+            if (streamScale)
+              for (Num &value : stored)
+                value = *streamScale * value;
+            storeRows(stored, xlGrad, e, c);
             int64_t k = 0;
             rotation.forEachEntry([&](int64_t j, int64_t d) {
-              partial[k] = partial[k] + in[j] * g[d];
+              partial[k] = partial[k] + messages[j] * g[d];
               ++k;
             });
             for (int64_t j = 0; j < reduced; ++j)
-              partial[entries] = partial[entries] + in[j] * back[j];
+              partial[entries] = partial[entries] + messages[j] * back[j];
+            if (!alpha)
+              continue;
+            Num rowSum = out[0] * in[0];
+            for (int64_t j = 1; j < reduced; ++j)
+              rowSum = rowSum + out[j] * in[j];
+            // A stream covers whole warps of channels where its width is
+            // a multiple of the warp's: then this chunk's stream is known.
+            if (streamWidth % kWarpSize == 0) {
+              Num &slot = partial[entries + 1 + c0 / streamWidth];
+              slot = slot + rowSum;
+              continue;
+            }
+            Idx stream = c / Idx(streamWidth);
+            for (int64_t f = 0; f < focus; ++f)
+              partial[entries + 1 + f] =
+                  partial[entries + 1 + f] +
+                  select(equal(stream, Idx(f)), rowSum, Num(0.0));
           }
+          auto storeEntry = [&](Idx index, Num total) {
+            Idx place = keptGrad ? index : em.lookup(index, entryPlace);
+            em.store(weighted * total, flatWignerGrad, {e, place});
+          };
+          auto storeDot = [&](Num total) {
+            em.store(em.load(norm, {n}) * total, envGrad, {e});
+            em.store(em.load(env, {e}) * total, normTerms, {e});
+          };
           em.storeWarpSums(partial, lane, slots, [&](Idx index, Num total) {
+            if (!alpha) {
+              em.ifThenElse(
+                  equal(index, Idx(entries)), [&] { storeDot(total); },
+                  [&] { storeEntry(index, total); });
+              return;
+            }
             em.ifThenElse(
-                equal(index, Idx(entries)),
+                index < Idx(entries), [&] { storeEntry(index, total); },
                 [&] {
-                  em.store(em.load(norm, {n}) * total, envGrad, {e});
-                  em.store(em.load(env, {e}) * total, normTerms, {e});
-                },
-                [&] {
-                  Idx place = keptGrad ? index : em.lookup(index, entryPlace);
-                  em.store(weighted * total, flatWignerGrad, {e, place});
+                  em.ifThenElse(
+                      equal(index, Idx(entries)), [&] { storeDot(total); },
+                      [&] {
+                        em.store(total, alphaGrad,
+                                 {e, index - Idx(entries + 1)});
+                      });
                 });
           });
         });

@@ -17,8 +17,6 @@
 #include "KernelBuilder/KernelIO.h"
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
 
-#include <numeric>
-
 using namespace mlir;
 using namespace mlir::sezm;
 using namespace mlir::sezm::kernel;
@@ -39,9 +37,10 @@ bool gateShapesTaken(Value z, int64_t lmax, int64_t focus) {
   return gemmTakesColumns(width) && gemmTakesColumns(lmax * width);
 }
 
-GemmTiles gateTiles(Value z, int64_t lmax, int64_t focus) {
+/// The tiles of the logits' product (a stream's lmax * Cf gates wide).
+GemmTiles logitTiles(Value z, int64_t lmax, int64_t focus) {
   int64_t width = cast<RankedTensorType>(z.getType()).getDimSize(2) / focus;
-  return chooseGemmTiles(std::gcd(width, lmax * width));
+  return chooseGemmTiles(lmax * width);
 }
 
 /// Every gate of every edge and stream, sigmoid(z[e, 0, f] gw[f]), into a
@@ -62,7 +61,7 @@ Value gateValues(KernelIO &io, StringRef name, Value z, Value gw, int64_t focus,
   emitTiledGemm(em, (name + "_logits").str(),
                 GemmProblem{edges, focus, width, gates, loadA, loadB,
                             /*loadInit=*/nullptr, storeC},
-                config);
+                config, /*product=*/0);
   return values;
 }
 
@@ -88,8 +87,8 @@ bool gateApplies(GateOp op) {
   return gateShapesTaken(op.getZ(), op.getLmax(), op.getFocus());
 }
 
-GemmTiles gateTiles(GateOp op) {
-  return gateTiles(op.getZ(), op.getLmax(), op.getFocus());
+ProductTiles gateTiles(GateOp op) {
+  return {logitTiles(op.getZ(), op.getLmax(), op.getFocus())};
 }
 
 void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config) {
@@ -126,8 +125,11 @@ bool gateGradApplies(GateGradOp op) {
          gateShapesTaken(op.getZ(), op.getLmax(), op.getFocus());
 }
 
-GemmTiles gateGradTiles(GateGradOp op) {
-  return gateTiles(op.getZ(), op.getLmax(), op.getFocus());
+/// The logits' product again, then the l = 0 row's (Cf columns).
+ProductTiles gateGradTiles(GateGradOp op) {
+  auto type = cast<RankedTensorType>(op.getZ().getType());
+  return {logitTiles(op.getZ(), op.getLmax(), op.getFocus()),
+          chooseGemmTiles(type.getDimSize(2) / op.getFocus())};
 }
 
 void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
@@ -181,7 +183,7 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
   emitTiledGemm(em, (name + "_zero_row").str(),
                 GemmProblem{edges, focus, gates, width, loadA, loadB,
                             /*loadInit=*/nullptr, storeC},
-                config);
+                config, /*product=*/1);
 }
 
 } // namespace mlir::sezm::microkernels

@@ -48,26 +48,31 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
 bool attentionAggregateGradApplies(AttentionAggregateGradOp op);
 void emitAttentionAggregateGrad(AttentionAggregateGradOp op, KernelIO &io,
                                 KernelConfigAttr config);
+bool focusScaleApplies(FocusScaleOp op);
+void emitFocusScale(FocusScaleOp op, KernelIO &io, KernelConfigAttr config);
+bool focusCompeteGradApplies(FocusCompeteGradOp op);
+void emitFocusCompeteGrad(FocusCompeteGradOp op, KernelIO &io,
+                          KernelConfigAttr config);
 bool focusScaleGradApplies(FocusScaleGradOp op);
 void emitFocusScaleGrad(FocusScaleGradOp op, KernelIO &io,
                         KernelConfigAttr config);
 bool degreeLinearApplies(DegreeLinearOp op);
-GemmTiles degreeLinearTiles(DegreeLinearOp op);
+ProductTiles degreeLinearTiles(DegreeLinearOp op);
 void emitDegreeLinear(DegreeLinearOp op, KernelIO &io, KernelConfigAttr config);
 bool isRowsMatmul(linalg::MatmulOp op);
-GemmTiles rowsMatmulTiles(linalg::MatmulOp op);
+ProductTiles rowsMatmulTiles(linalg::MatmulOp op);
 void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
 bool gateApplies(GateOp op);
-GemmTiles gateTiles(GateOp op);
+ProductTiles gateTiles(GateOp op);
 void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config);
 bool gateGradApplies(GateGradOp op);
-GemmTiles gateGradTiles(GateGradOp op);
+ProductTiles gateGradTiles(GateGradOp op);
 void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config);
 bool so2LinearApplies(SO2LinearOp op);
-GemmTiles so2LinearTiles(SO2LinearOp op);
+ProductTiles so2LinearTiles(SO2LinearOp op);
 void emitSO2Linear(SO2LinearOp op, KernelIO &io, KernelConfigAttr config);
 bool so2LinearGradApplies(SO2LinearGradOp op);
-GemmTiles so2LinearGradTiles(SO2LinearGradOp op);
+ProductTiles so2LinearGradTiles(SO2LinearGradOp op);
 void emitSO2LinearGrad(SO2LinearGradOp op, KernelIO &io,
                        KernelConfigAttr config);
 } // namespace microkernels
@@ -79,8 +84,9 @@ struct Microkernel {
   int64_t blocksPerSm;
   /// Whether it lowers `op`.
   bool (*applies)(Operation *op);
-  /// The GEMM tiles it records for `op`; null for an untiled kernel.
-  microkernels::GemmTiles (*tiles)(Operation *op);
+  /// The GEMM tiles it records for `op`, one per product shape in launch
+  /// order; null for an untiled kernel.
+  microkernels::ProductTiles (*tiles)(Operation *op);
   /// Writes the kernel of `op`, as `config` says.
   void (*emit)(Operation *op, KernelIO &io, KernelConfigAttr config);
 };

@@ -58,17 +58,25 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
     SmallVector<int64_t> workgroupTile, threadTile, warpTile;
     int64_t blocksPerSm = kernel.blocksPerSm;
     GemmPrecision chosen = GemmPrecision::IEEE;
+    // A GEMM records each product shape's tiles, one after another.
     if (kernel.tiles) {
-      microkernels::GemmTiles tiles = kernel.tiles(op);
-      if (precision == GemmPrecision::TF32x3 && producesF32(op)) {
-        microkernels::MmaTiles mma = microkernels::chooseMmaTiles(tiles);
+      bool split = precision == GemmPrecision::TF32x3 && producesF32(op);
+      for (const microkernels::GemmTiles &tiles : kernel.tiles(op)) {
+        if (split) {
+          microkernels::MmaTiles mma = microkernels::chooseMmaTiles(tiles);
+          llvm::append_values(workgroupTile, mma.blockRows, mma.blockColumns,
+                              mma.depthStep);
+          llvm::append_values(warpTile, mma.warpRows, mma.warpColumns);
+        } else {
+          llvm::append_values(workgroupTile, tiles.blockRows,
+                              tiles.blockColumns, tiles.depthStep);
+          llvm::append_values(threadTile, tiles.threadRows,
+                              tiles.threadColumns);
+        }
+      }
+      if (split) {
         chosen = GemmPrecision::TF32x3;
         blocksPerSm = microkernels::kMmaBlocksPerSm;
-        workgroupTile = {mma.blockRows, mma.blockColumns, mma.depthStep};
-        warpTile = {mma.warpRows, mma.warpColumns};
-      } else {
-        workgroupTile = {tiles.blockRows, tiles.blockColumns, tiles.depthStep};
-        threadTile = {tiles.threadRows, tiles.threadColumns};
       }
     }
     return KernelConfigAttr::get(

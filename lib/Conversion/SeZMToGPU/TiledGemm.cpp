@@ -77,13 +77,6 @@ GemmTiles chooseGemmTiles(int64_t columns) {
                    threadColumns};
 }
 
-static GemmTiles gemmTilesOf(KernelConfigAttr config) {
-  ArrayRef<int64_t> block = config.getWorkgroupTile();
-  ArrayRef<int64_t> thread = config.getThreadTile();
-  assert(block.size() == 3 && thread.size() == 2 && "a GEMM's tiles");
-  return GemmTiles{block[0], block[1], block[2], thread[0], thread[1]};
-}
-
 namespace {
 /// One block of a GEMM launch: where its tile of outputs lies, and how it
 /// stages one slice of the depth (`step` of it) in workgroup memory: A
@@ -395,18 +388,25 @@ MmaTiles chooseMmaTiles(const GemmTiles &tiles) {
 }
 
 void emitTiledGemm(Emitter &em, StringRef name, const GemmProblem &problem,
-                   KernelConfigAttr config) {
+                   KernelConfigAttr config, unsigned product) {
   ArrayRef<int64_t> block = config.getWorkgroupTile();
-  assert(block.size() == 3 && "a GEMM's workgroup tile");
-  if (config.getPrecision() == GemmPrecision::TF32x3) {
-    ArrayRef<int64_t> warp = config.getWarpTile();
-    assert(warp.size() == 2 && "a tensor-core GEMM's warp tile");
+  assert(block.size() >= 3 * (product + 1) && "a product's workgroup tile");
+  block = block.slice(3 * product, 3);
+  bool split = config.getPrecision() == GemmPrecision::TF32x3;
+  ArrayRef<int64_t> inner =
+      split ? config.getWarpTile() : config.getThreadTile();
+  assert(inner.size() >= 2 * (product + 1) &&
+         "a product's thread or warp tile");
+  inner = inner.slice(2 * product, 2);
+  if (split) {
     emitMmaGemm(em, name, problem,
-                MmaTiles{block[0], block[1], block[2], warp[0], warp[1]},
+                MmaTiles{block[0], block[1], block[2], inner[0], inner[1]},
                 config.getBlocksPerSm());
     return;
   }
-  emitFmaGemm(em, name, problem, gemmTilesOf(config), config.getBlocksPerSm());
+  emitFmaGemm(em, name, problem,
+              GemmTiles{block[0], block[1], block[2], inner[0], inner[1]},
+              config.getBlocksPerSm());
 }
 
 } // namespace mlir::sezm::microkernels

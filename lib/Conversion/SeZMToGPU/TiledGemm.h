@@ -34,6 +34,12 @@ struct GemmTiles {
 /// The tiles for a product with that many columns (and many rows).
 GemmTiles chooseGemmTiles(int64_t columns);
 
+/// The tiles of each product shape a GEMM microkernel launches, in launch
+/// order: an SO(2) linear's m = 0 and m = +-1 products have different
+/// widths, and tiles that divide both (their common divisor) would read
+/// each row of A once per narrow column block.
+using ProductTiles = SmallVector<GemmTiles, 2>;
+
 /// Whether the schedule takes products with that many columns (the
 /// narrowest ones waste most of a block and stay loop kernels).
 bool gemmTakesColumns(int64_t columns);
@@ -80,11 +86,12 @@ Value assembleWeights(KernelIO &io, StringRef name, int64_t focus,
                       int64_t depth, int64_t columns,
                       llvm::function_ref<Num(Idx, Idx, Idx)> weight);
 
-/// Launches the kernel `name` that computes `problem` as `config` says: on
-/// the CUDA cores with its thread tiles, or, with `precision = tf32x3`, in
-/// split precision on the tensor cores with its warp tiles.
+/// Launches the kernel `name` that computes `problem` with the tiles that
+/// `config` records for its `product`-th product shape: on the CUDA cores
+/// with its thread tiles, or, with `precision = tf32x3`, in split precision
+/// on the tensor cores with its warp tiles.
 void emitTiledGemm(Emitter &em, StringRef name, const GemmProblem &problem,
-                   KernelConfigAttr config);
+                   KernelConfigAttr config, unsigned product);
 
 } // namespace mlir::sezm::microkernels
 

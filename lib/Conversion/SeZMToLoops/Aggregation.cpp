@@ -42,34 +42,6 @@ Num total(ArrayRef<Num> terms) {
   return sum;
 }
 
-/// The rotate_back_grad of one edge for the gradient rows `g` of each
-/// channel (given by `rows`): stores xl_grad and returns nothing; the
-/// Wigner-D gradient sums are returned per kept entry along with the extra
-/// per-channel sums `extra` produces.
-SmallVector<Num>
-rotateBackGradient(const EdgeRotation &rotation, SO2Layout layout, Value xl,
-                   Value xlGrad, Idx e, int64_t channels, int64_t numExtra,
-                   llvm::function_ref<std::vector<Num>(Idx c)> rows,
-                   llvm::function_ref<SmallVector<Num>(Idx c)> extra) {
-  Emitter &em = e.getEmitter();
-  SmallVector<Num> init(rotation.numEntries() + numExtra, Num(0.0));
-  return em.sumRange(0, channels, init, [&](Idx c) {
-    std::vector<Num> g = rows(c);
-    for (auto [d, value] : llvm::enumerate(g)) {
-      double factor = rotateBackRescale(d);
-      if (factor != 1.0)
-        value = Num(factor) * value;
-    }
-    std::vector<Num> in = loadRows(xl, e, layout.reducedRows(), c);
-    storeRows(rotation.toEdgeFrame(g), xlGrad, e, c);
-    SmallVector<Num> terms;
-    rotation.forEachEntry(
-        [&](int64_t j, int64_t d) { terms.push_back(in[j] * g[d]); });
-    llvm::append_range(terms, extra(c));
-    return terms;
-  });
-}
-
 } // namespace
 
 void sezm::emitKernel(EnvelopeAggregateOp op, KernelIO &io) {
@@ -117,11 +89,16 @@ void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
   Value wigner = io.in(op.getWigner()), env = io.in(op.getEnv());
   Value norm = io.in(op.getInvSqrtDeg()), dst = io.in(op.getDst());
   int64_t channels = staticDim(op.getXl(), 2), rows = layout.packedRows();
+  int64_t reduced = layout.reducedRows();
   Idx edges = em.dim(xl, 0);
-  Value xlGrad = io.allocate(0, {edges, layout.reducedRows(), channels});
+  Value xlGrad = io.allocate(0, {edges, reduced, channels});
   Value wignerGrad = allocateEdgesLike(io, 1, op.getWigner(), edges);
   Value envGrad = io.allocate(2, {edges});
   Value normTerms = io.allocate(3, {edges});
+  Value alpha = op.getFocusAlpha() ? io.in(op.getFocusAlpha()) : Value();
+  int64_t focus = alpha ? staticDim(op.getFocusAlpha(), 1) : 0;
+  int64_t streamWidth = alpha ? channels / focus : channels;
+  Value alphaGrad = alpha ? io.allocate(4, {edges, Idx(focus)}) : Value();
   // The whole D x D form has entries no edge's sum reaches.
   if (!isKeptEntries(wignerGrad))
     em.fillZero(wignerGrad);
@@ -131,28 +108,63 @@ void sezm::emitKernel(EnvelopeAggregateGradOp op, KernelIO &io) {
     Num scale = em.load(norm, {n});
     EdgeRotation rotation(layout, wigner, e);
     Num weight = em.load(env, {e});
-    // g_e = inv_sqrt_deg[n] * env[e] * grad[n]; the extra sum is
-    // <grad[n], message_e>.
-    SmallVector<Num> sums = rotateBackGradient(
-        rotation, layout, xl, xlGrad, e, channels, /*numExtra=*/1,
-        [&](Idx c) {
-          std::vector<Num> g = loadRows(grad, n, rows, c);
-          for (Num &value : g)
-            value = scale * weight * value;
-          return g;
-        },
-        [&](Idx c) {
-          std::vector<Num> msg = message(rotation, xl, layout, e, c);
-          std::vector<Num> g = loadRows(grad, n, rows, c);
-          SmallVector<Num> products;
-          for (int64_t d = 0; d < rows; ++d)
-            products.push_back(g[d] * msg[d]);
-          return SmallVector<Num>{total(products)};
-        });
-    rotation.storeGradient(ArrayRef<Num>(sums).drop_back(), wignerGrad, e);
-    Num dot = sums.back();
+    int64_t entries = rotation.numEntries();
+    // Per channel, in channel order: each kept entry's term, then
+    // <grad[n], message_e>, then each focus stream's term of alpha's
+    // gradient (zero outside the channel's stream), as
+    // sezm.focus_scale_grad sums them.
+    SmallVector<Num> init(entries + 1 + focus, Num(0.0));
+    SmallVector<Num> sums = em.sumRange(0, channels, init, [&](Idx c) {
+      std::optional<Num> streamScale;
+      if (alpha)
+        streamScale = em.load(alpha, {e, c / Idx(streamWidth)});
+      // g_e = inv_sqrt_deg[n] * env[e] * grad[n], with the rotate-back's
+      // rescale.
+      std::vector<Num> g = loadRows(grad, n, rows, c);
+      for (auto [d, value] : llvm::enumerate(g)) {
+        value = scale * weight * value;
+        double factor = rotateBackRescale(d);
+        if (factor != 1.0)
+          value = Num(factor) * value;
+      }
+      std::vector<Num> in = loadRows(xl, e, reduced, c);
+      std::vector<Num> messages = in;
+      if (streamScale)
+        for (Num &value : messages)
+          value = *streamScale * value;
+      std::vector<Num> messageGrad = rotation.toEdgeFrame(g);
+      std::vector<Num> stored = messageGrad;
+      if (streamScale)
+        for (Num &value : stored)
+          value = *streamScale * value;
+      storeRows(stored, xlGrad, e, c);
+      SmallVector<Num> terms;
+      rotation.forEachEntry(
+          [&](int64_t j, int64_t d) { terms.push_back(messages[j] * g[d]); });
+      std::vector<Num> msg = message(rotation, xl, layout, e, c, streamScale);
+      std::vector<Num> nodeGrad = loadRows(grad, n, rows, c);
+      SmallVector<Num> products;
+      for (int64_t d = 0; d < rows; ++d)
+        products.push_back(nodeGrad[d] * msg[d]);
+      terms.push_back(total(products));
+      if (alpha) {
+        SmallVector<Num> rowTerms;
+        for (int64_t j = 0; j < reduced; ++j)
+          rowTerms.push_back(messageGrad[j] * in[j]);
+        Num rowSum = total(rowTerms);
+        Idx stream = c / Idx(streamWidth);
+        for (int64_t f = 0; f < focus; ++f)
+          terms.push_back(select(equal(stream, Idx(f)), rowSum, Num(0.0)));
+      }
+      return terms;
+    });
+    rotation.storeGradient(ArrayRef<Num>(sums).take_front(entries), wignerGrad,
+                           e);
+    Num dot = sums[entries];
     em.store(scale * dot, envGrad, {e});
     em.store(weight * dot, normTerms, {e});
+    for (int64_t f = 0; f < focus; ++f)
+      em.store(sums[entries + 1 + f], alphaGrad, {e, Idx(f)});
   });
 }
 

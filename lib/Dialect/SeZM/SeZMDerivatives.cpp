@@ -253,8 +253,9 @@ LogicalResult EnvelopeAggregateOp::backpropagate(ReverseMode &sweep,
     return failure();
   auto grad = EnvelopeAggregateGradOp::create(
       b, loc, getXl().getType(), getWigner().getType(), getEnv().getType(),
-      getEnv().getType(), g, getXl(), getWigner(), getEnv(), getInvSqrtDeg(),
-      *dst, getLmaxAttr());
+      getEnv().getType(), /*alpha_grad=*/Type(), g, getXl(),
+      /*focus_alpha=*/Value(), getWigner(), getEnv(), getInvSqrtDeg(), *dst,
+      getLmaxAttr());
   sweep.add(getXl(), grad.getXlGrad());
   sweep.add(getWigner(), grad.getWignerGrad());
   sweep.add(getEnv(), grad.getEnvGrad());

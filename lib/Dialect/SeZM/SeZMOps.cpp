@@ -923,9 +923,23 @@ LogicalResult EnvelopeAggregateGradOp::verifyShapes(ShapeChecker &shapes) {
       failed(shapes.checkSameType("xl_grad", getXlGrad(), "xl", getXl())) ||
       failed(shapes.checkSameType("wigner_grad", getWignerGrad(), "wigner",
                                   getWigner())) ||
-      failed(shapes.checkSameType("env_grad", getEnvGrad(), "env", getEnv())))
+      failed(shapes.checkSameType("env_grad", getEnvGrad(), "env", getEnv())) ||
+      failed(
+          shapes.checkSameType("norm_terms", getNormTerms(), "env", getEnv())))
     return failure();
-  return shapes.checkSameType("norm_terms", getNormTerms(), "env", getEnv());
+  if (bool(getFocusAlpha()) != bool(getAlphaGrad()))
+    return emitOpError() << "has " << (getFocusAlpha() ? "" : "no ")
+                         << "`scaled` operand but "
+                         << (getAlphaGrad() ? "" : "no ")
+                         << "alpha_grad result: they come together";
+  if (!getFocusAlpha())
+    return success();
+  if (failed(shapes.check("alpha", getFocusAlpha(), kFloat,
+                          {kEdges, Dim::channel("F")})) ||
+      failed(splitFocus(*this, shapes, "xl", *shapes.extent("F"))))
+    return failure();
+  return shapes.checkSameType("alpha_grad", getAlphaGrad(), "alpha",
+                              getFocusAlpha());
 }
 
 namespace {

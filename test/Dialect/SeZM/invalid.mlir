@@ -1006,6 +1006,41 @@ func.func @envelope_aggregate_grad_env_grad(%g: tensor<?x16x64xf32>,
 
 // -----
 
+func.func @envelope_aggregate_grad_scaled_pair(%g: tensor<?x16x64xf32>,
+                                               %xl: tensor<?x10x64xf32>,
+                                               %a: tensor<?x2xf32>,
+                                               %w: tensor<?x16x16xf32>,
+                                               %env: tensor<?xf32>, %isd: tensor<?xf32>,
+                                               %dst: tensor<?xi64>) {
+  // expected-error @+1 {{has `scaled` operand but no alpha_grad result: they come together}}
+  %0, %1, %2, %3 = sezm.envelope_aggregate_grad %g, %xl scaled %a by %w
+      env %env norm %isd at %dst lmax = 3
+      : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x2xf32>,
+         tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xi64>)
+      -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>)
+  return
+}
+
+// -----
+
+func.func @envelope_aggregate_grad_alpha_grad(%g: tensor<?x16x64xf32>,
+                                              %xl: tensor<?x10x64xf32>,
+                                              %a: tensor<?x2xf32>,
+                                              %w: tensor<?x16x16xf32>,
+                                              %env: tensor<?xf32>, %isd: tensor<?xf32>,
+                                              %dst: tensor<?xi64>) {
+  // expected-error @+1 {{'alpha_grad' must have the type of 'alpha', 'tensor<?x2xf32>', but has type 'tensor<?x4xf32>'}}
+  %0, %1, %2, %3, %4 = sezm.envelope_aggregate_grad %g, %xl scaled %a by %w
+      env %env norm %isd at %dst lmax = 3
+      : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x2xf32>,
+         tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xi64>)
+      -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>,
+          tensor<?x4xf32>)
+  return
+}
+
+// -----
+
 func.func @attention_heads_split(%xl: tensor<?x10x64xf32>, %w: tensor<?x16x16xf32>,
                                  %lg: tensor<?x2x3xf32>, %env: tensor<?xf32>,
                                  %zn: tensor<2x3xf32>, %do: tensor<?xi64>,

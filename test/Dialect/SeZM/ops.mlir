@@ -332,6 +332,14 @@ func.func @aggregation(%xl: tensor<?x10x64xf32>, %wd: tensor<?x16x16xf32>,
          tensor<?xf32>, tensor<?xf32>, tensor<?xi32>)
       -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
           tensor<?xf32>)
+  // With the focus scale's backward: alpha's gradient too.
+  // CHECK: sezm.envelope_aggregate_grad %{{.*}}, %{{.*}} scaled %{{.*}} by %{{.*}} env %{{.*}} norm %{{.*}} at %{{.*}} lmax = 3 : {{.*}} -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x2xf32>)
+  %s1, %s2, %s3, %s4, %s5 = sezm.envelope_aggregate_grad %sagg, %xl
+      scaled %alpha by %wd env %env norm %isd at %dst lmax = 3
+      : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x2xf32>,
+         tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xi32>)
+      -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
+          tensor<?xf32>, tensor<?x2xf32>)
   // CHECK: sezm.attention_aggregate %{{.*}} by %{{.*}} logit %{{.*}} env %{{.*}} null %{{.*}} over(%{{.*}}, %{{.*}}) lmax = 3 : {{.*}} -> tensor<?x16x64xf32>
   %pre = sezm.attention_aggregate %xl by %wd logit %lg env %env null %zn
       over(%do, %dr) lmax = 3

@@ -78,7 +78,9 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
     also records its tiles: `workgroup_tile` = [rows, columns, depth step] of
     the output tile a block computes and the depth it stages per step,
     `thread_tile` = [rows, columns] of the sums each thread keeps in
-    registers. `precision` says how a GEMM multiplies: `ieee` (the default,
+    registers; a microkernel that launches products of several shapes (an
+    SO(2) linear's m = 0 and m = +-1 products) records each shape's tiles,
+    one after another, in launch order. `precision` says how a GEMM multiplies: `ieee` (the default,
     not printed) on the CUDA cores, or `tf32x3` on the tensor cores, where
     `warp_tile` = [rows, columns] of the output each warp computes with
     m16n8k8 products replaces `thread_tile`.
@@ -91,6 +93,10 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
                         blocks_per_sm = 2, workgroup_tile = [128, 128, 16],
                         thread_tile = [8, 8]>
     #sezm.kernel_config<strategy = microkernel, kernel = "so2_linear",
+                        blocks_per_sm = 2,
+                        workgroup_tile = [128, 128, 16, 128, 96, 16],
+                        thread_tile = [8, 8, 8, 6]>
+    #sezm.kernel_config<strategy = microkernel, kernel = "tiled_matmul",
                         blocks_per_sm = 1, workgroup_tile = [128, 128, 16],
                         precision = tf32x3, warp_tile = [32, 64]>
     #sezm.kernel_config<strategy = loops, kernel = "mulf">

@@ -1276,9 +1276,17 @@ def SeZM_EnvelopeAggregateGradOp : SeZM_Op<"envelope_aggregate_grad",
     `norm_terms` over the destination CSR, which the derivative rule of
     `sezm.envelope_aggregate` adds after it.
 
+    With `scaled %alpha` (E, F) the messages are xl scaled per focus stream
+    as `sezm.focus_scale` scales them (`sezm-fuse-focus-scale`), and the op
+    is that scale's backward too: `xl_grad` is the gradient of the unscaled
+    xl (`alpha` times the scaled messages' gradient) and the extra result
+    `alpha_grad` (E, F) sums, per stream, the scaled messages' gradient
+    times xl, as `sezm.focus_scale_grad` does. Neither the scaled messages
+    nor their gradient are stored.
+
     Shapes: grad (N, D, C), xl (E, Dm, C), wigner (E, D, D), env (E),
     inv_sqrt_deg (N), dst (E) -> xl_grad (E, Dm, C), wigner_grad
-    (E, D, D), env_grad (E), norm_terms (E).
+    (E, D, D), env_grad (E), norm_terms (E) [, alpha_grad (E, F)].
 
     Example:
     ```mlir
@@ -1290,17 +1298,25 @@ def SeZM_EnvelopeAggregateGradOp : SeZM_Op<"envelope_aggregate_grad",
             tensor<?xf32>)
     %gisd = sezm.segment_reduce %terms over(%do, %dr)
         : (tensor<?xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?xf32>
+    %gy, %gwd2, %genv2, %terms2, %galpha = sezm.envelope_aggregate_grad %g,
+        %y scaled %alpha by %wd env %env norm %isd at %dst lmax = 3
+        : (tensor<?x16x64xf32>, tensor<?x10x64xf32>, tensor<?x2xf32>,
+           tensor<?x16x16xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xi64>)
+        -> (tensor<?x10x64xf32>, tensor<?x16x16xf32>, tensor<?xf32>,
+            tensor<?xf32>, tensor<?x2xf32>)
     ```
   }];
   let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$xl,
+                       Optional<SeZM_FloatTensor>:$focus_alpha,
                        SeZM_FloatTensor:$wigner, SeZM_FloatTensor:$env,
                        SeZM_FloatTensor:$inv_sqrt_deg, SeZM_IndexTensor:$dst,
                        I64Attr:$lmax);
   let results = (outs SeZM_FloatTensor:$xl_grad, SeZM_FloatTensor:$wigner_grad,
-                      SeZM_FloatTensor:$env_grad, SeZM_FloatTensor:$norm_terms);
+                      SeZM_FloatTensor:$env_grad, SeZM_FloatTensor:$norm_terms,
+                      Optional<SeZM_FloatTensor>:$alpha_grad);
   let assemblyFormat = [{
-    $grad `,` $xl `by` $wigner `env` $env `norm` $inv_sqrt_deg
-    `at` $dst `lmax` `=` $lmax attr-dict
+    $grad `,` $xl (`scaled` $focus_alpha^)? `by` $wigner `env` $env
+    `norm` $inv_sqrt_deg `at` $dst `lmax` `=` $lmax attr-dict
     `:` functional-type(operands, results)
   }];
 }
