@@ -43,8 +43,8 @@
 // MIN-NEXT: 1 sezm.rotate_mix_grad_reduce strategy = microkernel, kernel = "rotate_mix_grad_reduce", blocks_per_sm = 2
 // MIN-NEXT: 4 sezm.segment_reduce strategy = microkernel, kernel = "segment_reduce"
 // MIN-NEXT: 1 sezm.segment_reduce_grad strategy = microkernel, kernel = "segment_reduce_grad"
-// MIN-NEXT: 12 sezm.so2_linear strategy = microkernel, kernel = "so2_linear", blocks_per_sm = 2, workgroup_tile = [128, 128, 16, 128, 96, 16], thread_tile = [8, 8, 8, 6]
-// MIN-NEXT: 6 sezm.so2_linear_grad strategy = microkernel, kernel = "so2_linear_grad", blocks_per_sm = 2, workgroup_tile = [128, 128, 16, 128, 96, 16], thread_tile = [8, 8, 8, 6]
+// MIN-NEXT: 12 sezm.so2_linear strategy = microkernel, kernel = "so2_linear", blocks_per_sm = 2, workgroup_tile = [128, 64, 16, 128, 96, 16], thread_tile = [8, 4, 8, 6]
+// MIN-NEXT: 6 sezm.so2_linear_grad strategy = microkernel, kernel = "so2_linear_grad", blocks_per_sm = 2, workgroup_tile = [128, 64, 16, 128, 96, 16], thread_tile = [8, 4, 8, 6]
 
 // -----
 

@@ -185,12 +185,16 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
 }
 
 /// The tiles of a stream's m = 0 product (M0 columns) and, where lmax > 0,
-/// of its m = +-1 product (2 * M1 columns).
+/// of its m = +-1 product (2 * M1 columns). The products' stream and row
+/// addressing leave no registers for 8 x 8 sums: ptxas spills 150 bytes and
+/// the m = 0 kernels ran 6 % slower than on 8 x 4 (docs/performance.md,
+/// stop 50), so at most 6 sums per thread in a row.
 ProductTiles so2Tiles(Value x, int64_t lmax, int64_t focus) {
+  constexpr int64_t kSO2ThreadColumns = 6;
   int64_t width = cast<RankedTensorType>(x.getType()).getDimSize(2) / focus;
-  ProductTiles tiles = {chooseGemmTiles((lmax + 1) * width)};
+  ProductTiles tiles = {chooseGemmTiles((lmax + 1) * width, kSO2ThreadColumns)};
   if (lmax > 0)
-    tiles.push_back(chooseGemmTiles(2 * lmax * width));
+    tiles.push_back(chooseGemmTiles(2 * lmax * width, kSO2ThreadColumns));
   return tiles;
 }
 

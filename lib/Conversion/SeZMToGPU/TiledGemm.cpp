@@ -59,16 +59,21 @@ SmallVector<Idx> ownedOffsets(Idx thread, int64_t count, int64_t width,
 
 bool gemmTakesColumns(int64_t columns) { return columns >= kThreadsAcross; }
 
-GemmTiles chooseGemmTiles(int64_t columns) {
-  int64_t widest = kThreadsAcross * kMaxThreadColumns;
-  int64_t blockColumns;
-  if (columns % widest == 0 || columns > widest + widest / 2)
-    blockColumns = widest;
-  else if (columns % (widest * 3 / 4) == 0)
-    blockColumns = widest * 3 / 4;
-  else
-    blockColumns =
-        std::min<int64_t>(widest, llvm::alignTo(columns, kThreadsAcross));
+GemmTiles chooseGemmTiles(int64_t columns, int64_t maxThreadColumns) {
+  assert(maxThreadColumns >= 1 && maxThreadColumns <= kMaxThreadColumns &&
+         "more sums per thread than registers hold");
+  // A block width that divides the columns wastes no block's work: take the
+  // widest that keeps at least half the sums per thread, else one block
+  // (rounded up) or the widest.
+  int64_t blockColumns =
+      std::min<int64_t>(kThreadsAcross * maxThreadColumns,
+                        llvm::alignTo(columns, kThreadsAcross));
+  for (int64_t t = maxThreadColumns; 2 * t >= maxThreadColumns; --t) {
+    if (columns % (kThreadsAcross * t) == 0) {
+      blockColumns = kThreadsAcross * t;
+      break;
+    }
+  }
   int64_t threadColumns = blockColumns / kThreadsAcross;
   // 8 x 8 sums (and the slices in flight) fit two blocks of 256 threads on a
   // multiprocessor in registers.

@@ -31,8 +31,9 @@ struct GemmTiles {
   int64_t threads() const { return threadsAcross() * threadsDown(); }
 };
 
-/// The tiles for a product with that many columns (and many rows).
-GemmTiles chooseGemmTiles(int64_t columns);
+/// The tiles for a product with that many columns (and many rows), at most
+/// `maxThreadColumns` (1 to 8) sums per thread in a row.
+GemmTiles chooseGemmTiles(int64_t columns, int64_t maxThreadColumns = 8);
 
 /// The tiles of each product shape a GEMM microkernel launches, in launch
 /// order: an SO(2) linear's m = 0 and m = +-1 products have different
