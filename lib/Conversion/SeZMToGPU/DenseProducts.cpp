@@ -185,16 +185,17 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
 }
 
 /// The tiles of a stream's m = 0 product (M0 columns) and, where lmax > 0,
-/// of its m = +-1 product (2 * M1 columns). The products' stream and row
-/// addressing leave no registers for 8 x 8 sums: ptxas spills 150 bytes and
-/// the m = 0 kernels ran 6 % slower than on 8 x 4 (docs/performance.md,
-/// stop 50), so at most 6 sums per thread in a row.
+/// of its m = +-1 product (2 * M1 columns). The m = 0 product keeps to 8 x 4
+/// sums per thread: at 8 x 8 ptxas spills 150-170 bytes in it and it ran
+/// 6-11 % slower on an H100 (SeZM-min's 128 columns and the default DPA4's
+/// 256), while the m = +-1 product was faster on the widest block that
+/// divides its columns (docs/performance.md, stop 50).
 ProductTiles so2Tiles(Value x, int64_t lmax, int64_t focus) {
-  constexpr int64_t kSO2ThreadColumns = 6;
+  constexpr int64_t kM0ThreadColumns = 4;
   int64_t width = cast<RankedTensorType>(x.getType()).getDimSize(2) / focus;
-  ProductTiles tiles = {chooseGemmTiles((lmax + 1) * width, kSO2ThreadColumns)};
+  ProductTiles tiles = {chooseGemmTiles((lmax + 1) * width, kM0ThreadColumns)};
   if (lmax > 0)
-    tiles.push_back(chooseGemmTiles(2 * lmax * width, kSO2ThreadColumns));
+    tiles.push_back(chooseGemmTiles(2 * lmax * width));
   return tiles;
 }
 
