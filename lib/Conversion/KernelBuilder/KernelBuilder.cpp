@@ -491,9 +491,11 @@ void Emitter::parallelRange(Idx lb, Idx ub,
 
 Idx Emitter::segmentOf(Value rowptr, Idx nodes, Idx t) {
   // The first n >= 1 with rowptr[n] > t, less one; rowptr[0] = 0 <= t and
-  // rowptr[nodes] > t, so it lies in [1, nodes].
+  // rowptr[nodes] > t, so it lies in [1, nodes]. t + 1 is made here, once,
+  // not in each bisection step.
+  Idx next = t + Idx(1);
   return partitionPoint(rowptr, Idx(1), nodes + Idx(1),
-                        [&](Idx entry) { return entry < t + Idx(1); }) -
+                        [&](Idx entry) { return entry < next; }) -
          Idx(1);
 }
 
