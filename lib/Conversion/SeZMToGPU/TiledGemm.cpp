@@ -33,8 +33,6 @@ namespace mlir::sezm::microkernels {
 namespace {
 /// Threads across a block's columns; the same number go down its rows.
 constexpr int64_t kThreadsAcross = 16;
-/// Sums a thread keeps per row of its tile at most.
-constexpr int64_t kMaxThreadColumns = 8;
 /// Pads each depth row of the staged A, so that the transposing stores of
 /// threads with neighbouring k fall in different banks; four keeps the rows
 /// aligned for 16-byte reads.

@@ -31,9 +31,13 @@ struct GemmTiles {
   int64_t threads() const { return threadsAcross() * threadsDown(); }
 };
 
+/// Sums a thread keeps per row of its tile at most.
+constexpr int64_t kMaxThreadColumns = 8;
+
 /// The tiles for a product with that many columns (and many rows), at most
-/// `maxThreadColumns` (1 to 8) sums per thread in a row.
-GemmTiles chooseGemmTiles(int64_t columns, int64_t maxThreadColumns = 8);
+/// `maxThreadColumns` (1 to kMaxThreadColumns) sums per thread in a row.
+GemmTiles chooseGemmTiles(int64_t columns,
+                          int64_t maxThreadColumns = kMaxThreadColumns);
 
 /// The tiles of each product shape a GEMM microkernel launches, in launch
 /// order: an SO(2) linear's m = 0 and m = +-1 products have different
