@@ -73,8 +73,9 @@ GemmTiles chooseGemmTiles(int64_t columns, int64_t maxThreadColumns) {
     }
   }
   int64_t threadColumns = blockColumns / kThreadsAcross;
-  // 8 x 8 sums (and the slices in flight) fit two blocks of 256 threads on a
-  // multiprocessor in registers.
+  // Eight rows of sums per thread, two blocks of 256 threads per
+  // multiprocessor: at 8 x 8 the registers run out (ptxas spills 24-170
+  // bytes, by kernel), which is why callers may ask for fewer columns.
   int64_t threadRows = 8;
   return GemmTiles{kThreadsAcross * threadRows, blockColumns, 16, threadRows,
                    threadColumns};
