@@ -17,19 +17,21 @@
 // SO(2) linears and their input gradients, the degree linears, the gates'
 // logits and their input gradients' l = 0 rows) on the tiled GEMM, the
 // rest on loops. The GEMM's column tile follows the product's columns (256 -> 128,
-// 25 -> 32); an SO(2) linear records one tile per product (m = 0, 128
-// columns -> 128; m = +-1, 192 -> 96), a gate's backward its logits' (96)
-// and its l = 0 row's (32).
+// 25 -> 32; 32 -> 32 with 8 threads across, 256 rows, 8 x 4 sums); an
+// SO(2) linear records one tile per product (m = 0, 128 columns -> 128;
+// m = +-1, 192 -> 96), a gate's backward its logits' (96) and its l = 0
+// row's (32, on 256 rows).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
 // MIN: 3 linalg.matmul strategy = loops, kernel = "matmul"
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
 // MIN-NEXT: 13 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 16, 16], thread_tile = [8, 1]
-// MIN-NEXT: 7 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
+// MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
+// MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]
 // MIN-NEXT: 2 linalg.reduce strategy = microkernel, kernel = "full_sum"
-// MIN: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
-// MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
+// MIN: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
+// MIN-NEXT: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]
 // MIN: 2 sezm.envelope_aggregate_grad strategy = microkernel, kernel = "envelope_aggregate_grad"
 // MIN: 4 sezm.focus_compete strategy = loops, kernel = "focus_compete"
 // MIN-NEXT: 2 sezm.focus_compete_grad strategy = microkernel, kernel = "focus_compete_grad"
@@ -37,14 +39,14 @@
 // backward), sezm-fuse-focus-scale.
 // MIN-NOT: sezm.focus_scale
 // MIN: 8 sezm.gate strategy = microkernel, kernel = "gate", blocks_per_sm = 2, workgroup_tile = [128, 96, 16], thread_tile = [8, 6]
-// MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 2, workgroup_tile = [128, 96, 16, 128, 32, 16], thread_tile = [8, 6, 8, 2]
+// MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 2, workgroup_tile = [128, 96, 16, 256, 32, 16], thread_tile = [8, 6, 8, 4]
 // MIN: 10 sezm.rotate_mix strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8
 // MIN-NEXT: 1 sezm.rotate_mix_grad strategy = microkernel, kernel = "rotate_mix_grad"
 // MIN-NEXT: 1 sezm.rotate_mix_grad_reduce strategy = microkernel, kernel = "rotate_mix_grad_reduce", blocks_per_sm = 2
 // MIN-NEXT: 4 sezm.segment_reduce strategy = microkernel, kernel = "segment_reduce"
 // MIN-NEXT: 1 sezm.segment_reduce_grad strategy = microkernel, kernel = "segment_reduce_grad"
-// MIN-NEXT: 12 sezm.so2_linear strategy = microkernel, kernel = "so2_linear", blocks_per_sm = 2, workgroup_tile = [128, 64, 16, 128, 96, 16], thread_tile = [8, 4, 8, 6]
-// MIN-NEXT: 6 sezm.so2_linear_grad strategy = microkernel, kernel = "so2_linear_grad", blocks_per_sm = 2, workgroup_tile = [128, 64, 16, 128, 96, 16], thread_tile = [8, 4, 8, 6]
+// MIN-NEXT: 12 sezm.so2_linear strategy = microkernel, kernel = "so2_linear", blocks_per_sm = 2, workgroup_tile = [128, 128, 16, 128, 96, 16], thread_tile = [8, 8, 8, 6]
+// MIN-NEXT: 6 sezm.so2_linear_grad strategy = microkernel, kernel = "so2_linear_grad", blocks_per_sm = 2, workgroup_tile = [128, 128, 16, 128, 96, 16], thread_tile = [8, 8, 8, 6]
 
 // -----
 

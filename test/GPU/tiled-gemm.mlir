@@ -2,20 +2,33 @@
 
 // A matmul over edges (E x 40) (40 x 25) on the GEMM schedule: blocks of
 // 256 threads over 128-row tiles, one column tile (25 columns padded to
-// 32), the depth staged 16 at a time (A transposed and padded, B as is):
-// two full steps carried through a loop, the last 8 after it. The constant
-// init is folded into the sums (no fill kernel), and no branch guards the
-// stores.
+// 32), the depth copied 16 at a time (cp.async; A transposed and padded, B
+// as is) into two stages of workgroup memory: the first slice's copies
+// started, then per slice one wait, one barrier, the next slice's copies
+// (guarded: none past the last) and the slice's sums; two full steps
+// carried through a loop, the last 8 after it. The constant init is folded
+// into the sums (no fill kernel), and no branch guards the stores.
 // CHECK-LABEL: func.func @radial
 // CHECK-NOT: linalg.fill
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) function(@tiled_matmul) workgroup({{.*}} : memref<16x132xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>)
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c1{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) function(@tiled_matmul) workgroup({{.*}} : memref<2x16x132xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<2x16x32xf32, #gpu.address_space<workgroup>>)
 // CHECK-NOT: scf.if
-// CHECK: gpu.barrier
+// CHECK: nvgpu.device_async_copy {{.*}} : memref<?x40xf32> to memref<2x16x132xf32, #gpu.address_space<workgroup>>
+// CHECK: nvgpu.device_async_copy {{.*}} : memref<40x25xf32> to memref<2x16x32xf32, #gpu.address_space<workgroup>>
+// CHECK: nvvm.cp.async.commit.group
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.for %{{.*}} = %c0{{.*}} to %c2{{.*}} step %c1
-// CHECK-COUNT-2: gpu.barrier
-// CHECK: vector.load {{.*}} : memref<16x132xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+// CHECK-NEXT: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
+// CHECK: scf.if
+// CHECK: nvgpu.device_async_copy
+// CHECK: nvvm.cp.async.commit.group
+// CHECK: vector.load {{.*}} : memref<2x16x132xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: arith.addf {{.*}} fastmath<contract>
+// CHECK: scf.yield
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK-NEXT: gpu.barrier
 // CHECK-NOT: scf.if
+// CHECK-NOT: nvgpu.device_async_copy
 // CHECK: gpu.terminator
 // CHECK-NOT: linalg
 func.func @radial(%a: tensor<?x40xf32>, %b: tensor<40x25xf32>) -> tensor<?x25xf32> {
@@ -41,12 +54,11 @@ func.func @accumulate(%a: tensor<?x64xf32>, %b: tensor<64x128xf32>,
 }
 
 // An SO(2) linear, two focus streams of 32 channels at lmax 3: the m = 0
-// product (128 x 128, two column tiles of 64: 8 x 8 sums per thread spill
-// there) and the m = -1, +1 one (192 x 192, two column tiles of 96), each a
-// launch over (edge tiles,
-// column tiles, streams), read in place.
+// product (128 x 128, one column tile) and the m = -1, +1 one (192 x 192,
+// two column tiles of 96), each a launch over (edge tiles, column tiles,
+// streams), read in place.
 // CHECK-LABEL: func.func @so2
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}} = %c2{{.*}}, {{.*}} = %c2{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) function(@so2_linear_m0)
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}} = %c1{{.*}}, {{.*}} = %c2{{.*}}) threads({{.*}}) in ({{.*}} = %c256, {{.*}}) function(@so2_linear_m0)
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}}, {{.*}} = %c2{{.*}}, {{.*}} = %c2{{.*}}) threads({{.*}}) in ({{.*}} = %c256{{.*}}) function(@so2_linear_m1)
 // CHECK-NOT: sezm.so2_linear
 func.func @so2(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
@@ -59,12 +71,12 @@ func.func @so2(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
 }
 
 // With an addend (a residual add folded in by sezm-fuse-accumulate), each
-// product's sums per thread (8 x 4 for m = 0, 8 x 6 for m = +-1) start
+// product's sums per thread (8 x 8 for m = 0, 8 x 6 for m = +-1) start
 // from the addend's elements, read before the depth loop.
 // CHECK-LABEL: func.func @so2_plus
 // CHECK: %[[ACC:.*]] = bufferization.to_buffer %arg4
 // CHECK: gpu.launch {{.*}} function(@so2_linear_m0)
-// CHECK-COUNT-32: memref.load %[[ACC]]
+// CHECK-COUNT-64: memref.load %[[ACC]]
 // CHECK-NOT: memref.load %[[ACC]]
 // CHECK: scf.for
 // CHECK: gpu.launch {{.*}} function(@so2_linear_m1)
@@ -82,13 +94,14 @@ func.func @so2_plus(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
 
 // A degree linear: one product per degree over the 2l+1 rows of degree l of
 // every node (four launches at lmax 3), w[l] as B. Its transpose (the
-// input gradient) first assembles the weights transposed, once per call.
+// input gradient) first assembles the weights transposed, once per call;
+// its 32 columns take 8 threads across and 256-row tiles.
 // CHECK-LABEL: func.func @degree
-// CHECK-COUNT-4: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}) function(@degree_linear) workgroup({{.*}} : memref<16x132xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-4: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}) function(@degree_linear) workgroup({{.*}} : memref<2x16x132xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<2x16x64xf32, #gpu.address_space<workgroup>>)
 // CHECK-NOT: gpu.launch
 // CHECK-LABEL: func.func @degree_transposed
 // CHECK: gpu.launch {{.*}} function(@degree_linear_weights)
-// CHECK-COUNT-4: gpu.launch {{.*}} function(@degree_linear) workgroup({{.*}} : memref<16x132xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<16x32xf32, #gpu.address_space<workgroup>>)
+// CHECK-COUNT-4: gpu.launch {{.*}} function(@degree_linear) workgroup({{.*}} : memref<2x16x260xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<2x16x32xf32, #gpu.address_space<workgroup>>)
 // CHECK-NOT: sezm.degree_linear
 func.func @degree(%x: tensor<?x16x32xf32>, %w: tensor<4x32x64xf32>)
     -> tensor<?x16x64xf32> {

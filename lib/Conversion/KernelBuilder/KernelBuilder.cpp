@@ -716,6 +716,15 @@ void Emitter::copyAsync(Value from, ArrayRef<Idx> at, Value to,
                                    /*bypassL1=*/UnitAttr());
 }
 
+void Emitter::copyAsyncOrZero(Value from, ArrayRef<Idx> at, Value to,
+                              ArrayRef<Idx> toAt, Cond present) {
+  Value elements = arith::SelectOp::create(builder, loc, present,
+                                           Idx(1).in(*this), Idx(0).in(*this));
+  nvgpu::DeviceAsyncCopyOp::create(builder, loc, to, indexValues(toAt), from,
+                                   indexValues(at), builder.getIndexAttr(1),
+                                   elements, /*bypassL1=*/UnitAttr());
+}
+
 void Emitter::commitAsyncCopies() {
   NVVM::CpAsyncCommitGroupOp::create(builder, loc);
 }

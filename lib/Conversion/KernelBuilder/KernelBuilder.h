@@ -527,6 +527,10 @@ public:
   /// flight. The copy belongs to the next commitAsyncCopies() group.
   void copyAsync(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
                  int64_t width);
+  /// copyAsync of one float where `present` holds; where it does not, the
+  /// copy reads nothing and writes zero (a product's depth past its end).
+  void copyAsyncOrZero(Value from, ArrayRef<Idx> at, Value to,
+                       ArrayRef<Idx> toAt, Cond present);
   /// Closes the thread's group of copies started since the last call.
   void commitAsyncCopies();
   /// Waits until at most `pending` of the thread's groups are in flight. The

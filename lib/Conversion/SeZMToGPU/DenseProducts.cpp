@@ -65,9 +65,11 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
   Value init = filled ? Value() : io.in(op.getOutputs()[0]);
   Idx rows = em.dim(lhs, 0);
   Value out = io.allocate(0, {rows, Idx(rhsType.getDimSize(1))});
-  auto loadA = [&](Idx, Idx row, Idx k) { return em.load(lhs, {row, k}); };
-  auto loadB = [&](Idx, Idx k, Idx column) {
-    return em.load(rhs, {k, column});
+  auto placeA = [&](Idx, Idx row, Idx k) -> SmallVector<Idx> {
+    return {row, k};
+  };
+  auto placeB = [&](Idx, Idx k, Idx column) -> SmallVector<Idx> {
+    return {k, column};
   };
   auto loadInit = [&](Idx, Idx row, Idx column) {
     return filled ? Num(*filled) : em.load(init, {row, column});
@@ -75,14 +77,11 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
   auto storeOut = [&](Idx, Idx row, Idx column, Num value) {
     em.store(value, out, {row, column});
   };
-  GemmProblem problem{rows,
-                      /*batches=*/1,
-                      rhsType.getDimSize(0),
-                      rhsType.getDimSize(1),
-                      loadA,
-                      loadB,
-                      loadInit,
-                      storeOut};
+  GemmProblem problem{
+      rows,
+      /*batches=*/1, rhsType.getDimSize(0), rhsType.getDimSize(1),
+      {lhs, placeA}, {rhs, placeB},         loadInit,
+      storeOut};
   emitTiledGemm(em, config.getKernel().getValue(), problem, config,
                 /*product=*/0);
 }
@@ -146,12 +145,12 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
   auto product = [&](StringRef suffix, unsigned shape, int64_t width,
                      Value weights,
                      std::array<Idx, 2> (StreamRows::*place)(Idx, Idx) const) {
-    auto loadA = [&](Idx f, Idx e, Idx k) {
+    auto placeA = [&](Idx f, Idx e, Idx k) -> SmallVector<Idx> {
       auto [row, channel] = (stream.*place)(f, k);
-      return em.load(x, {e, row, channel});
+      return {e, row, channel};
     };
-    auto loadB = [&](Idx f, Idx k, Idx n) {
-      return em.load(weights, {f, k, n});
+    auto placeB = [&](Idx f, Idx k, Idx n) -> SmallVector<Idx> {
+      return {f, k, n};
     };
     auto loadInit = [&](Idx f, Idx e, Idx n) {
       auto [row, channel] = (stream.*place)(f, n);
@@ -165,8 +164,8 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
                         focus,
                         width,
                         width,
-                        loadA,
-                        loadB,
+                        {x, placeA},
+                        {weights, placeB},
                         acc ? llvm::function_ref<Num(Idx, Idx, Idx)>(loadInit)
                             : nullptr,
                         storeC};
@@ -185,15 +184,11 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
 }
 
 /// The tiles of a stream's m = 0 product (M0 columns) and, where lmax > 0,
-/// of its m = +-1 product (2 * M1 columns). The m = 0 product keeps to 8 x 4
-/// sums per thread: at 8 x 8 ptxas spills 150-170 bytes in it and it ran
-/// 6-11 % slower on an H100 (SeZM-min's 128 columns and the default DPA4's
-/// 256), while the m = +-1 product was faster on the widest block that
-/// divides its columns (docs/performance.md, stop 50).
+/// of its m = +-1 product (2 * M1 columns), each on the widest block that
+/// divides its columns (docs/performance.md, stops 50 and 51).
 ProductTiles so2Tiles(Value x, int64_t lmax, int64_t focus) {
-  constexpr int64_t kM0ThreadColumns = 4;
   int64_t width = cast<RankedTensorType>(x.getType()).getDimSize(2) / focus;
-  ProductTiles tiles = {chooseGemmTiles((lmax + 1) * width, kM0ThreadColumns)};
+  ProductTiles tiles = {chooseGemmTiles((lmax + 1) * width)};
   if (lmax > 0)
     tiles.push_back(chooseGemmTiles(2 * lmax * width));
   return tiles;
@@ -299,18 +294,18 @@ void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
                       : w;
   for (int64_t l = 0; l <= layout.lmax; ++l) {
     int64_t order = 2 * l + 1, first = l * l;
-    auto loadA = [&](Idx, Idx row, Idx k) {
-      return em.load(x, {row / Idx(order), Idx(first) + row % Idx(order), k});
+    auto placeA = [&](Idx, Idx row, Idx k) -> SmallVector<Idx> {
+      return {row / Idx(order), Idx(first) + row % Idx(order), k};
     };
-    auto loadB = [&](Idx, Idx k, Idx n) {
-      return em.load(weights, {Idx(l), k, n});
+    auto placeB = [&](Idx, Idx k, Idx n) -> SmallVector<Idx> {
+      return {Idx(l), k, n};
     };
     auto store = [&](Idx, Idx row, Idx n, Num value) {
       em.store(value, result,
                {row / Idx(order), Idx(first) + row % Idx(order), n});
     };
-    GemmProblem problem{
-        nodes * Idx(order), 1, in, out, loadA, loadB, nullptr, store};
+    GemmProblem problem{nodes * Idx(order), 1,       in,   out, {x, placeA},
+                        {weights, placeB},  nullptr, store};
     emitTiledGemm(em, name, problem, config, /*product=*/0);
   }
 }

@@ -51,16 +51,24 @@ Value gateValues(KernelIO &io, StringRef name, Value z, Value gw, int64_t focus,
   Idx edges = em.dim(z, 0);
   Value values =
       io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
-  auto loadA = [&](Idx f, Idx e, Idx k) {
-    return em.load(z, {e, Idx(0), f * Idx(width) + k});
+  auto placeA = [&](Idx f, Idx e, Idx k) -> SmallVector<Idx> {
+    return {e, Idx(0), f * Idx(width) + k};
   };
-  auto loadB = [&](Idx f, Idx k, Idx n) { return em.load(gw, {f, k, n}); };
+  auto placeB = [&](Idx f, Idx k, Idx n) -> SmallVector<Idx> {
+    return {f, k, n};
+  };
   auto storeC = [&](Idx f, Idx e, Idx n, Num logit) {
     em.store(sigmoid(logit), values, {e, f, n});
   };
   emitTiledGemm(em, (name + "_logits").str(),
-                GemmProblem{edges, focus, width, gates, loadA, loadB,
-                            /*loadInit=*/nullptr, storeC},
+                GemmProblem{edges,
+                            focus,
+                            width,
+                            gates,
+                            {z, placeA},
+                            {gw, placeB},
+                            /*loadInit=*/nullptr,
+                            storeC},
                 config, /*product=*/0);
   return values;
 }
@@ -168,10 +176,12 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
                               width, [&](Idx f, Idx k, Idx i) {
                                 return em.load(gw, {f, i, k});
                               });
-  auto loadA = [&](Idx f, Idx e, Idx k) {
-    return em.load(logitGrad, {e, f, k});
+  auto placeA = [&](Idx f, Idx e, Idx k) -> SmallVector<Idx> {
+    return {e, f, k};
   };
-  auto loadB = [&](Idx f, Idx k, Idx i) { return em.load(gwt, {f, k, i}); };
+  auto placeB = [&](Idx f, Idx k, Idx i) -> SmallVector<Idx> {
+    return {f, k, i};
+  };
   auto storeC = [&](Idx f, Idx e, Idx i, Num gatePath) {
     Idx c = f * Idx(width) + i;
     Num zs = em.load(z, {e, Idx(0), c});
@@ -181,8 +191,14 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
     em.store(silu + gatePath, zGrad, {e, Idx(0), c});
   };
   emitTiledGemm(em, (name + "_zero_row").str(),
-                GemmProblem{edges, focus, gates, width, loadA, loadB,
-                            /*loadInit=*/nullptr, storeC},
+                GemmProblem{edges,
+                            focus,
+                            gates,
+                            width,
+                            {logitGrad, placeA},
+                            {gwt, placeB},
+                            /*loadInit=*/nullptr,
+                            storeC},
                 config, /*product=*/1);
 }
 

@@ -6,9 +6,10 @@
 // slice's products into the threadRows x threadColumns sums it keeps in
 // registers. A value read from workgroup memory thus feeds threadRows or
 // threadColumns fused multiply-adds, where the loop kernel read two values
-// from global memory per multiply-add. The next slice is read into
-// registers before the current one is used, so that its loads are in flight
-// during the arithmetic.
+// from global memory per multiply-add. Slices rotate through two or three
+// stages of workgroup memory, copied there asynchronously (cp.async), so
+// that the next slices' loads are in flight during the arithmetic without
+// holding registers, and a slice costs one barrier.
 //
 // Threads own rows and columns in interleaved groups (thread x owns columns
 // x*v .. x*v+v-1, then the same plus threadsAcross*v, ...), so that a warp
@@ -31,12 +32,21 @@ using namespace mlir::sezm;
 namespace mlir::sezm::microkernels {
 
 namespace {
-/// Threads across a block's columns; the same number go down its rows.
+/// Threads across a block's columns (of 256): 16, or 8 where 16 fit no
+/// divisor of the columns.
 constexpr int64_t kThreadsAcross = 16;
+/// Sums a thread keeps per row of its tile at most: 8 x 8 spill a few
+/// words in some kernels at two blocks per multiprocessor, and still ran
+/// faster than 8 x 4 once the slices no longer passed through registers.
+constexpr int64_t kMaxThreadColumns = 8;
 /// Pads each depth row of the staged A, so that the transposing stores of
 /// threads with neighbouring k fall in different banks; four keeps the rows
 /// aligned for 16-byte reads.
 constexpr int64_t kStagedRowPad = 4;
+/// The slices of the depth in workgroup memory at once: one being added,
+/// the next being copied (three were slower on an H100: docs/performance.md,
+/// stop 51).
+constexpr int64_t kPipelineStages = 2;
 
 /// The widest of 4, 2 and 1 that divides `n`: the elements a thread reads
 /// from workgroup memory as one access.
@@ -57,44 +67,44 @@ SmallVector<Idx> ownedOffsets(Idx thread, int64_t count, int64_t width,
 
 bool gemmTakesColumns(int64_t columns) { return columns >= kThreadsAcross; }
 
-GemmTiles chooseGemmTiles(int64_t columns, int64_t maxThreadColumns) {
-  assert(maxThreadColumns >= 1 && maxThreadColumns <= kMaxThreadColumns &&
-         "more sums per thread than registers hold");
-  // A block width that divides the columns wastes no block's work: take the
-  // widest that keeps at least half the sums per thread, else one block
-  // (rounded up) or the widest.
-  int64_t blockColumns =
-      std::min<int64_t>(kThreadsAcross * maxThreadColumns,
-                        llvm::alignTo(columns, kThreadsAcross));
-  for (int64_t t = maxThreadColumns; 2 * t >= maxThreadColumns; --t) {
-    if (columns % (kThreadsAcross * t) == 0) {
-      blockColumns = kThreadsAcross * t;
-      break;
+GemmTiles chooseGemmTiles(int64_t columns) {
+  // Eight rows of sums per thread, 256 threads. A block width that divides
+  // the columns wastes no block's work: take the most sums per thread (at
+  // least half the bound) for which one does with 16 threads across (128
+  // rows), else with 8 across (256 rows: the gates' l = 0 row, 32 columns,
+  // on 8 x 4 sums rather than 8 x 2; SeZM-min's m = +-1 product ran slower
+  // on 256 x 64 blocks of 8 x 8 than on 128 x 96 of 8 x 6); failing both,
+  // one block (rounded up) or the widest.
+  constexpr int64_t kThreads = 256, kThreadRows = 8;
+  for (int64_t across : {kThreadsAcross, kThreadsAcross / 2}) {
+    for (int64_t t = kMaxThreadColumns; 2 * t >= kMaxThreadColumns; --t) {
+      if (columns % (across * t) == 0)
+        return GemmTiles{kThreads / across * kThreadRows, across * t, 16,
+                         kThreadRows, t};
     }
   }
-  int64_t threadColumns = blockColumns / kThreadsAcross;
-  // Eight rows of sums per thread, two blocks of 256 threads per
-  // multiprocessor: at 8 x 8 the registers run out (ptxas spills 24-170
-  // bytes, by kernel), which is why callers may ask for fewer columns.
-  int64_t threadRows = 8;
-  return GemmTiles{kThreadsAcross * threadRows, blockColumns, 16, threadRows,
-                   threadColumns};
+  int64_t blockColumns =
+      std::min<int64_t>(kThreadsAcross * kMaxThreadColumns,
+                        llvm::alignTo(columns, kThreadsAcross));
+  return GemmTiles{kThreads / kThreadsAcross * kThreadRows, blockColumns, 16,
+                   kThreadRows, blockColumns / kThreadsAcross};
 }
 
 namespace {
 /// One block of a GEMM launch: where its tile of outputs lies, and how it
-/// stages one slice of the depth (`step` of it) in workgroup memory: A
-/// transposed ([k][row], so that a thread reads the rows it owns as one
-/// access) and B as it is ([k][column]), each thread reading its share from
-/// global memory first (`read`, whose loads are then in flight while the
-/// previous slice is used) and storing it after (`stage`). Rows and columns
-/// past the end read the last one again; depths past the end are read
-/// clamped (never added), or as zeros in A where `zeroPastDepth`.
+/// copies one slice of the depth (`step` of it) into one stage of
+/// workgroup memory: A transposed ([k][row], so that a thread reads the
+/// rows it owns as one access) and B as it is ([k][column]), each thread
+/// starting its share of the copies (cp.async) and going on without
+/// waiting. Rows and columns past the end read the last one again; depths
+/// past the end are read clamped (never added), or as zeros in A where
+/// `zeroPastDepth`.
 struct GemmBlock {
   const GemmProblem &problem;
   int64_t blockRows, blockColumns, step, threads;
   bool zeroPastDepth;
   Idx thread, batch, rowBase, columnBase;
+  /// (stages, step, rows) and (stages, step, columns), rows padded.
   Value stagedA, stagedB;
   /// The last row and column of the output (the row computed on the host).
   Idx lastRow, lastColumn;
@@ -121,65 +131,74 @@ struct GemmBlock {
   int64_t aShare() const { return blockRows * step; }
   int64_t bShare() const { return step * blockColumns; }
 
-  SmallVector<Num> read(Idx slice) const {
-    SmallVector<Num> values;
-    Idx k0 = slice * Idx(step), lastRow = problem.rows - Idx(1);
-    Idx lastDepth(problem.depth - 1), lastColumn(problem.columns - 1);
-    for (int64_t q = 0; q < aShare(); q += threads) {
-      Idx flat = thread + Idx(q);
-      Idx row = min(rowBase + flat / Idx(step), lastRow);
-      Idx k = k0 + flat % Idx(step);
-      Num value = problem.loadA(batch, row, min(k, lastDepth));
-      values.push_back(zeroPastDepth
-                           ? select(k < Idx(problem.depth), value, Num(0.0))
-                           : value);
-    }
-    for (int64_t q = 0; q < bShare(); q += threads) {
-      Idx flat = thread + Idx(q);
-      Idx column = min(columnBase + flat % Idx(blockColumns), lastColumn);
-      Idx k = min(k0 + flat / Idx(blockColumns), lastDepth);
-      values.push_back(problem.loadB(batch, k, column));
-    }
-    return values;
-  }
-
-  void stage(ArrayRef<Num> values) const {
+  /// Starts copying slice `slice` of A and B into stage `stage`.
+  void copySlice(Idx slice, Idx stage) const {
     Emitter &em = thread.getEmitter();
-    size_t next = 0;
+    Idx k0 = slice * Idx(step), lastDepth(problem.depth - 1);
     for (int64_t q = 0; q < aShare(); q += threads) {
       Idx flat = thread + Idx(q);
-      em.store(values[next++], stagedA, {flat % Idx(step), flat / Idx(step)});
+      Idx k = k0 + flat % Idx(step);
+      SmallVector<Idx> at =
+          problem.a.at(batch, clampRow(flat / Idx(step)), min(k, lastDepth));
+      SmallVector<Idx> to = {stage, flat % Idx(step), flat / Idx(step)};
+      if (zeroPastDepth)
+        em.copyAsyncOrZero(problem.a.memref, at, stagedA, to,
+                           k < Idx(problem.depth));
+      else
+        em.copyAsync(problem.a.memref, at, stagedA, to, /*width=*/1);
     }
     for (int64_t q = 0; q < bShare(); q += threads) {
       Idx flat = thread + Idx(q);
-      em.store(values[next++], stagedB,
-               {flat / Idx(blockColumns), flat % Idx(blockColumns)});
+      Idx column = clampColumn(flat % Idx(blockColumns));
+      Idx k = min(k0 + flat / Idx(blockColumns), lastDepth);
+      em.copyAsync(problem.b.memref, problem.b.at(batch, k, column), stagedB,
+                   {stage, flat / Idx(blockColumns), flat % Idx(blockColumns)},
+                   /*width=*/1);
     }
   }
 };
 
-/// The sums of every slice: the first staged, then for each full slice the
-/// next read before `add` uses the current one (`add(sums, depths)` adds
-/// the first `depths` rows of the staged slice), then the partial last.
-SmallVector<Num>
-sumSlices(const GemmBlock &block, ArrayRef<Num> init,
-          llvm::function_ref<SmallVector<Num>(ArrayRef<Num>, int64_t)> add) {
+/// The sums of every slice, kPipelineStages slices in workgroup memory at
+/// once: the first stages - 1 copies started, then for each slice: wait for its
+/// copies, one barrier (its stage is complete for every thread, and every
+/// thread is past the slice before, whose stage the next copies reuse),
+/// start the copies of the slice stages - 1 ahead, and `add(sums, stage,
+/// depths)` the first `depths` rows of this slice's stage while they fly.
+/// The full slices run in a loop, the partial last after it.
+SmallVector<Num> sumSlices(
+    const GemmBlock &block, ArrayRef<Num> init,
+    llvm::function_ref<SmallVector<Num>(ArrayRef<Num>, Idx, int64_t)> add) {
   Emitter &em = block.thread.getEmitter();
   const int64_t fullSteps = block.problem.depth / block.step,
                 lastStep = block.problem.depth % block.step;
-  block.stage(block.read(Idx(0)));
-  em.barrier();
+  const int64_t slices = fullSteps + (lastStep > 0 ? 1 : 0);
+  const int64_t stages = kPipelineStages, ahead = stages - 1;
+  // Every thread commits one group per slice (empty past the last), so
+  // that waiting for all but the newest `ahead - 1` groups is waiting for
+  // the slice at hand.
+  for (int64_t s = 0; s < ahead; ++s) {
+    if (s < slices)
+      block.copySlice(Idx(s), Idx(s));
+    em.commitAsyncCopies();
+  }
+  // The partial last slice has no slice `ahead` after it to copy.
+  auto addSlice = [&](Idx s, ArrayRef<Num> sums, int64_t depths) {
+    em.waitAsyncCopies(ahead - 1);
+    em.barrier();
+    if (depths == block.step) {
+      Idx next = s + Idx(ahead);
+      em.ifThen(next < Idx(slices),
+                [&] { block.copySlice(next, next % Idx(stages)); });
+    }
+    em.commitAsyncCopies();
+    return add(sums, s % Idx(stages), depths);
+  };
   SmallVector<Num> sums = em.foldRangeStep(
       Idx(0), Idx(fullSteps), Idx(1), init, [&](Idx s, ArrayRef<Num> current) {
-        SmallVector<Num> next = block.read(s + Idx(1));
-        SmallVector<Num> added = add(current, block.step);
-        em.barrier();
-        block.stage(next);
-        em.barrier();
-        return added;
+        return addSlice(s, current, block.step);
       });
   if (lastStep > 0)
-    sums = add(sums, lastStep);
+    sums = addSlice(Idx(fullSteps), sums, lastStep);
   return sums;
 }
 
@@ -199,8 +218,8 @@ void launchGemm(Emitter &em, StringRef name, const GemmProblem &problem,
       {ceilDiv(problem.rows, blockRows), Idx(columnBlocks),
        Idx(problem.batches)},
       {Idx(threads), Idx(1), Idx(1)},
-      {SmallVector<int64_t>{step, blockRows + padA},
-       SmallVector<int64_t>{step, blockColumns + padB}},
+      {SmallVector<int64_t>{kPipelineStages, step, blockRows + padA},
+       SmallVector<int64_t>{kPipelineStages, step, blockColumns + padB}},
       [&](const LaunchIds &ids) {
         Idx t = ids.thread[0], batch = ids.block[2];
         Idx rowBase = ids.block[0] * Idx(blockRows);
@@ -232,18 +251,18 @@ void emitFmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
         SmallVector<Idx> columns = ownedOffsets(
             t % Idx(across), tiles.threadColumns, columnWidth, across);
 
-        // The first `depths` rows of the staged slice added into `sums`.
-        auto addSlice = [&](ArrayRef<Num> sums, int64_t depths) {
+        // The first `depths` rows of stage `stage` added into `sums`.
+        auto addSlice = [&](ArrayRef<Num> sums, Idx stage, int64_t depths) {
           SmallVector<Num> next(sums);
           for (int64_t kk = 0; kk < depths; ++kk) {
             SmallVector<Num> a, b;
             for (int64_t i = 0; i < tiles.threadRows; i += rowWidth)
-              llvm::append_range(
-                  a,
-                  em.loadVector(block.stagedA, {Idx(kk), rows[i]}, rowWidth));
+              llvm::append_range(a, em.loadVector(block.stagedA,
+                                                  {stage, Idx(kk), rows[i]},
+                                                  rowWidth));
             for (int64_t j = 0; j < tiles.threadColumns; j += columnWidth)
               llvm::append_range(b, em.loadVector(block.stagedB,
-                                                  {Idx(kk), columns[j]},
+                                                  {stage, Idx(kk), columns[j]},
                                                   columnWidth));
             for (int64_t i = 0; i < tiles.threadRows; ++i)
               for (int64_t j = 0; j < tiles.threadColumns; ++j) {
@@ -320,12 +339,11 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
         auto fragment = [&](int64_t i, int64_t j, int64_t r) {
           return (i * columnTiles + j) * 4 + r;
         };
-        // The (high, low) parts of a staged value.
-        auto parts = [&](Value staged, Idx k, Idx place) {
-          return em.splitTF32(em.load(staged, {k, place}));
-        };
-
-        auto addSlice = [&](ArrayRef<Num> sums, int64_t depths) {
+        auto addSlice = [&](ArrayRef<Num> sums, Idx stage, int64_t depths) {
+          // The (high, low) parts of a staged value.
+          auto parts = [&](Value staged, Idx k, Idx place) {
+            return em.splitTF32(em.load(staged, {stage, k, place}));
+          };
           SmallVector<Num> slice(fragments, Num(0.0));
           for (int64_t k0 = 0; k0 < depths; k0 += kMmaDepth) {
             Idx kLow = Idx(k0) + inGroup, kHigh = Idx(k0 + 4) + inGroup;

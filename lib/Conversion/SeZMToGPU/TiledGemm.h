@@ -31,13 +31,8 @@ struct GemmTiles {
   int64_t threads() const { return threadsAcross() * threadsDown(); }
 };
 
-/// Sums a thread keeps per row of its tile at most.
-constexpr int64_t kMaxThreadColumns = 8;
-
-/// The tiles for a product with that many columns (and many rows), at most
-/// `maxThreadColumns` (1 to kMaxThreadColumns) sums per thread in a row.
-GemmTiles chooseGemmTiles(int64_t columns,
-                          int64_t maxThreadColumns = kMaxThreadColumns);
+/// The tiles for a product with that many columns (and many rows).
+GemmTiles chooseGemmTiles(int64_t columns);
 
 /// The tiles of each product shape a GEMM microkernel launches, in launch
 /// order: an SO(2) linear's m = 0 and m = +-1 products have different
@@ -69,15 +64,22 @@ MmaTiles chooseMmaTiles(const GemmTiles &tiles);
 /// running and per-slice sums take most of a thread's registers.
 constexpr int64_t kMmaBlocksPerSm = 1;
 
+/// An operand of a product, read in place: element (batch, i, j) of it is
+/// memref[at(batch, i, j)]. The schedule copies operands into workgroup
+/// memory asynchronously, so it takes places, not values.
+struct GemmOperand {
+  Value memref;
+  llvm::function_ref<SmallVector<Idx>(Idx batch, Idx i, Idx j)> at;
+};
+
 /// Batches of products C[b] = init[b] + A[b] B[b], b < batches, each A
-/// (rows x depth) and B (depth x columns), read through the loaders below
+/// (rows x depth) and B (depth x columns), read from the places below
 /// (rows < `rows`, k < depth, column < columns). Each output is summed over
 /// k in order, from its init value.
 struct GemmProblem {
   Idx rows;
   int64_t batches, depth, columns;
-  llvm::function_ref<Num(Idx batch, Idx row, Idx k)> loadA;
-  llvm::function_ref<Num(Idx batch, Idx k, Idx column)> loadB;
+  GemmOperand a, b;
   /// The value a sum starts from; zero where null.
   llvm::function_ref<Num(Idx batch, Idx row, Idx column)> loadInit;
   llvm::function_ref<void(Idx batch, Idx row, Idx column, Num value)> store;
