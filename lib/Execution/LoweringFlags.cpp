@@ -39,12 +39,13 @@ LoweringFlags::LoweringFlags(cl::OptionCategory &category)
                 cl::init(0), cl::cat(category)),
       gemmPrecision(
           "gemm-precision",
-          cl::desc("How the GPU's GEMM-shaped kernels (SO(2) linears, gates, "
-                   "matmuls, degree linears) multiply fp32: ieee (the "
-                   "default, IEEE fp32 on the CUDA cores) or tf32x3 (opt-in "
-                   "split precision on the tensor cores: each operand split "
-                   "into two TF32 parts, three products; recorded in the "
-                   "manifest)"),
+          cl::desc(
+              "How the GPU's GEMM-shaped kernels (SO(2) linears, gates' "
+              "backward, matmuls, degree linears) multiply fp32: ieee (the "
+              "default, IEEE fp32 on the CUDA cores) or tf32x3 (opt-in "
+              "split precision on the tensor cores: each operand split "
+              "into two TF32 parts, three products; recorded in the "
+              "manifest)"),
           cl::value_desc("ieee|tf32x3"), cl::init("ieee"), cl::cat(category)) {}
 
 llvm::Expected<CompileOptions>

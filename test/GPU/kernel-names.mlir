@@ -1,4 +1,5 @@
 // RUN: sezm-opt %s --sezm-pipeline="target=gpu" | FileCheck %s --check-prefix=NAMES
+// RUN: sezm-opt %s --sezm-pipeline="target=gpu" | FileCheck %s --check-prefix=ONE
 // RUN: sezm-opt %s --sezm-pipeline="target=gpu" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | FileCheck %s --check-prefix=CONFIG
 
 // The strategy room names every kernel in its configuration: a microkernel
@@ -6,10 +7,10 @@
 // op its payload yields (the product, not "generic"). The launches, and so
 // the outlined kernels and the runtime's per-kernel times, take those
 // names; no location carries them. The one-thread kernel that fills a
-// scalar buffer (a sum's init) is `scalar_fill`.
+// scalar buffer (a sum's init) is `scalar_fill`. A gate is one launch.
+// ONE-NOT: @gate_logits
 // CONFIG: sezm.gate {{.*}}kernel_config<strategy = microkernel, kernel = "gate"
 // CONFIG: linalg.generic {{.*}}kernel_config<strategy = loops, kernel = "mulf">
-// NAMES-DAG: gpu.launch_func <{{.*}}> @gate_logits::@gate_logits
 // NAMES-DAG: gpu.launch_func <{{.*}}> @gate::@gate
 // NAMES-DAG: gpu.launch_func <{{.*}}> @mulf::@mulf
 // NAMES-DAG: gpu.launch_func <{{.*}}> @scalar_fill::@scalar_fill

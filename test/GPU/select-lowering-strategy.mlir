@@ -12,15 +12,16 @@
 
 // SeZM-min with forces: the SO(2) path, the energy sum and the virial on
 // microkernels (with the aggregation's backward, the focus scale and its
-// backward, the competition's backward), the
+// backward, the competition's backward, the gates and their backward, one
+// warp per edge), the
 // dense products (the matmuls over edges and atoms, the
 // SO(2) linears and their input gradients, the degree linears, the gates'
-// logits and their input gradients' l = 0 rows) on the tiled GEMM, the
+// input gradients' l = 0 rows) on the tiled GEMM, the
 // rest on loops. The GEMM's column tile follows the product's columns (256 -> 128,
 // 25 -> 32; 32 -> 32 with 8 threads across, 256 rows, 8 x 4 sums); an
 // SO(2) linear records one tile per product (m = 0, 128 columns -> 128;
-// m = +-1, 192 -> 96), a gate's backward its logits' (96) and its l = 0
-// row's (32, on 256 rows).
+// m = +-1, 192 -> 96), a gate's backward its l = 0 row's (32, on 256
+// rows).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
 // MIN: 3 linalg.matmul strategy = loops, kernel = "matmul"
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
@@ -38,8 +39,8 @@
 // The focus scales and their backward fold into the aggregation (forward and
 // backward), sezm-fuse-focus-scale.
 // MIN-NOT: sezm.focus_scale
-// MIN: 8 sezm.gate strategy = microkernel, kernel = "gate", blocks_per_sm = 2, workgroup_tile = [128, 96, 16], thread_tile = [8, 6]
-// MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 2, workgroup_tile = [128, 96, 16, 256, 32, 16], thread_tile = [8, 6, 8, 4]
+// MIN: 8 sezm.gate strategy = microkernel, kernel = "gate"
+// MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]
 // MIN: 10 sezm.rotate_mix strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8
 // MIN-NEXT: 1 sezm.rotate_mix_grad strategy = microkernel, kernel = "rotate_mix_grad"
 // MIN-NEXT: 1 sezm.rotate_mix_grad_reduce strategy = microkernel, kernel = "rotate_mix_grad_reduce", blocks_per_sm = 2

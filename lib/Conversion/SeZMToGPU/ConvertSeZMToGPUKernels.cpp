@@ -68,8 +68,7 @@ Microkernel gemmMicrokernel(StringLiteral name, int64_t blocksPerSm) {
 /// Wigner-D) at 2 blocks with nothing spilled; at 3 blocks (168) it spilled
 /// and measured slower, 0.886 against 0.830 ms at N = 4096 (kept Wigner-D,
 /// sums in workgroup memory); at 4 (128) it spilled more. The GEMMs keep
-/// up to 8 x 8 sums and a slice in flight per thread: two blocks of 256
-/// threads (128 registers).
+/// up to 8 x 8 sums per thread: two blocks of 256 threads (128 registers).
 ArrayRef<Microkernel> sezm::getMicrokernels() {
   static const Microkernel kernels[] = {
       microkernel<RotateMixOp, rotateMixApplies, emitRotateMix, true>(
@@ -98,6 +97,7 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
                   emitFocusCompeteGrad, true>("focus_compete_grad", 0),
       microkernel<FocusScaleGradOp, focusScaleGradApplies, emitFocusScaleGrad,
                   true>("focus_scale_grad", 0),
+      microkernel<GateOp, gateApplies, emitGate, true>("gate", 0),
       gemmMicrokernel<linalg::MatmulOp, isRowsMatmul, rowsMatmulTiles,
                       emitRowsMatmul>("tiled_matmul", 2),
       gemmMicrokernel<DegreeLinearOp, degreeLinearApplies, degreeLinearTiles,
@@ -106,7 +106,6 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
                       emitSO2Linear>("so2_linear", 2),
       gemmMicrokernel<SO2LinearGradOp, so2LinearGradApplies, so2LinearGradTiles,
                       emitSO2LinearGrad>("so2_linear_grad", 2),
-      gemmMicrokernel<GateOp, gateApplies, gateTiles, emitGate>("gate", 2),
       gemmMicrokernel<GateGradOp, gateGradApplies, gateGradTiles, emitGateGrad>(
           "gate_grad", 2),
   };

@@ -1,18 +1,22 @@
-//===- Gates.cpp - gate and gate_grad: the logits as GEMMs ----------------===//
+//===- Gates.cpp - gate and gate_grad: one warp per edge ------------------===//
 //
-// A gate's logits are a product over rows: per edge and focus stream, the
-// l = 0 row (Cf) times gw (Cf x lmax*Cf). The loop kernel gave each output
-// channel one thread summing its own Cf terms, re-reading the row and the
-// weights for every channel; here the logits come from the tiled GEMM
-// (with the sigmoid as its epilogue) and the gating is one elementwise
-// launch. gate_grad's l = 0 row needs every gate's d logit times gw's
-// transpose, the same GEMM again, with the SiLU's gradient as its epilogue.
-// Each logit and each path is summed over its terms in the order of the
-// loop kernel.
+// A gate's logits are, per edge and focus stream, the l = 0 row (Cf) times
+// gw (Cf x lmax*Cf): about 4 GFLOP for SeZM-min at 4096 atoms, where the
+// gated rows are gigabytes. So one warp takes an edge: its lanes hold the
+// stream's l = 0 row, hand it round by shuffles, and each lane sums the
+// logits of its own channel at every degree, then gates that channel's
+// rows, all of it between loading the rows and storing them; no gate goes
+// through device memory (a GEMM of the logits and an elementwise launch
+// reading them back took 9.3 ms of SeZM-min's step on an H100). gate_grad
+// does the same for the rows of degree l >= 1 and each gate's d logit; its
+// l = 0 row needs every d logit times gw's transpose, a GEMM, with the
+// SiLU's gradient as its epilogue. Each logit and each path is summed over
+// its terms in the order of the loop kernel.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Microkernels.h"
+#include "WarpSchedules.h"
 
 #include "KernelBuilder/KernelIO.h"
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
@@ -23,71 +27,68 @@ using namespace mlir::sezm::kernel;
 
 namespace mlir::sezm::microkernels {
 namespace {
-/// Threads per block of the elementwise launches.
-constexpr int64_t kGateThreads = 256;
+/// Blocks (of kWarpsPerBlock warps) per multiprocessor the warp kernels ask
+/// for: at most 32 registers a thread (no spills), every warp slot filled,
+/// so that enough edges' loads are in flight (gate_grad took 122 unasked).
+constexpr int64_t kGateBlocksPerSm = 16;
 
-/// The shapes a gate's GEMMs take: static rows and channels, streams wide
-/// enough for the GEMM's columns.
+/// The shapes the warp kernel takes: static rows and channels, each stream
+/// a whole number of warps wide.
 bool gateShapesTaken(Value z, int64_t lmax, int64_t focus) {
   auto type = cast<RankedTensorType>(z.getType());
   if (type.isDynamicDim(1) || type.isDynamicDim(2) ||
       type.getDimSize(2) % focus != 0 || lmax < 1)
     return false;
-  int64_t width = type.getDimSize(2) / focus;
-  return gemmTakesColumns(width) && gemmTakesColumns(lmax * width);
+  return (type.getDimSize(2) / focus) % kWarpSize == 0;
 }
 
-/// The tiles of the logits' product (a stream's lmax * Cf gates wide).
-GemmTiles logitTiles(Value z, int64_t lmax, int64_t focus) {
-  int64_t width = cast<RankedTensorType>(z.getType()).getDimSize(2) / focus;
-  return chooseGemmTiles(lmax * width);
-}
-
-/// Every gate of every edge and stream, sigmoid(z[e, 0, f] gw[f]), into a
-/// scratch (E, F, lmax*Cf).
-Value gateValues(KernelIO &io, StringRef name, Value z, Value gw, int64_t focus,
-                 int64_t width, int64_t gates, KernelConfigAttr config) {
-  Emitter &em = io.emitter();
+/// One warp per edge over every focus stream f of z (E, 3*lmax+1, F*Cf):
+/// body(e, f, c, z[e, 0, c], gates) for each channel c of the stream that
+/// the lane takes (Cf / 32 of them), gates[l - 1] = sigmoid(z[e, 0, f]
+/// gw[f][:, (l-1)*Cf + c - f*Cf]) for l = 1..lmax, summed over the stream's
+/// channels in order.
+void forEachEdgeGates(
+    Emitter &em, StringRef name, Value z, Value gw, int64_t lmax, int64_t focus,
+    int64_t width,
+    llvm::function_ref<void(Idx, int64_t, Idx, Num, ArrayRef<Num>)> body) {
+  const int64_t passes = width / kWarpSize;
   Idx edges = em.dim(z, 0);
-  Value values =
-      io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
-  auto placeA = [&](Idx f, Idx e, Idx k) -> SmallVector<Idx> {
-    return {e, Idx(0), f * Idx(width) + k};
-  };
-  auto placeB = [&](Idx f, Idx k, Idx n) -> SmallVector<Idx> {
-    return {f, k, n};
-  };
-  auto storeC = [&](Idx f, Idx e, Idx n, Num logit) {
-    em.store(sigmoid(logit), values, {e, f, n});
-  };
-  emitTiledGemm(em, (name + "_logits").str(),
-                GemmProblem{edges,
-                            focus,
-                            width,
-                            gates,
-                            {z, placeA},
-                            {gw, placeB},
-                            /*loadInit=*/nullptr,
-                            storeC},
-                config, /*product=*/0);
-  return values;
-}
-
-/// One thread per (edge, stream, stream channel): body(e, f, cf).
-void forEachEdgeStreamChannel(StringRef name, Idx edges, int64_t focus,
-                              int64_t width,
-                              llvm::function_ref<void(Idx, Idx, Idx)> body) {
-  Emitter &em = edges.getEmitter();
-  Idx count = edges * Idx(focus * width);
-  em.launchKernel(name, {ceilDiv(count, kGateThreads), Idx(1), Idx(1)},
-                  {Idx(kGateThreads), Idx(1), Idx(1)}, {},
-                  [&](const LaunchIds &ids) {
-                    Idx flat = ids.block[0] * Idx(kGateThreads) + ids.thread[0];
-                    em.ifThen(flat < count, [&] {
-                      body(flat / Idx(focus * width),
-                           flat / Idx(width) % Idx(focus), flat % Idx(width));
-                    });
-                  });
+  em.launchKernel(
+      name, {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
+      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
+      [&](const LaunchIds &ids) {
+        Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+        Idx lane = ids.thread[0];
+        em.ifThen(e < edges, [&] {
+          for (int64_t f = 0; f < focus; ++f) {
+            auto channel = [&](int64_t p) {
+              return Idx(f * width + p * kWarpSize) + lane;
+            };
+            SmallVector<Num> row;
+            for (int64_t p = 0; p < passes; ++p)
+              row.push_back(em.load(z, {e, Idx(0), channel(p)}));
+            // logits[p * lmax + l - 1]: the lane's channel of pass p.
+            SmallVector<std::optional<Num>> logits(passes * lmax);
+            for (int64_t k = 0; k < width; ++k) {
+              Num zk = em.shuffleFrom(row[k / kWarpSize], k % kWarpSize);
+              for (int64_t p = 0; p < passes; ++p)
+                for (int64_t l = 1; l <= lmax; ++l) {
+                  Idx n = Idx((l - 1) * width + p * kWarpSize) + lane;
+                  Num term = zk * em.load(gw, {Idx(f), Idx(k), n});
+                  std::optional<Num> &sum = logits[p * lmax + l - 1];
+                  sum = sum ? *sum + term : term;
+                }
+            }
+            for (int64_t p = 0; p < passes; ++p) {
+              SmallVector<Num> gates;
+              for (int64_t l = 1; l <= lmax; ++l)
+                gates.push_back(sigmoid(*logits[p * lmax + l - 1]));
+              body(e, f, channel(p), row[p], gates);
+            }
+          }
+        });
+      },
+      kGateBlocksPerSm);
 }
 } // namespace
 
@@ -95,35 +96,25 @@ bool gateApplies(GateOp op) {
   return gateShapesTaken(op.getZ(), op.getLmax(), op.getFocus());
 }
 
-ProductTiles gateTiles(GateOp op) {
-  return {logitTiles(op.getZ(), op.getLmax(), op.getFocus())};
-}
-
 void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config) {
   Emitter &em = io.emitter();
-  int64_t lmax = op.getLmax(), focus = op.getFocus();
+  SO2Layout layout{static_cast<int64_t>(op.getLmax())};
+  int64_t focus = op.getFocus();
   int64_t channels = cast<RankedTensorType>(op.getZ().getType()).getDimSize(2);
-  int64_t width = channels / focus, gates = lmax * width;
   Value z = io.in(op.getZ()), gw = io.in(op.getGw());
   Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
-  Idx edges = em.dim(z, 0);
-  Value out = io.allocate(0, {edges, Idx(3 * lmax + 1), Idx(channels)});
-  StringRef name = config.getKernel().getValue();
-  Value values = gateValues(io, name, z, gw, focus, width, gates, config);
-  auto storeOut = [&](Num value, std::array<Idx, 3> at) {
-    em.storeAdded(value, acc, out, at);
-  };
-  forEachEdgeStreamChannel(
-      name, edges, focus, width, [&](Idx e, Idx f, Idx cf) {
-        Idx c = f * Idx(width) + cf;
-        Num zs = em.load(z, {e, Idx(0), c});
-        storeOut(zs * sigmoid(zs), {e, Idx(0), c});
-        for (int64_t l = 1; l <= lmax; ++l) {
-          Num gate = em.load(values, {e, f, Idx((l - 1) * width) + cf});
-          for (int64_t row : SO2Layout{lmax}.reducedRowsOfDegree(l))
-            storeOut(em.load(z, {e, Idx(row), c}) * gate, {e, Idx(row), c});
-        }
-      });
+  Value out =
+      io.allocate(0, {em.dim(z, 0), Idx(layout.reducedRows()), Idx(channels)});
+  forEachEdgeGates(em, config.getKernel().getValue(), z, gw, layout.lmax, focus,
+                   channels / focus,
+                   [&](Idx e, int64_t, Idx c, Num zs, ArrayRef<Num> gates) {
+                     em.storeAdded(zs * sigmoid(zs), acc, out, {e, Idx(0), c});
+                     for (int64_t l = 1; l <= layout.lmax; ++l)
+                       for (int64_t row : layout.reducedRowsOfDegree(l))
+                         em.storeAdded(em.load(z, {e, Idx(row), c}) *
+                                           gates[l - 1],
+                                       acc, out, {e, Idx(row), c});
+                   });
 }
 
 /// The input gradient alone: gw's gradient, a sum over every edge, is
@@ -133,43 +124,43 @@ bool gateGradApplies(GateGradOp op) {
          gateShapesTaken(op.getZ(), op.getLmax(), op.getFocus());
 }
 
-/// The logits' product again, then the l = 0 row's (Cf columns).
+/// The l = 0 row's product (Cf columns).
 ProductTiles gateGradTiles(GateGradOp op) {
   auto type = cast<RankedTensorType>(op.getZ().getType());
-  return {logitTiles(op.getZ(), op.getLmax(), op.getFocus()),
-          chooseGemmTiles(type.getDimSize(2) / op.getFocus())};
+  return {chooseGemmTiles(type.getDimSize(2) / op.getFocus())};
 }
 
 void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
   Emitter &em = io.emitter();
-  int64_t lmax = op.getLmax(), focus = op.getFocus();
+  SO2Layout layout{static_cast<int64_t>(op.getLmax())};
+  int64_t lmax = layout.lmax, focus = op.getFocus();
   int64_t channels = cast<RankedTensorType>(op.getZ().getType()).getDimSize(2);
   int64_t width = channels / focus, gates = lmax * width;
   Value grad = io.in(op.getGrad()), z = io.in(op.getZ());
   Value gw = io.in(op.getGw());
   Idx edges = em.dim(z, 0);
-  Value zGrad = io.allocate(0, {edges, Idx(3 * lmax + 1), Idx(channels)});
+  Value zGrad =
+      io.allocate(0, {edges, Idx(layout.reducedRows()), Idx(channels)});
   StringRef name = config.getKernel().getValue();
-  Value values = gateValues(io, name, z, gw, focus, width, gates, config);
   // The rows of degree l >= 1, and d logit of every gate.
   Value logitGrad =
       io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
-  forEachEdgeStreamChannel(
-      (name + "_rows").str(), edges, focus, width, [&](Idx e, Idx f, Idx cf) {
-        Idx c = f * Idx(width) + cf;
-        for (int64_t l = 1; l <= lmax; ++l) {
-          Idx k = Idx((l - 1) * width) + cf;
-          Num gate = em.load(values, {e, f, k});
-          std::optional<Num> gateGrad;
-          for (int64_t row : SO2Layout{lmax}.reducedRowsOfDegree(l)) {
-            Num g = em.load(grad, {e, Idx(row), c});
-            em.store(g * gate, zGrad, {e, Idx(row), c});
-            Num term = g * em.load(z, {e, Idx(row), c});
-            gateGrad = gateGrad ? *gateGrad + term : term;
-          }
-          em.store(*gateGrad * gate * (Num(1.0) - gate), logitGrad, {e, f, k});
-        }
-      });
+  forEachEdgeGates(em, name, z, gw, lmax, focus, width,
+                   [&](Idx e, int64_t f, Idx c, Num, ArrayRef<Num> gateValues) {
+                     Idx cf = c - Idx(f * width);
+                     for (int64_t l = 1; l <= lmax; ++l) {
+                       Num gate = gateValues[l - 1];
+                       std::optional<Num> gateGrad;
+                       for (int64_t row : layout.reducedRowsOfDegree(l)) {
+                         Num g = em.load(grad, {e, Idx(row), c});
+                         em.store(g * gate, zGrad, {e, Idx(row), c});
+                         Num term = g * em.load(z, {e, Idx(row), c});
+                         gateGrad = gateGrad ? *gateGrad + term : term;
+                       }
+                       em.store(*gateGrad * gate * (Num(1.0) - gate), logitGrad,
+                                {e, Idx(f), Idx((l - 1) * width) + cf});
+                     }
+                   });
   // The l = 0 row: the SiLU's gradient plus sum_k d logit_k gw[f, i, k],
   // gw read as (F, gates, Cf) rows that the GEMM stages contiguously.
   Value gwt = assembleWeights(io, (name + "_weights").str(), focus, gates,
@@ -199,7 +190,7 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
                             {gwt, placeB},
                             /*loadInit=*/nullptr,
                             storeC},
-                config, /*product=*/1);
+                config, /*product=*/0);
 }
 
 } // namespace mlir::sezm::microkernels

@@ -63,7 +63,6 @@ bool isRowsMatmul(linalg::MatmulOp op);
 ProductTiles rowsMatmulTiles(linalg::MatmulOp op);
 void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
 bool gateApplies(GateOp op);
-ProductTiles gateTiles(GateOp op);
 void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config);
 bool gateGradApplies(GateGradOp op);
 ProductTiles gateGradTiles(GateGradOp op);
