@@ -5,9 +5,9 @@
 // gated rows are gigabytes. So one warp takes an edge: its lanes hold the
 // stream's l = 0 row, hand it round by shuffles, and each lane sums the
 // logits of its own channel at every degree, then gates that channel's
-// rows, all of it between loading the rows and storing them; no gate goes
-// through device memory (a GEMM of the logits and an elementwise launch
-// reading them back took 9.3 ms of SeZM-min's step on an H100). gate_grad
+// rows, all of it between loading the rows and storing them: no gate goes
+// through device memory, where a GEMM of the logits and an elementwise
+// launch reading them back cost more (docs/performance.md, stop 51). gate_grad
 // does the same for the rows of degree l >= 1 and each gate's d logit; its
 // l = 0 row needs every d logit times gw's transpose, a GEMM, with the
 // SiLU's gradient as its epilogue. Each logit and each path is summed over

@@ -6,10 +6,10 @@
 // slice's products into the threadRows x threadColumns sums it keeps in
 // registers. A value read from workgroup memory thus feeds threadRows or
 // threadColumns fused multiply-adds, where the loop kernel read two values
-// from global memory per multiply-add. Slices rotate through two or three
-// stages of workgroup memory, copied there asynchronously (cp.async), so
-// that the next slices' loads are in flight during the arithmetic without
-// holding registers, and a slice costs one barrier.
+// from global memory per multiply-add. Slices alternate between two stages
+// of workgroup memory, copied there asynchronously (cp.async), so that the
+// next slice's loads are in flight during the arithmetic without holding
+// registers, and a slice costs one barrier.
 //
 // Threads own rows and columns in interleaved groups (thread x owns columns
 // x*v .. x*v+v-1, then the same plus threadsAcross*v, ...), so that a warp
@@ -40,8 +40,10 @@ constexpr int64_t kThreadsAcross = 16;
 /// faster than 8 x 4 once the slices no longer passed through registers.
 constexpr int64_t kMaxThreadColumns = 8;
 /// Pads each depth row of the staged A, so that the transposing stores of
-/// threads with neighbouring k fall in different banks; four keeps the rows
-/// aligned for 16-byte reads.
+/// threads with neighbouring k spread over the banks (two to a bank: a
+/// half-warp's 16 depths of one row step 4 banks apart); four keeps the rows
+/// aligned for 16-byte reads, and conflict-free stores cost more elsewhere
+/// (docs/performance.md, stop 51).
 constexpr int64_t kStagedRowPad = 4;
 /// The slices of the depth in workgroup memory at once: one being added,
 /// the next being copied (three were slower on an H100: docs/performance.md,
@@ -72,9 +74,10 @@ GemmTiles chooseGemmTiles(int64_t columns) {
   // the columns wastes no block's work: take the most sums per thread (at
   // least half the bound) for which one does with 16 threads across (128
   // rows), else with 8 across (256 rows: the gates' l = 0 row, 32 columns,
-  // on 8 x 4 sums rather than 8 x 2; SeZM-min's m = +-1 product ran slower
-  // on 256 x 64 blocks of 8 x 8 than on 128 x 96 of 8 x 6); failing both,
-  // one block (rounded up) or the widest.
+  // on 8 x 4 sums rather than 8 x 2; 16 across first, because SeZM-min's
+  // m = +-1 product ran slower on 256 x 64 blocks of 8 x 8 than on 128 x 96
+  // of 8 x 6, docs/performance.md stop 51); failing both, one block
+  // (rounded up) or the widest.
   constexpr int64_t kThreads = 256, kThreadRows = 8;
   for (int64_t across : {kThreadsAcross, kThreadsAcross / 2}) {
     for (int64_t t = kMaxThreadColumns; 2 * t >= kMaxThreadColumns; --t) {
