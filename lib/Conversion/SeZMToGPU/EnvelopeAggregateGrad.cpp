@@ -40,9 +40,9 @@ void emitEnvelopeAggregateGrad(EnvelopeAggregateGradOp op, KernelIO &io,
   // With `scaled`: alpha per (edge, focus stream), its gradient summed per
   // stream as further warp sums.
   Value alpha = op.getFocusAlpha() ? io.in(op.getFocusAlpha()) : Value();
-  int64_t focus =
-      alpha ? cast<ShapedType>(op.getFocusAlpha().getType()).getDimSize(1) : 0;
-  int64_t streamWidth = alpha ? channels / focus : channels;
+  FocusStreams streams = alpha ? focusStreamsOf(op.getFocusAlpha(), channels)
+                               : FocusStreams{0, channels};
+  int64_t focus = streams.count, streamWidth = streams.width;
   Value alphaGrad = alpha ? io.allocate(4, {edges, Idx(focus)}) : Value();
   bool keptGrad = isKeptEntries(wignerGrad);
   // The whole D x D form has entries no edge's sum reaches.

@@ -24,8 +24,7 @@ void emitFocusScale(FocusScaleOp op, KernelIO &io, KernelConfigAttr config) {
   Value y = io.in(op.getY()), alpha = io.in(op.getAlpha());
   auto yType = cast<RankedTensorType>(op.getY().getType());
   int64_t rows = yType.getDimSize(1), channels = yType.getDimSize(2);
-  int64_t focus = cast<RankedTensorType>(op.getAlpha().getType()).getDimSize(1);
-  int64_t width = channels / focus;
+  int64_t width = focusStreamsOf(op.getAlpha(), channels).width;
   Idx edges = em.dim(y, 0);
   Value out = io.allocate(0, {edges, Idx(rows), Idx(channels)});
   em.launchKernel(

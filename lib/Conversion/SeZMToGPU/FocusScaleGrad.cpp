@@ -28,8 +28,8 @@ void emitFocusScaleGrad(FocusScaleGradOp op, KernelIO &io,
   Value alpha = io.in(op.getAlpha());
   auto yType = cast<RankedTensorType>(op.getY().getType());
   int64_t rows = yType.getDimSize(1), channels = yType.getDimSize(2);
-  int64_t focus = cast<RankedTensorType>(op.getAlpha().getType()).getDimSize(1);
-  int64_t width = channels / focus;
+  FocusStreams streams = focusStreamsOf(op.getAlpha(), channels);
+  int64_t focus = streams.count, width = streams.width;
   Idx edges = em.dim(y, 0);
   Value yGrad = io.allocate(0, {edges, Idx(rows), Idx(channels)});
   Value alphaGrad =

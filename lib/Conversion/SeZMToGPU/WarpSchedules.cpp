@@ -26,6 +26,11 @@ int64_t channelsOf(Value tensor) {
 /// The warp schedules give every lane the same number of channels.
 bool channelsFillWarps(Value x) { return channelsOf(x) % kWarpSize == 0; }
 
+FocusStreams focusStreamsOf(Value alpha, int64_t channels) {
+  int64_t count = cast<ShapedType>(alpha.getType()).getDimSize(1);
+  return {count, channels / count};
+}
+
 /// Copies `width` consecutive floats from from[at...] to to[toAt...] as one
 /// access each way (both places aligned to the full width).
 void copyVector(Emitter &em, Value from, ArrayRef<Idx> at, Value to,

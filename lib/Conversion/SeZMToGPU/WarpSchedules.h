@@ -37,6 +37,13 @@ int64_t channelsOf(Value tensor);
 /// The warp schedules give every lane the same number of channels.
 bool channelsFillWarps(Value x);
 
+/// The focus streams that a per-edge scale alpha (E, F) splits `channels`
+/// into: F of them, C / F channels each.
+struct FocusStreams {
+  int64_t count, width;
+};
+FocusStreams focusStreamsOf(Value alpha, int64_t channels);
+
 /// Copies `width` consecutive floats from from[at...] to to[toAt...] as one
 /// access each way (both places aligned to the full width).
 void copyVector(Emitter &em, Value from, ArrayRef<Idx> at, Value to,
