@@ -77,11 +77,15 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
   auto storeOut = [&](Idx, Idx row, Idx column, Num value) {
     em.store(value, out, {row, column});
   };
-  GemmProblem problem{
-      rows,
-      /*batches=*/1, rhsType.getDimSize(0), rhsType.getDimSize(1),
-      {lhs, placeA}, {rhs, placeB},         loadInit,
-      storeOut};
+  GemmOperand a{lhs, placeA}, b{rhs, placeB};
+  GemmProblem problem{rows,
+                      /*batches=*/1,
+                      rhsType.getDimSize(0),
+                      rhsType.getDimSize(1),
+                      a,
+                      b,
+                      loadInit,
+                      storeOut};
   emitTiledGemm(em, config.getKernel().getValue(), problem, config,
                 /*product=*/0);
 }
@@ -304,8 +308,8 @@ void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
       em.store(value, result,
                {row / Idx(order), Idx(first) + row % Idx(order), n});
     };
-    GemmProblem problem{nodes * Idx(order), 1,       in,   out, {x, placeA},
-                        {weights, placeB},  nullptr, store};
+    GemmOperand a{x, placeA}, b{weights, placeB};
+    GemmProblem problem{nodes * Idx(order), 1, in, out, a, b, nullptr, store};
     emitTiledGemm(em, name, problem, config, /*product=*/0);
   }
 }
