@@ -16,10 +16,16 @@ func.func @virial(%gt: tensor<3x?xf32>, %v: tensor<?x3xf32>) -> tensor<3x3xf32> 
   return %w : tensor<3x3xf32>
 }
 
-// A matmul over a static reduction is a tiled GEMM (tiled-gemm.mlir),
-// except one too narrow for it, which stays a loop kernel.
+// A matmul over a static reduction is a tiled GEMM (tiled-gemm.mlir); one
+// too narrow for it (fewer than 16 columns) over a depth of whole warps is
+// one warp per row: each lane's share of the row's products, then the
+// warp's butterfly (xor shuffles 16, 8, 4, 2, 1), the init added last.
 // CHECK-LABEL: func.func @narrow
-// CHECK: linalg.matmul
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c32, {{.*}} = %c4{{(_[0-9]+)?}}, {{.*}}) function(@narrow_matmul)
+// CHECK-COUNT-2: memref.load
+// CHECK: gpu.shuffle xor {{.*}}, %c16_i32
+// CHECK: gpu.shuffle xor {{.*}}, %c1_i32
+// CHECK-NOT: linalg.matmul
 func.func @narrow(%a: tensor<?x64xf32>, %b: tensor<64x1xf32>) -> tensor<?x1xf32> {
   %zero = arith.constant 0.0 : f32
   %c0 = arith.constant 0 : index
@@ -29,4 +35,27 @@ func.func @narrow(%a: tensor<?x64xf32>, %b: tensor<64x1xf32>) -> tensor<?x1xf32>
   %y = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x1xf32>)
       outs(%init : tensor<?x1xf32>) -> tensor<?x1xf32>
   return %y : tensor<?x1xf32>
+}
+
+// Several columns, summed over the lanes together (warpSumSpread), and an
+// init that is not a constant fill, read where each sum is stored.
+// CHECK-LABEL: func.func @narrow_columns
+// CHECK: function(@narrow_matmul)
+// CHECK: scf.if
+// CHECK: memref.load %{{.*}} : memref<?x8xf32>
+// CHECK: memref.store
+// CHECK-NOT: linalg.matmul
+func.func @narrow_columns(%a: tensor<?x64xf32>, %b: tensor<64x8xf32>, %init: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %y = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x8xf32>)
+      outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %y : tensor<?x8xf32>
+}
+
+// A depth that is not a whole number of warps stays a loop kernel.
+// CHECK-LABEL: func.func @shallow
+// CHECK: linalg.matmul {{.*}}kernel = "matmul"
+func.func @shallow(%a: tensor<?x10xf32>, %b: tensor<10x4xf32>, %init: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %y = linalg.matmul ins(%a, %b : tensor<?x10xf32>, tensor<10x4xf32>)
+      outs(%init : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
 }

@@ -16,15 +16,15 @@
 // warp per edge), the
 // dense products (the matmuls over edges and atoms, the
 // SO(2) linears and their input gradients, the degree linears, the gates'
-// input gradients' l = 0 rows) on the tiled GEMM, the
-// rest on loops. The GEMM's column tile follows the product's columns (256 -> 128,
+// input gradients' l = 0 rows) on the tiled GEMM, the matmuls onto fewer
+// than 16 columns (the focus logits) one warp per row, the rest on loops. The GEMM's column tile follows the product's columns (256 -> 128,
 // 25 -> 32; 32 -> 32 with 8 threads across, 256 rows, 8 x 4 sums); an
 // SO(2) linear records one tile per product (m = 0, 128 columns -> 128;
 // m = +-1, 192 -> 96), a gate's backward its l = 0 row's (32, on 256
 // rows).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
-// MIN: 3 linalg.matmul strategy = loops, kernel = "matmul"
-// MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
+// MIN: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
+// MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "narrow_matmul"
 // MIN-NEXT: 13 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 16, 16], thread_tile = [8, 1]
 // MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]

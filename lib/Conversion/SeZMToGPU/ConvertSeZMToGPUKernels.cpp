@@ -98,6 +98,8 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
       microkernel<FocusScaleGradOp, focusScaleGradApplies, emitFocusScaleGrad,
                   true>("focus_scale_grad", 0),
       microkernel<GateOp, gateApplies, emitGate, true>("gate", 0),
+      microkernel<linalg::MatmulOp, isNarrowMatmul, emitNarrowMatmul, true>(
+          "narrow_matmul", 0),
       gemmMicrokernel<linalg::MatmulOp, isRowsMatmul, rowsMatmulTiles,
                       emitRowsMatmul>("tiled_matmul", 2),
       gemmMicrokernel<DegreeLinearOp, degreeLinearApplies, degreeLinearTiles,

@@ -10,6 +10,7 @@
 
 #include "Microkernels.h"
 #include "TiledGemm.h"
+#include "WarpSchedules.h"
 
 #include "KernelBuilder/KernelIO.h"
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
@@ -88,6 +89,62 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
                       storeOut};
   emitTiledGemm(em, config.getKernel().getValue(), problem, config,
                 /*product=*/0);
+}
+
+/// Whether `op` multiplies rows of a static depth, a whole number of warps
+/// deep, by a static matrix of fewer columns than the tiled GEMM takes: a
+/// logit or a projection onto a few axes per edge.
+bool isNarrowMatmul(linalg::MatmulOp op) {
+  if (op.hasUserDefinedMaps() || !op.hasPureTensorSemantics())
+    return false;
+  auto lhs = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
+  auto rhs = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
+  auto out = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
+  return lhs && rhs && out && !lhs.isDynamicDim(1) &&
+         lhs.getDimSize(1) % kernel::kWarpSize == 0 && rhs.hasStaticShape() &&
+         !out.isDynamicDim(1) && isa<FloatType>(out.getElementType()) &&
+         !gemmTakesColumns(out.getDimSize(1));
+}
+
+/// A narrow matmul as one warp per row: lane L reads depths L, L + 32, ...
+/// of the row (one coalesced access per 32 depths, where the loop kernel's
+/// thread per output read its row alone, 32 rows apart in a warp) and sums
+/// its products for every column; the warp's butterfly adds the lanes'
+/// sums, the same order on every run, and the init is added last.
+void emitNarrowMatmul(linalg::MatmulOp op, KernelIO &io,
+                      KernelConfigAttr config) {
+  Emitter &em = io.emitter();
+  auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
+  const int64_t depth = rhsType.getDimSize(0), columns = rhsType.getDimSize(1);
+  Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
+  std::optional<double> filled = filledInit(op);
+  Value init = filled ? Value() : io.in(op.getOutputs()[0]);
+  Idx rows = em.dim(lhs, 0);
+  Value out = io.allocate(0, {rows, Idx(columns)});
+  em.launchKernel(
+      config.getKernel().getValue(),
+      {ceilDiv(rows, kWarpsPerBlock), Idx(1), Idx(1)},
+      {Idx(kernel::kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
+      [&](const LaunchIds &ids) {
+        Idx row = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+        Idx lane = ids.thread[0];
+        SpreadSlots slots = em.spreadSlots(columns, lane);
+        // The warp takes a row or skips it whole (its shuffles need every
+        // lane).
+        em.ifThen(row < rows, [&] {
+          SmallVector<Num> partial(columns, Num(0.0));
+          for (int64_t k0 = 0; k0 < depth; k0 += kernel::kWarpSize) {
+            Idx k = Idx(k0) + lane;
+            Num a = em.load(lhs, {row, k});
+            for (int64_t c = 0; c < columns; ++c)
+              partial[c] = partial[c] + a * em.load(rhs, {k, Idx(c)});
+          }
+          em.storeWarpSums(partial, lane, slots, [&](Idx c, Num total) {
+            Num initial = filled ? Num(*filled) : em.load(init, {row, c});
+            em.store(total + initial, out, {row, c});
+          });
+        });
+      });
 }
 
 //===----------------------------------------------------------------------===//

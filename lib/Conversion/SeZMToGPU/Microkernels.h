@@ -62,6 +62,9 @@ void emitDegreeLinear(DegreeLinearOp op, KernelIO &io, KernelConfigAttr config);
 bool isRowsMatmul(linalg::MatmulOp op);
 ProductTiles rowsMatmulTiles(linalg::MatmulOp op);
 void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
+bool isNarrowMatmul(linalg::MatmulOp op);
+void emitNarrowMatmul(linalg::MatmulOp op, KernelIO &io,
+                      KernelConfigAttr config);
 bool gateApplies(GateOp op);
 void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config);
 bool gateGradApplies(GateGradOp op);
