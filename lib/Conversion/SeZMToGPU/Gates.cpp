@@ -45,8 +45,8 @@ bool gateShapesTaken(Value z, int64_t lmax, int64_t focus) {
 /// One warp per edge over every focus stream f of z (E, 3*lmax+1, F*Cf):
 /// body(e, f, c, z[e, 0, c], gates) for each channel c of the stream that
 /// the lane takes (Cf / 32 of them), gates[l - 1] = sigmoid(z[e, 0, f]
-/// gw[f][:, (l-1)*Cf + c - f*Cf]) for l = 1..lmax, summed over the stream's
-/// channels in order.
+/// gw[f][:, (l-1)*Cf + c - f*Cf]) for l = 1..lmax, summed from zero over the
+/// stream's channels in order.
 void forEachEdgeGates(
     Emitter &em, StringRef name, Value z, Value gw, int64_t lmax, int64_t focus,
     int64_t width,
@@ -67,22 +67,23 @@ void forEachEdgeGates(
             SmallVector<Num> row;
             for (int64_t p = 0; p < passes; ++p)
               row.push_back(em.load(z, {e, Idx(0), channel(p)}));
-            // logits[p * lmax + l - 1]: the lane's channel of pass p.
-            SmallVector<std::optional<Num>> logits(passes * lmax);
+            // logits[p * lmax + l - 1]: the lane's channel of pass p, each
+            // from zero as the loop kernel's (so the first product, too, is
+            // an FMA's: fma(z0, w0, 0), then fma(z1, w1, ...)).
+            SmallVector<Num> logits(passes * lmax, Num(0.0));
             for (int64_t k = 0; k < width; ++k) {
               Num zk = em.shuffleFrom(row[k / kWarpSize], k % kWarpSize);
               for (int64_t p = 0; p < passes; ++p)
                 for (int64_t l = 1; l <= lmax; ++l) {
                   Idx n = Idx((l - 1) * width + p * kWarpSize) + lane;
-                  Num term = zk * em.load(gw, {Idx(f), Idx(k), n});
-                  std::optional<Num> &sum = logits[p * lmax + l - 1];
-                  sum = sum ? *sum + term : term;
+                  Num &sum = logits[p * lmax + l - 1];
+                  sum = sum + zk * em.load(gw, {Idx(f), Idx(k), n});
                 }
             }
             for (int64_t p = 0; p < passes; ++p) {
               SmallVector<Num> gates;
               for (int64_t l = 1; l <= lmax; ++l)
-                gates.push_back(sigmoid(*logits[p * lmax + l - 1]));
+                gates.push_back(sigmoid(logits[p * lmax + l - 1]));
               body(e, f, channel(p), row[p], gates);
             }
           }
