@@ -97,6 +97,14 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
                   emitFocusCompeteGrad, true>("focus_compete_grad", 0),
       microkernel<FocusScaleGradOp, focusScaleGradApplies, emitFocusScaleGrad,
                   true>("focus_scale_grad", 0),
+      microkernel<RmsNormOp, rmsNormApplies, emitRmsNorm, true>("rms_norm", 0),
+      microkernel<RmsNormGradOp, rmsNormGradApplies, emitRmsNormGrad, true>(
+          "rms_norm_grad", 0),
+      microkernel<EquivariantRmsNormOp, equivariantRmsNormApplies,
+                  emitEquivariantRmsNorm, true>("equivariant_rms_norm", 0),
+      microkernel<EquivariantRmsNormGradOp, equivariantRmsNormGradApplies,
+                  emitEquivariantRmsNormGrad, true>("equivariant_rms_norm_grad",
+                                                    0),
       microkernel<GateOp, gateApplies, emitGate, true>("gate", 0),
       microkernel<linalg::MatmulOp, isNarrowMatmul, emitNarrowMatmul, true>(
           "narrow_matmul", 0),

@@ -65,6 +65,16 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
 bool isNarrowMatmul(linalg::MatmulOp op);
 void emitNarrowMatmul(linalg::MatmulOp op, KernelIO &io,
                       KernelConfigAttr config);
+bool rmsNormApplies(RmsNormOp op);
+void emitRmsNorm(RmsNormOp op, KernelIO &io, KernelConfigAttr config);
+bool rmsNormGradApplies(RmsNormGradOp op);
+void emitRmsNormGrad(RmsNormGradOp op, KernelIO &io, KernelConfigAttr config);
+bool equivariantRmsNormApplies(EquivariantRmsNormOp op);
+void emitEquivariantRmsNorm(EquivariantRmsNormOp op, KernelIO &io,
+                            KernelConfigAttr config);
+bool equivariantRmsNormGradApplies(EquivariantRmsNormGradOp op);
+void emitEquivariantRmsNormGrad(EquivariantRmsNormGradOp op, KernelIO &io,
+                                KernelConfigAttr config);
 bool gateApplies(GateOp op);
 void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config);
 bool gateGradApplies(GateGradOp op);

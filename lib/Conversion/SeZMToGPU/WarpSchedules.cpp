@@ -26,6 +26,17 @@ int64_t channelsOf(Value tensor) {
 /// The warp schedules give every lane the same number of channels.
 bool channelsFillWarps(Value x) { return channelsOf(x) % kWarpSize == 0; }
 
+void forEachWarp(Emitter &em, StringRef name, Idx count,
+                 llvm::function_ref<void(Idx, Idx)> body) {
+  em.launchKernel(
+      name, {ceilDiv(count, kWarpsPerBlock), Idx(1), Idx(1)},
+      {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
+      [&](const LaunchIds &ids) {
+        Idx index = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+        em.ifThen(index < count, [&] { body(index, ids.thread[0]); });
+      });
+}
+
 FocusStreams focusStreamsOf(Value alpha, int64_t channels) {
   int64_t count = cast<ShapedType>(alpha.getType()).getDimSize(1);
   return {count, channels / count};

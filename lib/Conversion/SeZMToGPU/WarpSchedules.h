@@ -37,6 +37,12 @@ int64_t channelsOf(Value tensor);
 /// The warp schedules give every lane the same number of channels.
 bool channelsFillWarps(Value x);
 
+/// Launches `name` over blocks of kWarpsPerBlock warps, one warp per index
+/// below `count`: body(index, lane), every lane of the warp taking part (a
+/// warp past the end skips it whole, so that shuffles see every lane).
+void forEachWarp(Emitter &em, StringRef name, Idx count,
+                 llvm::function_ref<void(Idx, Idx)> body);
+
 /// The focus streams that a per-edge scale alpha (E, F) splits `channels`
 /// into: F of them, C / F channels each.
 struct FocusStreams {
