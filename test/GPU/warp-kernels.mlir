@@ -144,3 +144,37 @@ func.func @compete_grad_training(%ga: tensor<?x2xf32>, %u: tensor<?x10x64xf32>,
       -> (tensor<?x10x64xf32>, tensor<32x2xf32>)
   return %gu, %gw : tensor<?x10x64xf32>, tensor<32x2xf32>
 }
+
+// The gather back to the edges (segment_reduce_grad), one warp per node and
+// one more for the positions past rowptr[N] (zeros): the node's row loaded
+// once (64 channels: two per lane), then stored to each edge of its
+// segment; no bisection of rowptr, no fill of the result first.
+// CHECK-LABEL: func.func @gather_rows
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}} = %c4{{.*}}, {{.*}}) function(@segment_reduce_grad)
+// CHECK-NOT: scf.while
+// CHECK: scf.if
+// CHECK-COUNT-2: memref.load %{{.*}} : memref<?x64xf32>
+// CHECK: scf.for
+// CHECK-COUNT-2: memref.store %{{.*}} : memref<?x64xf32>
+// CHECK-NOT: sezm.segment_reduce_grad
+func.func @gather_rows(%g: tensor<?x64xf32>, %order: tensor<?xi64>,
+                       %rowptr: tensor<?xi64>) -> tensor<?x64xf32> {
+  %ge = sezm.segment_reduce_grad %g over(%order, %rowptr)
+      : (tensor<?x64xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x64xf32>
+  return %ge : tensor<?x64xf32>
+}
+
+// A row narrower than a warp: 32 / 3 = 10 edges at a time, 3 lanes each,
+// the last two lanes idle.
+// CHECK-LABEL: func.func @gather_vectors
+// CHECK: function(@segment_reduce_grad)
+// CHECK: %[[SLOT:.*]] = arith.divui %{{.*}}, %c3
+// CHECK: arith.cmpi ult, %[[SLOT]], %c10
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c10
+func.func @gather_vectors(%g: tensor<?x3xf32>, %order: tensor<?xi64>,
+                          %rowptr: tensor<?xi64>) -> tensor<?x3xf32> {
+  %ge = sezm.segment_reduce_grad %g over(%order, %rowptr)
+      : (tensor<?x3xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf32>
+  return %ge : tensor<?x3xf32>
+}
