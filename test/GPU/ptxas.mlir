@@ -7,7 +7,7 @@
 // RUN: for f in %t/*.ptx; do %ptxas -arch=sm_90 $f -o %t.cubin || exit 1; done
 // RUN: cat %t/*.ptx | FileCheck %s
 
-// COUNT: 95
+// COUNT: 92
 // CHECK: .version 8.0
 // CHECK: .target sm_90
 // CHECK: .entry

@@ -64,11 +64,19 @@ func.func @narrow(%g: tensor<?x10x16xf32>, %y: tensor<?x10x16xf32>,
 // 46 kept Wigner-D entries' sums and the two streams' <grad[n], message_e>
 // cross the warp together (48 values, 31 + 16 shuffles); then the logit and
 // env gradients per position and null_logit's over nodes, in loop kernels.
+// Nothing is filled first: the warps of positions past rowptr[N] (edges in
+// no segment) store their edges' zero gradients.
 // CHECK-LABEL: func.func @attention_grad
+// CHECK-NOT: linalg.fill
 // CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}} = %c4{{.*}}, {{.*}}) function(@attention_aggregate_grad)
 // CHECK-COUNT-46: gpu.shuffle idx
 // CHECK-COUNT-47: gpu.shuffle xor
 // CHECK-NOT: gpu.shuffle
+// CHECK: } else {
+// CHECK-COUNT-20: memref.store %cst{{[_0-9]*}}, %subview{{.*}} : memref<10xf32, strided<[64], offset: ?>>
+// CHECK-COUNT-2: memref.store %cst{{[_0-9]*}}, %{{.*}} : memref<?x46xf32>
+// CHECK-COUNT-2: memref.store %cst{{[_0-9]*}}, %{{.*}} : memref<?x2x1xf32>
+// CHECK: memref.store %cst{{[_0-9]*}}, %{{.*}} : memref<?xf32>
 // CHECK: gpu.terminator
 // CHECK-NOT: sezm.attention_aggregate_grad
 func.func @attention_grad(%g: tensor<?x16x64xf32>, %xl: tensor<?x10x64xf32>,
