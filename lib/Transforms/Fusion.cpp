@@ -308,15 +308,37 @@ struct FuseAccumulatePass : sezm::impl::FuseAccumulateBase<FuseAccumulatePass> {
   }
 };
 
-/// A generic over tensors with one result that indexes every operand with
-/// the identity and iterates in parallel only: elementwise, with nothing to
-/// recompute when it is fused into a user.
+/// Whether `map` reads an operand in place or broadcast along some of the
+/// loops: the loops it keeps, in order (no transposition).
+static bool isInOrderProjection(AffineMap map) {
+  if (!map.isProjectedPermutation())
+    return false;
+  int64_t last = -1;
+  for (AffineExpr result : map.getResults()) {
+    int64_t position = cast<AffineDimExpr>(result).getPosition();
+    if (position <= last)
+      return false;
+    last = position;
+  }
+  return true;
+}
+
+/// A generic over tensors with one result, written in place (identity
+/// map), that iterates in parallel only and reads each input in place or
+/// broadcast: elementwise, with nothing to recompute when it is fused into
+/// a user that reads it in place.
 static bool isPlainElementwise(linalg::GenericOp generic) {
-  return generic && generic.hasPureTensorSemantics() &&
-         generic->getNumResults() == 1 &&
-         generic.getNumParallelLoops() == generic.getNumLoops() &&
-         llvm::all_of(generic.getIndexingMapsArray(),
-                      [](AffineMap map) { return map.isIdentity(); });
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic->getNumResults() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops())
+    return false;
+  for (OpOperand &operand : generic->getOpOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(&operand);
+    if (generic.isDpsInit(&operand) ? !map.isIdentity()
+                                    : !isInOrderProjection(map))
+      return false;
+  }
+  return true;
 }
 
 /// Whether `generic`'s init `operand` is only a destination (its value is
@@ -332,7 +354,10 @@ static linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
                                          linalg::GenericOp consumer) {
   for (OpOperand *input : consumer.getDpsInputOperands()) {
     auto producer = input->get().getDefiningOp<linalg::GenericOp>();
-    if (!isPlainElementwise(producer))
+    // A producer read broadcast would be recomputed for every element it
+    // is broadcast to.
+    if (!isPlainElementwise(producer) ||
+        !consumer.getMatchingIndexingMap(input).isIdentity())
       continue;
     Value value = input->get();
     // One read of it, by this consumer; the consumer may also write into it
@@ -373,6 +398,35 @@ static linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
 /// so the ops a fusion erases have all been visited: one pass, linear in
 /// the function's generics.
 static void fuseElementwiseChains(RewriterBase &rewriter, func::FuncOp func) {
+  // A broadcast or a fill that one elementwise generic reads, in place,
+  // becomes a generic that reads its input broadcast, so that it fuses into
+  // that reader: the broadcast tensor is never written.
+  // (The reader may also write into it, as convert-elementwise-to-linalg's
+  // destination, the first operand.)
+  SmallVector<linalg::LinalgOp> spreads;
+  func.walk([&](Operation *op) {
+    if (!isa<linalg::BroadcastOp, linalg::FillOp>(op) ||
+        op->getNumResults() != 1 || op->use_empty())
+      return;
+    auto reader = dyn_cast<linalg::GenericOp>(*op->user_begin());
+    if (!isPlainElementwise(reader))
+      return;
+    int64_t reads = 0;
+    for (OpOperand &use : op->getUses()) {
+      if (use.getOwner() != reader ||
+          (reader.isDpsInput(&use)
+               ? !reader.getMatchingIndexingMap(&use).isIdentity()
+               : !isUnreadInit(reader, use)))
+        return;
+      reads += reader.isDpsInput(&use);
+    }
+    if (reads == 1)
+      spreads.push_back(cast<linalg::LinalgOp>(op));
+  });
+  for (linalg::LinalgOp spread : spreads) {
+    rewriter.setInsertionPoint(spread);
+    (void)linalg::generalizeNamedOp(rewriter, spread);
+  }
   SmallVector<linalg::GenericOp> generics;
   func.walk([&](linalg::GenericOp generic) { generics.push_back(generic); });
   for (linalg::GenericOp consumer : generics)

@@ -1,7 +1,7 @@
 // RUN: sezm-opt %s --convert-elementwise-to-linalg --sezm-fuse-elementwise --canonicalize | FileCheck %s
 
 // A chain of elementwise ops of one shape becomes one generic; a value with
-// a second use, and a broadcast, are left as they are.
+// a second use is left as it is.
 
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME: (%[[A:.*]]: tensor<?x16xf32>, %[[B:.*]]: tensor<?x16xf32>, %[[C:.*]]: tensor<?x16xf32>)
@@ -34,14 +34,16 @@ func.func @shared(%a: tensor<?x16xf32>, %b: tensor<?x16xf32>) -> (tensor<?x16xf3
   return %p, %s : tensor<?x16xf32>, tensor<?x16xf32>
 }
 
+// A broadcast read in place by one generic is read broadcast by it, and
+// that generic fuses into its reader, which reads it in place.
 // CHECK-LABEL: func.func @broadcast
-// CHECK: linalg.broadcast
-// CHECK: %[[P:.*]] = linalg.generic
+// CHECK-SAME: (%[[A:.*]]: tensor<?xf32>, %[[B:.*]]: tensor<?x16xf32>, %[[C:.*]]: tensor<16xf32>)
+// CHECK-NOT: linalg.broadcast
+// CHECK: linalg.generic {indexing_maps = [#[[ROWS:.*]], #[[SPREAD:.*]], #[[ID:.*]], #[[ID]]]
+// CHECK-SAME: ins(%[[C]], %[[A]], %[[B]] : tensor<16xf32>, tensor<?xf32>, tensor<?x16xf32>)
 // CHECK: arith.mulf
-// CHECK-NOT: arith.addf
-// CHECK: linalg.generic
-// CHECK-SAME: ins(%{{.*}}, %[[P]] :
 // CHECK: arith.addf
+// CHECK-NOT: linalg.generic
 func.func @broadcast(%a: tensor<?xf32>, %b: tensor<?x16xf32>, %c: tensor<16xf32>) -> tensor<?x16xf32> {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %b, %c0 : tensor<?x16xf32>
@@ -51,6 +53,34 @@ func.func @broadcast(%a: tensor<?xf32>, %b: tensor<?x16xf32>, %c: tensor<16xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
                        iterator_types = ["parallel", "parallel"]}
       ins(%c, %p : tensor<16xf32>, tensor<?x16xf32>) outs(%e : tensor<?x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %s = arith.addf %x, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<?x16xf32>
+  return %r : tensor<?x16xf32>
+}
+
+// A producer that its reader reads broadcast stays: fused, it would be
+// computed once per element of the broadcast. A fill read in place (a
+// constant) is read as a scalar.
+// CHECK-LABEL: func.func @read_broadcast
+// CHECK-NOT: linalg.fill
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: arith.mulf
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]], %{{.*}} : tensor<?xf32>, tensor<?x16xf32>)
+// CHECK: arith.addf
+func.func @read_broadcast(%a: tensor<?xf32>, %b: tensor<?x16xf32>) -> tensor<?x16xf32> {
+  %c0 = arith.constant 0 : index
+  %half = arith.constant 0.5 : f32
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %e1 = tensor.empty(%n) : tensor<?xf32>
+  %h = linalg.fill ins(%half : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %p = arith.mulf %a, %h : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%p, %b : tensor<?xf32>, tensor<?x16xf32>) outs(%e : tensor<?x16xf32>) {
   ^bb0(%x: f32, %y: f32, %o: f32):
     %s = arith.addf %x, %y : f32
     linalg.yield %s : f32

@@ -149,15 +149,20 @@ def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
     gradients: several hundred `arith.mulf` and `arith.addf` in DeePMD-kit's
     default DPA4 with forces), once `convert-elementwise-to-linalg` has made
     it `linalg.generic`s, runs one kernel per op, each reading and writing a
-    whole per-edge or per-node tensor. A generic whose result is read once,
-    by another generic, where both index every operand with the identity
-    (same shape, no broadcast), is fused into that reader: one kernel, one
-    pass over memory, the intermediate never stored. Where the reader also
-    writes into it (convert-elementwise-to-linalg's destination is the
-    first operand), the fused op writes into the producer's destination. Each element is
-    computed by the same operations in the same order: the same bits.
-    Generics with broadcasts or reductions, named ops (matmuls, which have
-    GEMM kernels) and reshapes are left as they are.
+    whole per-edge or per-node tensor. An elementwise generic (parallel
+    loops, its result written in place, each input read in place or
+    broadcast along some loops) whose result is read once, in place, by
+    another is fused into that reader: one kernel, one pass over memory, the
+    intermediate never stored. A `linalg.broadcast` or `linalg.fill` that one
+    such generic reads first becomes a generic reading its input broadcast,
+    so that the broadcast tensor (an (E, 4, 64) copy of a per-edge scalar,
+    say) is never written either. Where the reader also writes into it
+    (convert-elementwise-to-linalg's destination is the first operand), the
+    fused op writes into the producer's destination. Each element is
+    computed by the same operations in the same order: the same bits. A
+    producer read broadcast (which would be recomputed per element),
+    reductions, transposes, named ops (matmuls, which have GEMM kernels) and
+    reshapes are left as they are.
 
     Before:
     ```mlir
@@ -168,6 +173,17 @@ def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
     ```mlir
     %s = linalg.generic {identity maps} ins(%a, %b, %c) outs(%e1) {
       mulf, addf }
+    ```
+    A broadcast read in place:
+    ```mlir
+    %ab = linalg.broadcast ins(%a : tensor<?xf32>)
+        outs(%e : tensor<?x16xf32>) dimensions = [1]
+    %p = linalg.generic {identity maps} ins(%ab, %b) outs(%e0) { mulf }
+    ```
+    becomes
+    ```mlir
+    %p = linalg.generic {(i, j) -> (i), identity maps} ins(%a, %b)
+        outs(%e0) { mulf }
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
