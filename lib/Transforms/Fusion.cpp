@@ -7,9 +7,11 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::sezm {
 #define GEN_PASS_DEF_FUSEROTATEMIX
@@ -393,36 +395,101 @@ static linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
   return nullptr;
 }
 
+/// Whether `value` is a zero fill.
+static bool isZeroFill(Value value) {
+  auto fill = value.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return false;
+  auto constant = fill.getInputs()[0].getDefiningOp<arith::ConstantFloatOp>();
+  return constant && constant.value().isZero();
+}
+
+/// A column (M x 1) times a constant row of ones (1 x N) from a zero init
+/// becomes the column broadcast along the rows (a 1 x 1 product of each
+/// element with one: the same values). The DPA4 import writes the env
+/// scaling of the radial features so, because autodiff has a rule for the
+/// product; as a broadcast, it fuses into the elementwise op that reads it.
+static void broadcastProductsWithOnes(RewriterBase &rewriter,
+                                      func::FuncOp func) {
+  SmallVector<linalg::MatmulOp> products;
+  func.walk([&](linalg::MatmulOp matmul) {
+    auto lhs = dyn_cast<RankedTensorType>(matmul.getInputs()[0].getType());
+    auto out = dyn_cast<RankedTensorType>(matmul.getOutputs()[0].getType());
+    DenseElementsAttr rhs;
+    if (matmul.hasUserDefinedMaps() || !matmul.hasPureTensorSemantics() ||
+        !lhs || !out || lhs.getDimSize(1) != 1 ||
+        !matchPattern(matmul.getInputs()[1], m_Constant(&rhs)) ||
+        !rhs.isSplat() || !isa<FloatType>(rhs.getElementType()) ||
+        !rhs.getSplatValue<APFloat>().isExactlyValue(1.0) ||
+        !isZeroFill(matmul.getOutputs()[0]))
+      return;
+    products.push_back(matmul);
+  });
+  for (linalg::MatmulOp matmul : products) {
+    rewriter.setInsertionPoint(matmul);
+    Location loc = matmul.getLoc();
+    Value column = tensor::CollapseShapeOp::create(
+        rewriter, loc, matmul.getInputs()[0],
+        SmallVector<ReassociationIndices>{{0, 1}});
+    Value rows =
+        matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>().getOutputs()[0];
+    auto broadcast = linalg::BroadcastOp::create(rewriter, loc, column, rows,
+                                                 ArrayRef<int64_t>{1});
+    rewriter.replaceOp(matmul, broadcast->getResults());
+  }
+}
+
 /// Each plain elementwise generic, in program order, takes its producers
 /// one at a time until none fuses. A producer comes before its consumer,
 /// so the ops a fusion erases have all been visited: one pass, linear in
 /// the function's generics.
 static void fuseElementwiseChains(RewriterBase &rewriter, func::FuncOp func) {
-  // A broadcast or a fill that one elementwise generic reads, in place,
-  // becomes a generic that reads its input broadcast, so that it fuses into
-  // that reader: the broadcast tensor is never written.
-  // (The reader may also write into it, as convert-elementwise-to-linalg's
+  broadcastProductsWithOnes(rewriter, func);
+  // A broadcast or a fill that elementwise generics read in place becomes,
+  // for each of them, a generic that reads its input broadcast, so that it
+  // fuses into that reader: the broadcast tensor is never written. (A
+  // reader may also write into it, as convert-elementwise-to-linalg's
   // destination, the first operand.)
-  SmallVector<linalg::LinalgOp> spreads;
+  SmallVector<Operation *> candidates;
   func.walk([&](Operation *op) {
-    if (!isa<linalg::BroadcastOp, linalg::FillOp>(op) ||
-        op->getNumResults() != 1 || op->use_empty())
-      return;
-    auto reader = dyn_cast<linalg::GenericOp>(*op->user_begin());
-    if (!isPlainElementwise(reader))
-      return;
-    int64_t reads = 0;
+    if (isa<linalg::BroadcastOp, linalg::FillOp>(op) &&
+        op->getNumResults() == 1 && !op->use_empty())
+      candidates.push_back(op);
+  });
+  SmallVector<linalg::LinalgOp> spreads;
+  for (Operation *op : candidates) {
+    // Each reader's uses: one in-place read, and unread destinations.
+    llvm::MapVector<Operation *, int64_t> reads;
+    bool taken = true;
     for (OpOperand &use : op->getUses()) {
-      if (use.getOwner() != reader ||
+      auto reader = dyn_cast<linalg::GenericOp>(use.getOwner());
+      if (!isPlainElementwise(reader) ||
           (reader.isDpsInput(&use)
                ? !reader.getMatchingIndexingMap(&use).isIdentity()
-               : !isUnreadInit(reader, use)))
-        return;
-      reads += reader.isDpsInput(&use);
+               : !isUnreadInit(reader, use))) {
+        taken = false;
+        break;
+      }
+      reads[reader] += reader.isDpsInput(&use);
     }
-    if (reads == 1)
-      spreads.push_back(cast<linalg::LinalgOp>(op));
-  });
+    if (!taken ||
+        llvm::any_of(reads, [](auto &entry) { return entry.second != 1; }))
+      continue;
+    // A copy per reader after the first (it costs nothing once it is a
+    // broadcast read).
+    for (auto &entry : llvm::drop_begin(reads)) {
+      Operation *reader = entry.first;
+      rewriter.setInsertionPoint(reader);
+      Operation *copy = rewriter.clone(*op);
+      rewriter.modifyOpInPlace(reader, [&] {
+        for (OpOperand &operand : reader->getOpOperands())
+          if (operand.get() == op->getResult(0))
+            operand.set(copy->getResult(0));
+      });
+      spreads.push_back(cast<linalg::LinalgOp>(copy));
+    }
+    spreads.push_back(cast<linalg::LinalgOp>(op));
+  }
   for (linalg::LinalgOp spread : spreads) {
     rewriter.setInsertionPoint(spread);
     (void)linalg::generalizeNamedOp(rewriter, spread);

@@ -87,3 +87,62 @@ func.func @read_broadcast(%a: tensor<?xf32>, %b: tensor<?x16xf32>) -> tensor<?x1
   } -> tensor<?x16xf32>
   return %r : tensor<?x16xf32>
 }
+
+// A column times a constant row of ones from a zero init (the DPA4 import's
+// env scaling, a product because autodiff has a rule for it) is the column
+// broadcast, which then fuses into its reader: no matmul, no (E, 8) tensor.
+// CHECK-LABEL: func.func @ones_product
+// CHECK-SAME: (%[[ENV:.*]]: tensor<?x1xf32>, %[[R:.*]]: tensor<?x8xf32>)
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[COL:.*]] = tensor.collapse_shape %[[ENV]] {{\[\[}}0, 1]] : tensor<?x1xf32> into tensor<?xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[R]], %[[COL]] : tensor<?x8xf32>, tensor<?xf32>)
+// CHECK: arith.mulf
+// CHECK-NOT: linalg.broadcast
+func.func @ones_product(%env: tensor<?x1xf32>, %r: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %ones = arith.constant dense<1.0> : tensor<1x8xf32>
+  %n = tensor.dim %env, %c0 : tensor<?x1xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %b = linalg.matmul ins(%env, %ones : tensor<?x1xf32>, tensor<1x8xf32>) outs(%z : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %p = arith.mulf %r, %b : tensor<?x8xf32>
+  return %p : tensor<?x8xf32>
+}
+
+// Another init, or a row that is not all ones, stays a matmul.
+// CHECK-LABEL: func.func @not_ones
+// CHECK: linalg.matmul
+// CHECK: linalg.matmul
+func.func @not_ones(%env: tensor<?x1xf32>, %init: tensor<?x8xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %ones = arith.constant dense<1.0> : tensor<1x8xf32>
+  %twos = arith.constant dense<2.0> : tensor<1x8xf32>
+  %n = tensor.dim %env, %c0 : tensor<?x1xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %a = linalg.matmul ins(%env, %ones : tensor<?x1xf32>, tensor<1x8xf32>) outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %b = linalg.matmul ins(%env, %twos : tensor<?x1xf32>, tensor<1x8xf32>) outs(%z : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %a, %b : tensor<?x8xf32>, tensor<?x8xf32>
+}
+
+// A broadcast that two generics read in place is read broadcast by each.
+// CHECK-LABEL: func.func @two_readers
+// CHECK-NOT: linalg.broadcast
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<?xf32>, tensor<?x16xf32>)
+// CHECK: arith.mulf
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<?xf32>, tensor<?x16xf32>)
+// CHECK: arith.addf
+func.func @two_readers(%a: tensor<?xf32>, %b: tensor<?x16xf32>) -> (tensor<?x16xf32>, tensor<?x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %b, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x16xf32>
+  %ab = linalg.broadcast ins(%a : tensor<?xf32>) outs(%e : tensor<?x16xf32>) dimensions = [1]
+  %p = arith.mulf %ab, %b : tensor<?x16xf32>
+  %s = arith.addf %ab, %b : tensor<?x16xf32>
+  return %p, %s : tensor<?x16xf32>, tensor<?x16xf32>
+}

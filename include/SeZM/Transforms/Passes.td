@@ -153,10 +153,13 @@ def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
     loops, its result written in place, each input read in place or
     broadcast along some loops) whose result is read once, in place, by
     another is fused into that reader: one kernel, one pass over memory, the
-    intermediate never stored. A `linalg.broadcast` or `linalg.fill` that one
-    such generic reads first becomes a generic reading its input broadcast,
-    so that the broadcast tensor (an (E, 4, 64) copy of a per-edge scalar,
-    say) is never written either. Where the reader also writes into it
+    intermediate never stored. A `linalg.broadcast` or `linalg.fill` that
+    such generics read in place first becomes, in each of them, a read of
+    its input broadcast, so that the broadcast tensor (an (E, 4, 64) copy of
+    a per-edge scalar, say) is never written either; a column times a
+    constant row of ones from a zero init (M x 1 by 1 x N, DeePMD-kit's
+    import writes the env scaling so because autodiff has a rule for it) is
+    such a broadcast. Where the reader also writes into it
     (convert-elementwise-to-linalg's destination is the first operand), the
     fused op writes into the producer's destination. Each element is
     computed by the same operations in the same order: the same bits. A
