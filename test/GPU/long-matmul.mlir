@@ -51,11 +51,34 @@ func.func @narrow_columns(%a: tensor<?x64xf32>, %b: tensor<64x8xf32>, %init: ten
   return %y : tensor<?x8xf32>
 }
 
-// A depth that is not a whole number of warps stays a loop kernel.
+// A depth that is not a whole number of warps: one thread per output,
+// summed over k in order from its init (read here).
 // CHECK-LABEL: func.func @shallow
-// CHECK: linalg.matmul {{.*}}kernel = "matmul"
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}}) function(@small_matmul)
+// CHECK: memref.load %{{.*}} : memref<?x4xf32>
+// CHECK-COUNT-10: memref.load %{{.*}} : memref<10x4xf32>
+// CHECK: memref.store
+// CHECK-NOT: linalg.matmul
 func.func @shallow(%a: tensor<?x10xf32>, %b: tensor<10x4xf32>, %init: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %y = linalg.matmul ins(%a, %b : tensor<?x10xf32>, tensor<10x4xf32>)
       outs(%init : tensor<?x4xf32>) -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
+}
+
+// A zero fill of its init folds in: no fill kernel writes the outputs first.
+// CHECK-LABEL: func.func @shallow_zero
+// CHECK-NOT: linalg.fill
+// CHECK: function(@small_matmul)
+// CHECK-NOT: memref.load %{{.*}} : memref<?x10xf32>,
+// CHECK-COUNT-4: memref.load %{{.*}} : memref<4x10xf32>
+// CHECK: memref.store
+func.func @shallow_zero(%a: tensor<?x4xf32>, %b: tensor<4x10xf32>) -> tensor<?x10xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%n) : tensor<?x10xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x10xf32>) -> tensor<?x10xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<?x4xf32>, tensor<4x10xf32>)
+      outs(%init : tensor<?x10xf32>) -> tensor<?x10xf32>
+  return %y : tensor<?x10xf32>
 }

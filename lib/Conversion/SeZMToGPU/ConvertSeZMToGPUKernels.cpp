@@ -108,6 +108,8 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
       microkernel<GateOp, gateApplies, emitGate, true>("gate", 0),
       microkernel<linalg::MatmulOp, isNarrowMatmul, emitNarrowMatmul, true>(
           "narrow_matmul", 0),
+      microkernel<linalg::MatmulOp, isSmallMatmul, emitSmallMatmul, true>(
+          "small_matmul", 0),
       gemmMicrokernel<linalg::MatmulOp, isRowsMatmul, rowsMatmulTiles,
                       emitRowsMatmul>("tiled_matmul", 2),
       gemmMicrokernel<DegreeLinearOp, degreeLinearApplies, degreeLinearTiles,

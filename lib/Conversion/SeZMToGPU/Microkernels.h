@@ -63,6 +63,9 @@ bool isRowsMatmul(linalg::MatmulOp op);
 ProductTiles rowsMatmulTiles(linalg::MatmulOp op);
 void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
 bool isNarrowMatmul(linalg::MatmulOp op);
+bool isSmallMatmul(linalg::MatmulOp op);
+void emitSmallMatmul(linalg::MatmulOp op, KernelIO &io,
+                     KernelConfigAttr config);
 void emitNarrowMatmul(linalg::MatmulOp op, KernelIO &io,
                       KernelConfigAttr config);
 bool rmsNormApplies(RmsNormOp op);
