@@ -439,17 +439,12 @@ static void broadcastProductsWithOnes(RewriterBase &rewriter,
   }
 }
 
-/// Each plain elementwise generic, in program order, takes its producers
-/// one at a time until none fuses. A producer comes before its consumer,
-/// so the ops a fusion erases have all been visited: one pass, linear in
-/// the function's generics.
-static void fuseElementwiseChains(RewriterBase &rewriter, func::FuncOp func) {
-  broadcastProductsWithOnes(rewriter, func);
-  // A broadcast or a fill that elementwise generics read in place becomes,
-  // for each of them, a generic that reads its input broadcast, so that it
-  // fuses into that reader: the broadcast tensor is never written. (A
-  // reader may also write into it, as convert-elementwise-to-linalg's
-  // destination, the first operand.)
+/// A broadcast or a fill that elementwise generics read in place becomes,
+/// for each of them, a generic that reads its input broadcast, so that it
+/// fuses into that reader: the broadcast tensor is never written. (A
+/// reader may also write into it, as convert-elementwise-to-linalg's
+/// destination, the first operand.)
+static void spreadIntoReaders(RewriterBase &rewriter, func::FuncOp func) {
   SmallVector<Operation *> candidates;
   func.walk([&](Operation *op) {
     if (isa<linalg::BroadcastOp, linalg::FillOp>(op) &&
@@ -494,6 +489,15 @@ static void fuseElementwiseChains(RewriterBase &rewriter, func::FuncOp func) {
     rewriter.setInsertionPoint(spread);
     (void)linalg::generalizeNamedOp(rewriter, spread);
   }
+}
+
+/// Each plain elementwise generic, in program order, takes its producers
+/// one at a time until none fuses. A producer comes before its consumer,
+/// so the ops a fusion erases have all been visited: one pass, linear in
+/// the function's generics.
+static void fuseElementwiseChains(RewriterBase &rewriter, func::FuncOp func) {
+  broadcastProductsWithOnes(rewriter, func);
+  spreadIntoReaders(rewriter, func);
   SmallVector<linalg::GenericOp> generics;
   func.walk([&](linalg::GenericOp generic) { generics.push_back(generic); });
   for (linalg::GenericOp consumer : generics)

@@ -39,17 +39,29 @@ std::optional<double> filledInit(linalg::MatmulOp op) {
 }
 } // namespace
 
-/// Whether `op` multiplies rows (a dynamic or static count) of a static
-/// depth by a static matrix of at least gemmTakesColumns columns.
-bool isRowsMatmul(linalg::MatmulOp op) {
+namespace {
+/// The depth and columns of `op` where it multiplies rows (a dynamic or
+/// static count) of a static depth by a static float matrix: the matmuls
+/// that the three row kernels below divide by width and depth.
+std::optional<std::pair<int64_t, int64_t>>
+rowsProductShape(linalg::MatmulOp op) {
   if (op.hasUserDefinedMaps() || !op.hasPureTensorSemantics())
-    return false;
+    return std::nullopt;
   auto lhs = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
   auto rhs = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
   auto out = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
-  return lhs && rhs && out && !lhs.isDynamicDim(1) && rhs.hasStaticShape() &&
-         !out.isDynamicDim(1) && isa<FloatType>(out.getElementType()) &&
-         gemmTakesColumns(out.getDimSize(1));
+  if (!lhs || !rhs || !out || lhs.isDynamicDim(1) || !rhs.hasStaticShape() ||
+      out.isDynamicDim(1) || !isa<FloatType>(out.getElementType()))
+    return std::nullopt;
+  return std::pair{rhs.getDimSize(0), rhs.getDimSize(1)};
+}
+} // namespace
+
+/// Whether `op` multiplies rows by a static matrix of at least
+/// gemmTakesColumns columns.
+bool isRowsMatmul(linalg::MatmulOp op) {
+  auto shape = rowsProductShape(op);
+  return shape && gemmTakesColumns(shape->second);
 }
 
 ProductTiles rowsMatmulTiles(linalg::MatmulOp op) {
@@ -91,19 +103,13 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
                 /*product=*/0);
 }
 
-/// Whether `op` multiplies rows of a static depth, a whole number of warps
-/// deep, by a static matrix of fewer columns than the tiled GEMM takes: a
-/// logit or a projection onto a few axes per edge.
+/// Whether `op` multiplies rows of a depth of whole warps by a static
+/// matrix of fewer columns than the tiled GEMM takes: a logit or a
+/// projection onto a few axes per edge.
 bool isNarrowMatmul(linalg::MatmulOp op) {
-  if (op.hasUserDefinedMaps() || !op.hasPureTensorSemantics())
-    return false;
-  auto lhs = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
-  auto rhs = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
-  auto out = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
-  return lhs && rhs && out && !lhs.isDynamicDim(1) &&
-         lhs.getDimSize(1) % kernel::kWarpSize == 0 && rhs.hasStaticShape() &&
-         !out.isDynamicDim(1) && isa<FloatType>(out.getElementType()) &&
-         !gemmTakesColumns(out.getDimSize(1));
+  auto shape = rowsProductShape(op);
+  return shape && !gemmTakesColumns(shape->second) &&
+         shape->first % kernel::kWarpSize == 0;
 }
 
 /// A narrow matmul as one warp per row: lane L reads depths L, L + 32, ...
@@ -148,16 +154,11 @@ void emitNarrowMatmul(linalg::MatmulOp op, KernelIO &io,
 }
 
 /// Whether `op` multiplies rows by a static matrix too narrow for the tiled
-/// GEMM and too shallow for a warp per row (narrow_matmul).
+/// GEMM over a depth too shallow, or ragged, for a warp per row.
 bool isSmallMatmul(linalg::MatmulOp op) {
-  if (op.hasUserDefinedMaps() || !op.hasPureTensorSemantics())
-    return false;
-  auto lhs = dyn_cast<RankedTensorType>(op.getInputs()[0].getType());
-  auto rhs = dyn_cast<RankedTensorType>(op.getInputs()[1].getType());
-  auto out = dyn_cast<RankedTensorType>(op.getOutputs()[0].getType());
-  return lhs && rhs && out && !lhs.isDynamicDim(1) && rhs.hasStaticShape() &&
-         !out.isDynamicDim(1) && isa<FloatType>(out.getElementType()) &&
-         !gemmTakesColumns(out.getDimSize(1)) && !isNarrowMatmul(op);
+  auto shape = rowsProductShape(op);
+  return shape && !gemmTakesColumns(shape->second) &&
+         shape->first % kernel::kWarpSize != 0;
 }
 
 /// A small matmul as one thread per output, summed over k in order from its
@@ -182,11 +183,15 @@ void emitSmallMatmul(linalg::MatmulOp op, KernelIO &io,
         Idx i = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
         em.ifThen(i < outputs, [&] {
           Idx row = i / Idx(columns), column = i % Idx(columns);
-          Num sum = filled ? Num(*filled) : em.load(init, {row, column});
-          for (int64_t k = 0; k < depth; ++k)
-            sum = sum +
-                  em.load(lhs, {row, Idx(k)}) * em.load(rhs, {Idx(k), column});
-          em.store(sum, out, {row, column});
+          Num initial = filled ? Num(*filled) : em.load(init, {row, column});
+          SmallVector<Num> sum = em.foldRangeStep(
+              Idx(0), Idx(depth), Idx(1), {initial},
+              [&](Idx k, ArrayRef<Num> partial) {
+                return SmallVector<Num>{partial[0] +
+                                        em.load(lhs, {row, k}) *
+                                            em.load(rhs, {k, column})};
+              });
+          em.store(sum[0], out, {row, column});
         });
       });
 }

@@ -17,6 +17,7 @@
 #include "WarpSchedules.h"
 
 #include "KernelBuilder/KernelIO.h"
+#include "KernelBuilder/NormMath.h"
 
 using namespace mlir;
 using namespace mlir::sezm;
@@ -56,20 +57,6 @@ Num warpTotal(Emitter &em, ArrayRef<Num> values) {
   return em.warpSum(sum);
 }
 
-/// Each degree's weight in an equivariant norm's mean square: the op's
-/// degree_weights, or 1 / ((2l+1) (lmax+1) C).
-template <typename OpTy>
-SmallVector<double> degreeWeights(OpTy op, int64_t channels) {
-  int64_t lmax = op.getLmax();
-  SmallVector<double> weights;
-  for (int64_t l = 0; l <= lmax; ++l)
-    weights.push_back(
-        op.getDegreeWeights()
-            ? cast<FloatAttr>((*op.getDegreeWeights())[l]).getValueAsDouble()
-            : 1.0 / static_cast<double>((2 * l + 1) * (lmax + 1) * channels));
-  return weights;
-}
-
 /// One node of an equivariant norm, in the lanes of a warp: its rows
 /// (rows[d][p], channel p * 32 + lane), the l = 0 row centred, and
 /// r = rsqrt(ms + eps).
@@ -102,13 +89,6 @@ struct WarpNodeNorm {
   }
 };
 
-/// The degree of packed row d.
-int64_t degreeOf(int64_t d) {
-  int64_t l = 0;
-  while ((l + 1) * (l + 1) <= d)
-    ++l;
-  return l;
-}
 } // namespace
 
 bool rmsNormApplies(RmsNormOp op) { return warpRowsTaken(op.getX()); }
@@ -173,7 +153,7 @@ void emitEquivariantRmsNorm(EquivariantRmsNormOp op, KernelIO &io,
   Value bias = io.in(op.getBias());
   const int64_t lmax = op.getLmax(), width = lastDim(op.getX());
   const int64_t rows = (lmax + 1) * (lmax + 1);
-  SmallVector<double> weight = degreeWeights(op, width);
+  SmallVector<double> weight = meanSquareWeights(op, width);
   Idx nodes = em.dim(x, 0);
   Value out = io.allocate(0, {nodes, Idx(rows), Idx(width)});
   forEachWarp(em, config.getKernel().getValue(), nodes, [&](Idx n, Idx lane) {
@@ -181,7 +161,7 @@ void emitEquivariantRmsNorm(EquivariantRmsNormOp op, KernelIO &io,
     WarpNodeNorm norm(em, x, n, channels, lmax, op.getEps().convertToDouble(),
                       weight);
     for (int64_t d = 0; d < rows; ++d) {
-      Idx l(degreeOf(d));
+      Idx l(SO2Layout::degreeOfPacked(d));
       for (auto [k, c] : llvm::enumerate(channels)) {
         Num value = norm.rows[d][k] * norm.r * em.load(scale, {l, c});
         if (d == 0)
@@ -203,7 +183,7 @@ void emitEquivariantRmsNormGrad(EquivariantRmsNormGradOp op, KernelIO &io,
   Value scale = io.in(op.getScale());
   const int64_t lmax = op.getLmax(), width = lastDim(op.getX());
   const int64_t rows = (lmax + 1) * (lmax + 1);
-  SmallVector<double> weight = degreeWeights(op, width);
+  SmallVector<double> weight = meanSquareWeights(op, width);
   Idx nodes = em.dim(x, 0);
   Value out = io.allocate(0, {nodes, Idx(rows), Idx(width)});
   forEachWarp(em, config.getKernel().getValue(), nodes, [&](Idx n, Idx lane) {
@@ -214,7 +194,7 @@ void emitEquivariantRmsNormGrad(EquivariantRmsNormGradOp op, KernelIO &io,
     SmallVector<SmallVector<Num>> gs;
     Num partial(0.0);
     for (int64_t d = 0; d < rows; ++d) {
-      Idx l(degreeOf(d));
+      Idx l(SO2Layout::degreeOfPacked(d));
       SmallVector<Num> row;
       for (auto [k, c] : llvm::enumerate(channels)) {
         row.push_back(em.load(grad, {n, Idx(d), c}) * em.load(scale, {l, c}));
@@ -225,7 +205,7 @@ void emitEquivariantRmsNormGrad(EquivariantRmsNormGradOp op, KernelIO &io,
     Num r3a = norm.r * norm.r * norm.r * em.warpSum(partial);
     auto du = [&](int64_t d, int64_t k) {
       return norm.r * gs[d][k] -
-             r3a * Num(weight[degreeOf(d)]) * norm.rows[d][k];
+             r3a * Num(weight[SO2Layout::degreeOfPacked(d)]) * norm.rows[d][k];
     };
     SmallVector<Num> du0;
     for (int64_t k = 0; k < static_cast<int64_t>(channels.size()); ++k)

@@ -10,6 +10,8 @@
 
 #include "Kernels.h"
 
+#include "KernelBuilder/NormMath.h"
+
 using namespace mlir;
 using namespace mlir::sezm;
 using namespace mlir::sezm::kernel;
@@ -112,20 +114,6 @@ struct NodeNorm {
 /// a node's rows of degree l are [firstOfDegree(l), firstOfDegree(l + 1)).
 Idx firstOfDegree(int64_t l, int64_t channels) { return Idx(l * l * channels); }
 
-/// Each degree's weight in the shared mean square: the op's degree_weights,
-/// or 1 / ((2l+1) (lmax+1) C).
-template <typename OpTy>
-SmallVector<double> degreeWeights(OpTy op, int64_t channels) {
-  int64_t lmax = op.getLmax();
-  SmallVector<double> weights;
-  for (int64_t l = 0; l <= lmax; ++l)
-    weights.push_back(
-        op.getDegreeWeights()
-            ? cast<FloatAttr>((*op.getDegreeWeights())[l]).getValueAsDouble()
-            : 1.0 / static_cast<double>((2 * l + 1) * (lmax + 1) * channels));
-  return weights;
-}
-
 NodeNorm nodeNorm(Value x, Idx n, int64_t lmax, int64_t channels, double eps,
                   ArrayRef<double> weight) {
   Emitter &em = n.getEmitter();
@@ -156,7 +144,7 @@ void sezm::emitKernel(EquivariantRmsNormOp op, KernelIO &io) {
   int64_t lmax = op.getLmax(), channels = staticDim(op.getX(), 2);
   int64_t rows = (lmax + 1) * (lmax + 1);
   double eps = op.getEps().convertToDouble();
-  SmallVector<double> weight = degreeWeights(op, channels);
+  SmallVector<double> weight = meanSquareWeights(op, channels);
   Idx nodes = em.dim(x, 0), width(channels);
   Value out = io.allocate(0, {nodes, rows, channels});
   em.parallelRange(0, nodes, [&](Idx n) {
@@ -184,7 +172,7 @@ void sezm::emitKernel(EquivariantRmsNormGradOp op, KernelIO &io) {
   int64_t lmax = op.getLmax(), channels = staticDim(op.getX(), 2);
   int64_t rows = (lmax + 1) * (lmax + 1);
   double eps = op.getEps().convertToDouble();
-  SmallVector<double> weight = degreeWeights(op, channels);
+  SmallVector<double> weight = meanSquareWeights(op, channels);
   Idx nodes = em.dim(x, 0), width(channels);
   Value out = io.allocate(0, {nodes, rows, channels});
   em.parallelRange(0, nodes, [&](Idx n) {
