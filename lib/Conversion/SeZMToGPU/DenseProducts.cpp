@@ -103,6 +103,39 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
                 /*product=*/0);
 }
 
+/// The operands of a narrow or small matmul (rows by a static matrix of a
+/// few columns) and its result, allocated; its init a constant fill's value
+/// or read.
+struct RowsProduct {
+  int64_t depth, columns;
+  Value lhs, rhs, init, out;
+  std::optional<double> filled;
+  Idx rows;
+
+  static RowsProduct of(linalg::MatmulOp op, KernelIO &io) {
+    Emitter &em = io.emitter();
+    auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
+    RowsProduct p{rhsType.getDimSize(0),
+                  rhsType.getDimSize(1),
+                  io.in(op.getInputs()[0]),
+                  io.in(op.getInputs()[1]),
+                  Value(),
+                  Value(),
+                  filledInit(op),
+                  Idx(0)};
+    if (!p.filled)
+      p.init = io.in(op.getOutputs()[0]);
+    p.rows = em.dim(p.lhs, 0);
+    p.out = io.allocate(0, {p.rows, Idx(p.columns)});
+    return p;
+  }
+
+  /// The value output (row, column) starts from.
+  Num initAt(Idx row, Idx column) const {
+    return filled ? Num(*filled) : row.getEmitter().load(init, {row, column});
+  }
+};
+
 /// Whether `op` multiplies rows of a depth of whole warps by a static
 /// matrix of fewer columns than the tiled GEMM takes: a logit or a
 /// projection onto a few axes per edge.
@@ -120,34 +153,27 @@ bool isNarrowMatmul(linalg::MatmulOp op) {
 void emitNarrowMatmul(linalg::MatmulOp op, KernelIO &io,
                       KernelConfigAttr config) {
   Emitter &em = io.emitter();
-  auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
-  const int64_t depth = rhsType.getDimSize(0), columns = rhsType.getDimSize(1);
-  Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
-  std::optional<double> filled = filledInit(op);
-  Value init = filled ? Value() : io.in(op.getOutputs()[0]);
-  Idx rows = em.dim(lhs, 0);
-  Value out = io.allocate(0, {rows, Idx(columns)});
+  RowsProduct p = RowsProduct::of(op, io);
   em.launchKernel(
       config.getKernel().getValue(),
-      {ceilDiv(rows, kWarpsPerBlock), Idx(1), Idx(1)},
+      {ceilDiv(p.rows, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kernel::kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
       [&](const LaunchIds &ids) {
         Idx row = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
         Idx lane = ids.thread[0];
-        SpreadSlots slots = em.spreadSlots(columns, lane);
+        SpreadSlots slots = em.spreadSlots(p.columns, lane);
         // The warp takes a row or skips it whole (its shuffles need every
         // lane).
-        em.ifThen(row < rows, [&] {
-          SmallVector<Num> partial(columns, Num(0.0));
-          for (int64_t k0 = 0; k0 < depth; k0 += kernel::kWarpSize) {
+        em.ifThen(row < p.rows, [&] {
+          SmallVector<Num> partial(p.columns, Num(0.0));
+          for (int64_t k0 = 0; k0 < p.depth; k0 += kernel::kWarpSize) {
             Idx k = Idx(k0) + lane;
-            Num a = em.load(lhs, {row, k});
-            for (int64_t c = 0; c < columns; ++c)
-              partial[c] = partial[c] + a * em.load(rhs, {k, Idx(c)});
+            Num a = em.load(p.lhs, {row, k});
+            for (int64_t c = 0; c < p.columns; ++c)
+              partial[c] = partial[c] + a * em.load(p.rhs, {k, Idx(c)});
           }
           em.storeWarpSums(partial, lane, slots, [&](Idx c, Num total) {
-            Num initial = filled ? Num(*filled) : em.load(init, {row, c});
-            em.store(total + initial, out, {row, c});
+            em.store(total + p.initAt(row, c), p.out, {row, c});
           });
         });
       });
@@ -168,32 +194,26 @@ bool isSmallMatmul(linalg::MatmulOp op) {
 void emitSmallMatmul(linalg::MatmulOp op, KernelIO &io,
                      KernelConfigAttr config) {
   Emitter &em = io.emitter();
-  auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
-  const int64_t depth = rhsType.getDimSize(0), columns = rhsType.getDimSize(1);
-  Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
-  std::optional<double> filled = filledInit(op);
-  Value init = filled ? Value() : io.in(op.getOutputs()[0]);
-  Idx rows = em.dim(lhs, 0);
-  Value out = io.allocate(0, {rows, Idx(columns)});
-  Idx outputs = rows * Idx(columns);
-  em.launchKernel(
-      config.getKernel().getValue(),
-      {ceilDiv(outputs, kBlockThreads), Idx(1), Idx(1)},
-      {Idx(kBlockThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
-        Idx i = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
-        em.ifThen(i < outputs, [&] {
-          Idx row = i / Idx(columns), column = i % Idx(columns);
-          Num initial = filled ? Num(*filled) : em.load(init, {row, column});
-          SmallVector<Num> sum = em.foldRangeStep(
-              Idx(0), Idx(depth), Idx(1), {initial},
-              [&](Idx k, ArrayRef<Num> partial) {
-                return SmallVector<Num>{partial[0] +
-                                        em.load(lhs, {row, k}) *
-                                            em.load(rhs, {k, column})};
-              });
-          em.store(sum[0], out, {row, column});
-        });
-      });
+  RowsProduct p = RowsProduct::of(op, io);
+  Idx outputs = p.rows * Idx(p.columns);
+  em.launchKernel(config.getKernel().getValue(),
+                  {ceilDiv(outputs, kBlockThreads), Idx(1), Idx(1)},
+                  {Idx(kBlockThreads), Idx(1), Idx(1)}, {},
+                  [&](const LaunchIds &ids) {
+                    Idx i = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
+                    em.ifThen(i < outputs, [&] {
+                      Idx row = i / Idx(p.columns), column = i % Idx(p.columns);
+                      Num initial = p.initAt(row, column);
+                      SmallVector<Num> sum = em.foldRangeStep(
+                          Idx(0), Idx(p.depth), Idx(1), {initial},
+                          [&](Idx k, ArrayRef<Num> partial) {
+                            return SmallVector<Num>{
+                                partial[0] + em.load(p.lhs, {row, k}) *
+                                                 em.load(p.rhs, {k, column})};
+                          });
+                      em.store(sum[0], p.out, {row, column});
+                    });
+                  });
 }
 
 //===----------------------------------------------------------------------===//

@@ -63,10 +63,12 @@ Num warpTotal(Emitter &em, ArrayRef<Num> values) {
 struct WarpNodeNorm {
   SmallVector<SmallVector<Num>> rows;
   Num r;
+  /// Each degree's weight in the mean square.
+  SmallVector<double> weight;
 
   WarpNodeNorm(Emitter &em, Value x, Idx n, ArrayRef<Idx> channels,
                int64_t lmax, double eps, ArrayRef<double> weight)
-      : r(0.0) {
+      : r(0.0), weight(weight) {
     const int64_t width = channels.size() * kWarpSize;
     for (int64_t d = 0; d < (lmax + 1) * (lmax + 1); ++d) {
       SmallVector<Num> row;
@@ -89,6 +91,27 @@ struct WarpNodeNorm {
   }
 };
 
+/// Launches `config`'s kernel over the nodes of an equivariant norm `op`
+/// (forward or gradient), one warp each: body(n, channels, norm, out) with
+/// the lane's channels, the node's statistics and the result (N, D, C).
+template <typename NormOp>
+void forEachNodeNorm(
+    NormOp op, KernelIO &io, KernelConfigAttr config,
+    llvm::function_ref<void(Idx, ArrayRef<Idx>, const WarpNodeNorm &, Value)>
+        body) {
+  Emitter &em = io.emitter();
+  Value x = io.in(op.getX());
+  const int64_t lmax = op.getLmax(), width = lastDim(op.getX());
+  SmallVector<double> weight = meanSquareWeights(op, width);
+  Idx nodes = em.dim(x, 0);
+  Value out = io.allocate(0, {nodes, Idx((lmax + 1) * (lmax + 1)), Idx(width)});
+  forEachWarp(em, config.getKernel().getValue(), nodes, [&](Idx n, Idx lane) {
+    SmallVector<Idx> channels = laneChannels(lane, width);
+    WarpNodeNorm norm(em, x, n, channels, lmax, op.getEps().convertToDouble(),
+                      weight);
+    body(n, channels, norm, out);
+  });
+}
 } // namespace
 
 bool rmsNormApplies(RmsNormOp op) { return warpRowsTaken(op.getX()); }
@@ -149,27 +172,20 @@ bool equivariantRmsNormApplies(EquivariantRmsNormOp op) {
 void emitEquivariantRmsNorm(EquivariantRmsNormOp op, KernelIO &io,
                             KernelConfigAttr config) {
   Emitter &em = io.emitter();
-  Value x = io.in(op.getX()), scale = io.in(op.getScale());
-  Value bias = io.in(op.getBias());
-  const int64_t lmax = op.getLmax(), width = lastDim(op.getX());
-  const int64_t rows = (lmax + 1) * (lmax + 1);
-  SmallVector<double> weight = meanSquareWeights(op, width);
-  Idx nodes = em.dim(x, 0);
-  Value out = io.allocate(0, {nodes, Idx(rows), Idx(width)});
-  forEachWarp(em, config.getKernel().getValue(), nodes, [&](Idx n, Idx lane) {
-    SmallVector<Idx> channels = laneChannels(lane, width);
-    WarpNodeNorm norm(em, x, n, channels, lmax, op.getEps().convertToDouble(),
-                      weight);
-    for (int64_t d = 0; d < rows; ++d) {
-      Idx l(SO2Layout::degreeOfPacked(d));
-      for (auto [k, c] : llvm::enumerate(channels)) {
-        Num value = norm.rows[d][k] * norm.r * em.load(scale, {l, c});
-        if (d == 0)
-          value = value + em.load(bias, {c});
-        em.store(value, out, {n, Idx(d), c});
-      }
-    }
-  });
+  Value scale = io.in(op.getScale()), bias = io.in(op.getBias());
+  forEachNodeNorm(
+      op, io, config,
+      [&](Idx n, ArrayRef<Idx> channels, const WarpNodeNorm &norm, Value out) {
+        for (auto [d, row] : llvm::enumerate(norm.rows)) {
+          Idx l(SO2Layout::degreeOfPacked(d));
+          for (auto [k, c] : llvm::enumerate(channels)) {
+            Num value = row[k] * norm.r * em.load(scale, {l, c});
+            if (d == 0)
+              value = value + em.load(bias, {c});
+            em.store(value, out, {n, Idx(d), c});
+          }
+        }
+      });
 }
 
 bool equivariantRmsNormGradApplies(EquivariantRmsNormGradOp op) {
@@ -179,42 +195,39 @@ bool equivariantRmsNormGradApplies(EquivariantRmsNormGradOp op) {
 void emitEquivariantRmsNormGrad(EquivariantRmsNormGradOp op, KernelIO &io,
                                 KernelConfigAttr config) {
   Emitter &em = io.emitter();
-  Value grad = io.in(op.getGrad()), x = io.in(op.getX());
-  Value scale = io.in(op.getScale());
-  const int64_t lmax = op.getLmax(), width = lastDim(op.getX());
-  const int64_t rows = (lmax + 1) * (lmax + 1);
-  SmallVector<double> weight = meanSquareWeights(op, width);
-  Idx nodes = em.dim(x, 0);
-  Value out = io.allocate(0, {nodes, Idx(rows), Idx(width)});
-  forEachWarp(em, config.getKernel().getValue(), nodes, [&](Idx n, Idx lane) {
-    SmallVector<Idx> channels = laneChannels(lane, width);
-    WarpNodeNorm norm(em, x, n, channels, lmax, op.getEps().convertToDouble(),
-                      weight);
-    // G scale, and A = sum G scale u over every row.
-    SmallVector<SmallVector<Num>> gs;
-    Num partial(0.0);
-    for (int64_t d = 0; d < rows; ++d) {
-      Idx l(SO2Layout::degreeOfPacked(d));
-      SmallVector<Num> row;
-      for (auto [k, c] : llvm::enumerate(channels)) {
-        row.push_back(em.load(grad, {n, Idx(d), c}) * em.load(scale, {l, c}));
-        partial = partial + row.back() * norm.rows[d][k];
-      }
-      gs.push_back(row);
-    }
-    Num r3a = norm.r * norm.r * norm.r * em.warpSum(partial);
-    auto du = [&](int64_t d, int64_t k) {
-      return norm.r * gs[d][k] -
-             r3a * Num(weight[SO2Layout::degreeOfPacked(d)]) * norm.rows[d][k];
-    };
-    SmallVector<Num> du0;
-    for (int64_t k = 0; k < static_cast<int64_t>(channels.size()); ++k)
-      du0.push_back(du(0, k));
-    Num meanDu0 = warpTotal(em, du0) / Num(static_cast<double>(width));
-    for (int64_t d = 0; d < rows; ++d)
-      for (auto [k, c] : llvm::enumerate(channels))
-        em.store(d == 0 ? du0[k] - meanDu0 : du(d, k), out, {n, Idx(d), c});
-  });
+  Value grad = io.in(op.getGrad()), scale = io.in(op.getScale());
+  const int64_t width = lastDim(op.getX());
+  forEachNodeNorm(
+      op, io, config,
+      [&](Idx n, ArrayRef<Idx> channels, const WarpNodeNorm &norm, Value out) {
+        const int64_t rows = norm.rows.size();
+        // G scale, and A = sum G scale u over every row.
+        SmallVector<SmallVector<Num>> gs;
+        Num partial(0.0);
+        for (int64_t d = 0; d < rows; ++d) {
+          Idx l(SO2Layout::degreeOfPacked(d));
+          SmallVector<Num> row;
+          for (auto [k, c] : llvm::enumerate(channels)) {
+            row.push_back(em.load(grad, {n, Idx(d), c}) *
+                          em.load(scale, {l, c}));
+            partial = partial + row.back() * norm.rows[d][k];
+          }
+          gs.push_back(row);
+        }
+        Num r3a = norm.r * norm.r * norm.r * em.warpSum(partial);
+        auto du = [&](int64_t d, int64_t k) {
+          return norm.r * gs[d][k] -
+                 r3a * Num(norm.weight[SO2Layout::degreeOfPacked(d)]) *
+                     norm.rows[d][k];
+        };
+        SmallVector<Num> du0;
+        for (int64_t k = 0; k < static_cast<int64_t>(channels.size()); ++k)
+          du0.push_back(du(0, k));
+        Num meanDu0 = warpTotal(em, du0) / Num(static_cast<double>(width));
+        for (int64_t d = 0; d < rows; ++d)
+          for (auto [k, c] : llvm::enumerate(channels))
+            em.store(d == 0 ? du0[k] - meanDu0 : du(d, k), out, {n, Idx(d), c});
+      });
 }
 
 } // namespace mlir::sezm::microkernels
