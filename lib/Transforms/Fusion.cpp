@@ -439,6 +439,109 @@ static void broadcastProductsWithOnes(RewriterBase &rewriter,
   }
 }
 
+/// Whether `value` is the result of a transpose that swaps the last two of
+/// three dimensions.
+static linalg::TransposeOp swapOfLastTwo(Value value) {
+  auto transpose = value.getDefiningOp<linalg::TransposeOp>();
+  if (!transpose || transpose.getPermutation() != ArrayRef<int64_t>{0, 2, 1})
+    return nullptr;
+  return transpose;
+}
+
+/// A product over the middle axis of a 3-D tensor, out[e, j, c] = sum_i
+/// X[e, i, c] W[i, j], written as transpose -> collapse -> matmul by W ->
+/// expand -> transpose (the DPA4 import's mixing of grid points or degrees,
+/// and its derivative: matmul's rule transposes W), becomes one contraction
+/// that reads X and writes out in place: the two transposed copies are
+/// never written. Either transpose may be absent (X read, or out written,
+/// as (e, c, i) or (e, c, j)), but one is there. The sums run over i in
+/// order from the zero init, as the matmul's do: the same bits.
+static void contractMiddleAxes(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<linalg::MatmulOp> products;
+  func.walk([&](linalg::MatmulOp matmul) { products.push_back(matmul); });
+  for (linalg::MatmulOp matmul : products) {
+    auto collapse =
+        matmul.getInputs()[0].getDefiningOp<tensor::CollapseShapeOp>();
+    auto weight = dyn_cast<RankedTensorType>(matmul.getInputs()[1].getType());
+    if (matmul.hasUserDefinedMaps() || !matmul.hasPureTensorSemantics() ||
+        !collapse || !weight || !weight.hasStaticShape() ||
+        !isZeroFill(matmul.getOutputs()[0]) || !matmul->hasOneUse() ||
+        collapse.getSrcType().getRank() != 3 ||
+        collapse.getReassociationIndices() !=
+            SmallVector<ReassociationIndices>{{0, 1}, {2}})
+      continue;
+    auto expand = dyn_cast<tensor::ExpandShapeOp>(*matmul->user_begin());
+    if (!expand || expand.getResultType().getRank() != 3 ||
+        expand.getReassociationIndices() !=
+            SmallVector<ReassociationIndices>{{0, 1}, {2}} ||
+        expand.getResultType().getDimSize(1) !=
+            collapse.getSrcType().getDimSize(1) ||
+        ShapedType::isDynamic(expand.getResultType().getDimSize(1)))
+      continue;
+    linalg::TransposeOp inSwap = swapOfLastTwo(collapse.getSrc());
+    linalg::TransposeOp outSwap =
+        expand->hasOneUse()
+            ? dyn_cast<linalg::TransposeOp>(*expand->user_begin())
+            : nullptr;
+    if (outSwap && !swapOfLastTwo(outSwap->getResult(0)))
+      outSwap = nullptr;
+    if (!inSwap && !outSwap)
+      continue;
+
+    // Loops (e, a, b, i): the output's dimensions in its order, then the
+    // depth i; c is a (out written (e, c, j)) or b (out written (e, j, c)).
+    MLIRContext *context = rewriter.getContext();
+    AffineExpr e = getAffineDimExpr(0, context),
+               a = getAffineDimExpr(1, context),
+               b = getAffineDimExpr(2, context),
+               i = getAffineDimExpr(3, context);
+    AffineExpr c = outSwap ? b : a, j = outSwap ? a : b;
+    Value x = inSwap ? inSwap.getInput() : collapse.getSrc();
+    AffineMap xMap = AffineMap::get(4, 0,
+                                    inSwap ? ArrayRef<AffineExpr>{e, i, c}
+                                           : ArrayRef<AffineExpr>{e, c, i},
+                                    context);
+    AffineMap wMap = AffineMap::get(4, 0, {i, j}, context);
+    AffineMap outMap = AffineMap::get(4, 0, {e, a, b}, context);
+
+    Location loc = matmul.getLoc();
+    rewriter.setInsertionPoint(outSwap ? outSwap.getOperation()
+                                       : expand.getOperation());
+    Value result = outSwap ? outSwap->getResult(0) : Value(expand.getResult());
+    auto resultType = cast<RankedTensorType>(result.getType());
+    SmallVector<Value> dynamicSizes;
+    if (resultType.isDynamicDim(0))
+      dynamicSizes.push_back(tensor::DimOp::create(rewriter, loc, x, 0));
+    Value empty =
+        tensor::EmptyOp::create(rewriter, loc, resultType.getShape(),
+                                resultType.getElementType(), dynamicSizes);
+    Value zero =
+        matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>().getInputs()[0];
+    Value init =
+        linalg::FillOp::create(rewriter, loc, zero, empty).getResult(0);
+    auto contraction = linalg::GenericOp::create(
+        rewriter, loc, resultType, ValueRange{x, matmul.getInputs()[1]},
+        ValueRange{init}, ArrayRef<AffineMap>{xMap, wMap, outMap},
+        ArrayRef<utils::IteratorType>{
+            utils::IteratorType::parallel, utils::IteratorType::parallel,
+            utils::IteratorType::parallel, utils::IteratorType::reduction},
+        [](OpBuilder &builder, Location loc, ValueRange args) {
+          Value product = arith::MulFOp::create(builder, loc, args[0], args[1]);
+          Value sum = arith::AddFOp::create(builder, loc, args[2], product);
+          linalg::YieldOp::create(builder, loc, sum);
+        });
+    rewriter.replaceAllUsesWith(result, contraction.getResult(0));
+    if (outSwap)
+      rewriter.eraseOp(outSwap);
+    rewriter.eraseOp(expand);
+    rewriter.eraseOp(matmul);
+    if (collapse->use_empty())
+      rewriter.eraseOp(collapse);
+    if (inSwap && inSwap->use_empty())
+      rewriter.eraseOp(inSwap);
+  }
+}
+
 /// A broadcast or a fill that elementwise generics read in place becomes,
 /// for each of them, a generic that reads its input broadcast, so that it
 /// fuses into that reader: the broadcast tensor is never written. (A
@@ -496,6 +599,7 @@ static void spreadIntoReaders(RewriterBase &rewriter, func::FuncOp func) {
 /// so the ops a fusion erases have all been visited: one pass, linear in
 /// the function's generics.
 static void fuseElementwiseChains(RewriterBase &rewriter, func::FuncOp func) {
+  contractMiddleAxes(rewriter, func);
   broadcastProductsWithOnes(rewriter, func);
   spreadIntoReaders(rewriter, func);
   SmallVector<linalg::GenericOp> generics;

@@ -85,3 +85,35 @@ func.func @shallow_zero(%a: tensor<?x4xf32>, %b: tensor<4x10xf32>) -> tensor<?x1
       outs(%init : tensor<?x10xf32>) -> tensor<?x10xf32>
   return %y : tensor<?x10xf32>
 }
+
+// A product over the middle axis (sezm-fuse-elementwise's contraction),
+// out[e, j, c] = sum_i x[e, i, c] w[i, j]: one thread per output in out's
+// order, x and w read in place, the sum over i in order from the zero fill,
+// which is folded in (no fill kernel, no read of the init).
+// CHECK-LABEL: func.func @middle_axis
+// CHECK-NOT: linalg.fill
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}}) function(@middle_axis_product)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %c3 step
+// CHECK: memref.load %{{.*}}[%{{.*}}, %[[I]], %{{.*}}] : memref<?x3x32xf32>
+// CHECK: memref.load %{{.*}}[%[[I]], %{{.*}}] : memref<3x7xf32>
+// CHECK: memref.store {{.*}} : memref<?x7x32xf32>
+// CHECK-NOT: gpu.launch
+#xIn = affine_map<(e, j, c, i) -> (e, i, c)>
+#wIn = affine_map<(e, j, c, i) -> (i, j)>
+#outAt = affine_map<(e, j, c, i) -> (e, j, c)>
+func.func @middle_axis(%x: tensor<?x3x32xf32>, %w: tensor<3x7xf32>) -> tensor<?x7x32xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x3x32xf32>
+  %e = tensor.empty(%n) : tensor<?x7x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x7x32xf32>) -> tensor<?x7x32xf32>
+  %y = linalg.generic {indexing_maps = [#xIn, #wIn, #outAt],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<?x3x32xf32>, tensor<3x7xf32>) outs(%init : tensor<?x7x32xf32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+  } -> tensor<?x7x32xf32>
+  return %y : tensor<?x7x32xf32>
+}

@@ -1,5 +1,11 @@
 // RUN: sezm-opt %s --convert-elementwise-to-linalg --sezm-fuse-elementwise --canonicalize | FileCheck %s
 
+// The maps of the products over the middle axis (@middle_axis below).
+// CHECK-DAG: #[[XIN:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[W:.*]] = affine_map<(d0, d1, d2, d3) -> (d3, d1)>
+// CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[XROW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+
 // A chain of elementwise ops of one shape becomes one generic; a value with
 // a second use is left as it is.
 
@@ -145,4 +151,86 @@ func.func @two_readers(%a: tensor<?xf32>, %b: tensor<?x16xf32>) -> (tensor<?x16x
   %p = arith.mulf %ab, %b : tensor<?x16xf32>
   %s = arith.addf %ab, %b : tensor<?x16xf32>
   return %p, %s : tensor<?x16xf32>, tensor<?x16xf32>
+}
+
+// A product over the middle axis, out[e, j, c] = sum_i x[e, i, c] w[i, j],
+// written transpose -> collapse -> matmul -> expand -> transpose (the DPA4
+// import's), is one contraction that reads x and writes out in place: no
+// transposed copy, the sums over i from the zero init.
+// CHECK-LABEL: func.func @middle_axis
+// CHECK-NOT: linalg.transpose
+// CHECK-NOT: linalg.matmul
+// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} -> tensor<?x7x32xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[XIN]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<?x3x32xf32>, tensor<3x7xf32>) outs(%[[ZERO]] : tensor<?x7x32xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @middle_axis(%x: tensor<?x3x32xf32>, %w: tensor<3x7xf32>) -> tensor<?x7x32xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x3x32xf32>
+  %e1 = tensor.empty(%n) : tensor<?x32x3xf32>
+  %t = linalg.transpose ins(%x : tensor<?x3x32xf32>) outs(%e1 : tensor<?x32x3xf32>) permutation = [0, 2, 1]
+  %rows = tensor.collapse_shape %t [[0, 1], [2]] : tensor<?x32x3xf32> into tensor<?x3xf32>
+  %m = tensor.dim %rows, %c0 : tensor<?x3xf32>
+  %e2 = tensor.empty(%m) : tensor<?x7xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<?x7xf32>) -> tensor<?x7xf32>
+  %p = linalg.matmul ins(%rows, %w : tensor<?x3xf32>, tensor<3x7xf32>) outs(%f : tensor<?x7xf32>) -> tensor<?x7xf32>
+  %y = tensor.expand_shape %p [[0, 1], [2]] output_shape [%n, 32, 7] : tensor<?x7xf32> into tensor<?x32x7xf32>
+  %e3 = tensor.empty(%n) : tensor<?x7x32xf32>
+  %out = linalg.transpose ins(%y : tensor<?x32x7xf32>) outs(%e3 : tensor<?x7x32xf32>) permutation = [0, 2, 1]
+  return %out : tensor<?x7x32xf32>
+}
+
+// With one transpose (here the input's: x already (e, c, i)), the same:
+// out[e, j, c] read in place.
+// CHECK-LABEL: func.func @middle_axis_out
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {indexing_maps = [#[[XROW]], #[[W]], #[[OUT]]]
+// CHECK-SAME: ins(%arg0, %arg1 : tensor<?x32x3xf32>, tensor<3x7xf32>) outs(%{{.*}} : tensor<?x7x32xf32>)
+func.func @middle_axis_out(%x: tensor<?x32x3xf32>, %w: tensor<3x7xf32>) -> tensor<?x7x32xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x32x3xf32>
+  %rows = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x32x3xf32> into tensor<?x3xf32>
+  %m = tensor.dim %rows, %c0 : tensor<?x3xf32>
+  %e2 = tensor.empty(%m) : tensor<?x7xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<?x7xf32>) -> tensor<?x7xf32>
+  %p = linalg.matmul ins(%rows, %w : tensor<?x3xf32>, tensor<3x7xf32>) outs(%f : tensor<?x7xf32>) -> tensor<?x7xf32>
+  %y = tensor.expand_shape %p [[0, 1], [2]] output_shape [%n, 32, 7] : tensor<?x7xf32> into tensor<?x32x7xf32>
+  %e3 = tensor.empty(%n) : tensor<?x7x32xf32>
+  %out = linalg.transpose ins(%y : tensor<?x32x7xf32>) outs(%e3 : tensor<?x7x32xf32>) permutation = [0, 2, 1]
+  return %out : tensor<?x7x32xf32>
+}
+
+// What stays: no transpose to save (a plain product of rows, which the GEMM
+// takes), an init that is not zero (its sums start elsewhere), a product
+// read also as rows.
+// CHECK-LABEL: func.func @middle_axis_kept
+// CHECK-COUNT-3: linalg.matmul
+// CHECK-NOT: "reduction"
+func.func @middle_axis_kept(%x: tensor<?x3x32xf32>, %w: tensor<3x7xf32>,
+                            %init: tensor<?x7xf32>)
+    -> (tensor<?x32x7xf32>, tensor<?x7x32xf32>, tensor<?x7x32xf32>, tensor<?x7xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x3x32xf32>
+  %e1 = tensor.empty(%n) : tensor<?x32x3xf32>
+  %t = linalg.transpose ins(%x : tensor<?x3x32xf32>) outs(%e1 : tensor<?x32x3xf32>) permutation = [0, 2, 1]
+  %rows = tensor.collapse_shape %t [[0, 1], [2]] : tensor<?x32x3xf32> into tensor<?x3xf32>
+  %plainRows = tensor.collapse_shape %e1 [[0, 1], [2]] : tensor<?x32x3xf32> into tensor<?x3xf32>
+  %m = tensor.dim %rows, %c0 : tensor<?x3xf32>
+  %e2 = tensor.empty(%m) : tensor<?x7xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<?x7xf32>) -> tensor<?x7xf32>
+  %p0 = linalg.matmul ins(%plainRows, %w : tensor<?x3xf32>, tensor<3x7xf32>) outs(%f : tensor<?x7xf32>) -> tensor<?x7xf32>
+  %y0 = tensor.expand_shape %p0 [[0, 1], [2]] output_shape [%n, 32, 7] : tensor<?x7xf32> into tensor<?x32x7xf32>
+  %p1 = linalg.matmul ins(%rows, %w : tensor<?x3xf32>, tensor<3x7xf32>) outs(%init : tensor<?x7xf32>) -> tensor<?x7xf32>
+  %y1 = tensor.expand_shape %p1 [[0, 1], [2]] output_shape [%n, 32, 7] : tensor<?x7xf32> into tensor<?x32x7xf32>
+  %e3 = tensor.empty(%n) : tensor<?x7x32xf32>
+  %o1 = linalg.transpose ins(%y1 : tensor<?x32x7xf32>) outs(%e3 : tensor<?x7x32xf32>) permutation = [0, 2, 1]
+  %p2 = linalg.matmul ins(%rows, %w : tensor<?x3xf32>, tensor<3x7xf32>) outs(%f : tensor<?x7xf32>) -> tensor<?x7xf32>
+  %y2 = tensor.expand_shape %p2 [[0, 1], [2]] output_shape [%n, 32, 7] : tensor<?x7xf32> into tensor<?x32x7xf32>
+  %e4 = tensor.empty(%n) : tensor<?x7x32xf32>
+  %o2 = linalg.transpose ins(%y2 : tensor<?x32x7xf32>) outs(%e4 : tensor<?x7x32xf32>) permutation = [0, 2, 1]
+  return %y0, %o1, %o2, %p2 : tensor<?x32x7xf32>, tensor<?x7x32xf32>, tensor<?x7x32xf32>, tensor<?x7xf32>
 }

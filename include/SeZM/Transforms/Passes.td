@@ -159,13 +159,21 @@ def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
     a per-edge scalar, say) is never written either; a column times a
     constant row of ones from a zero init (M x 1 by 1 x N, DeePMD-kit's
     import writes the env scaling so because autodiff has a rule for it) is
-    such a broadcast. Where the reader also writes into it
+    such a broadcast. A product over the middle axis of a 3-D tensor,
+    out[e, j, c] = sum_i x[e, i, c] w[i, j], that the DPA4 import writes as
+    transpose -> collapse -> matmul by a small static w -> expand ->
+    transpose (its grid and degree mixings, and their derivatives), from a
+    zero init, becomes one contraction over the loops (e, j, c, i) that
+    reads x and writes out in place, the transposed copies never written
+    (either transpose may be absent; a plain product of rows stays a
+    matmul); its sums run over i in order from zero, as the matmul's did.
+    Where the reader also writes into it
     (convert-elementwise-to-linalg's destination is the first operand), the
     fused op writes into the producer's destination. Each element is
     computed by the same operations in the same order: the same bits. A
     producer read broadcast (which would be recomputed per element),
-    reductions, transposes, named ops (matmuls, which have GEMM kernels) and
-    reshapes are left as they are.
+    other reductions, transposes, named ops (matmuls, which have GEMM
+    kernels) and reshapes are left as they are.
 
     Before:
     ```mlir
@@ -187,6 +195,23 @@ def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
     ```mlir
     %p = linalg.generic {(i, j) -> (i), identity maps} ins(%a, %b)
         outs(%e0) { mulf }
+    ```
+    A product over the middle axis:
+    ```mlir
+    %t = linalg.transpose ins(%x : tensor<?x3x32xf32>)
+        outs(%e1 : tensor<?x32x3xf32>) permutation = [0, 2, 1]
+    %r = tensor.collapse_shape %t [[0, 1], [2]]
+    %p = linalg.matmul ins(%r, %w : tensor<?x3xf32>, tensor<3x7xf32>)
+        outs(%zeros : tensor<?x7xf32>)
+    %y = tensor.expand_shape %p [[0, 1], [2]] ... into tensor<?x32x7xf32>
+    %o = linalg.transpose ins(%y) outs(%e3 : tensor<?x7x32xf32>)
+        permutation = [0, 2, 1]
+    ```
+    becomes
+    ```mlir
+    %o = linalg.generic {(e, j, c, i) -> (e, i, c), (i, j), (e, j, c);
+        parallel, parallel, parallel, reduction}
+        ins(%x, %w) outs(%zeros3 : tensor<?x7x32xf32>) { mulf, addf }
     ```
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];

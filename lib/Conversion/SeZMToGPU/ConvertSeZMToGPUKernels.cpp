@@ -110,6 +110,8 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
           "narrow_matmul", 0),
       microkernel<linalg::MatmulOp, isSmallMatmul, emitSmallMatmul, true>(
           "small_matmul", 0),
+      microkernel<linalg::GenericOp, isMiddleAxisProduct, emitMiddleAxisProduct,
+                  true>("middle_axis_product", 0),
       gemmMicrokernel<linalg::MatmulOp, isRowsMatmul, rowsMatmulTiles,
                       emitRowsMatmul>("tiled_matmul", 2),
       gemmMicrokernel<DegreeLinearOp, degreeLinearApplies, degreeLinearTiles,

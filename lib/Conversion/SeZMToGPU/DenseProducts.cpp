@@ -216,6 +216,111 @@ void emitSmallMatmul(linalg::MatmulOp op, KernelIO &io,
                   });
 }
 
+namespace {
+/// The float a generic's init is filled with, where it is a constant fill.
+std::optional<double> filledInit(linalg::GenericOp op) {
+  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return std::nullopt;
+  auto constant = fill.getInputs()[0].getDefiningOp<arith::ConstantFloatOp>();
+  if (!constant)
+    return std::nullopt;
+  return constant.value().convertToDouble();
+}
+} // namespace
+
+/// Whether `op` is a product over the middle axis as sezm-fuse-elementwise
+/// writes it: out[e, a, b] = init + sum_i x[..] w[..] over loops (e, a, b,
+/// i), x 3-D and w a static 2-D matrix read through projections, the body a
+/// multiply of the two inputs added to the output.
+bool isMiddleAxisProduct(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || op.getNumLoops() != 4 ||
+      op.getNumReductionLoops() != 1 ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return false;
+  auto w = dyn_cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  // out[e, a, b]: the loops but the last.
+  MLIRContext *context = op.getContext();
+  AffineMap outMap = AffineMap::get(4, 0,
+                                    {getAffineDimExpr(0, context),
+                                     getAffineDimExpr(1, context),
+                                     getAffineDimExpr(2, context)},
+                                    context);
+  if (!w || w.getRank() != 2 || !w.hasStaticShape() ||
+      op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != outMap)
+    return false;
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (!op.getMatchingIndexingMap(input).isProjectedPermutation())
+      return false;
+  AffineMap wMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  if (!wMap.getResultPosition(getAffineDimExpr(3, context)))
+    return false;
+  // yield(addf(out, mulf(in0, in1))), the add's operands in either order.
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues()[0].getDefiningOp<arith::AddFOp>();
+  if (!add || (add.getLhs() != body.getArgument(2) &&
+               add.getRhs() != body.getArgument(2)))
+    return false;
+  Value product =
+      add.getLhs() == body.getArgument(2) ? add.getRhs() : add.getLhs();
+  auto mul = product.getDefiningOp<arith::MulFOp>();
+  return mul && mul.getLhs() == body.getArgument(0) &&
+         mul.getRhs() == body.getArgument(1) &&
+         body.getOperations().size() == 3;
+}
+
+/// A product over the middle axis as one thread per output, in the
+/// output's order (its last axis across a warp: coalesced stores, and
+/// reads of x along its contiguous axis or shared by neighbours), summed
+/// over i in order from the init, a constant fill of which is folded in
+/// (no fill kernel, no read of the init).
+void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
+                           KernelConfigAttr config) {
+  Emitter &em = io.emitter();
+  auto outType = cast<RankedTensorType>(op.getResultTypes()[0]);
+  Value x = io.in(op.getDpsInputs()[0]), w = io.in(op.getDpsInputs()[1]);
+  std::optional<double> filled = filledInit(op);
+  Value init = filled ? Value() : io.in(op.getDpsInits()[0]);
+  AffineMap xMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
+  AffineMap wMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  // The reduction's extent: w's axis that loop 3 indexes.
+  auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+  int64_t depth = wType.getDimSize(
+      *wMap.getResultPosition(getAffineDimExpr(3, op.getContext())));
+  int64_t middle = outType.getDimSize(1), last = outType.getDimSize(2);
+  Idx rows = em.dim(x, 0);
+  Value out = io.allocate(0, {rows, Idx(middle), Idx(last)});
+  Idx outputs = rows * Idx(middle * last);
+  auto at = [](AffineMap map, ArrayRef<Idx> loops) {
+    SmallVector<Idx> indices;
+    for (AffineExpr result : map.getResults())
+      indices.push_back(loops[cast<AffineDimExpr>(result).getPosition()]);
+    return indices;
+  };
+  em.launchKernel(
+      config.getKernel().getValue(),
+      {ceilDiv(outputs, kBlockThreads), Idx(1), Idx(1)},
+      {Idx(kBlockThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
+        Idx flat = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
+        em.ifThen(flat < outputs, [&] {
+          Idx e = flat / Idx(middle * last), a = flat / Idx(last) % Idx(middle);
+          Idx b = flat % Idx(last);
+          Num initial = filled ? Num(*filled) : em.load(init, {e, a, b});
+          SmallVector<Num> sum = em.foldRangeStep(
+              Idx(0), Idx(depth), Idx(1), {initial},
+              [&](Idx i, ArrayRef<Num> partial) {
+                SmallVector<Idx> loops = {e, a, b, i};
+                return SmallVector<Num>{partial[0] +
+                                        em.load(x, at(xMap, loops)) *
+                                            em.load(w, at(wMap, loops))};
+              });
+          em.store(sum[0], out, {e, a, b});
+        });
+      });
+}
+
 //===----------------------------------------------------------------------===//
 // sezm.so2_linear and its input gradient
 //===----------------------------------------------------------------------===//
@@ -395,10 +500,11 @@ bool degreeLinearApplies(DegreeLinearOp op) {
          gemmTakesColumns(out.getDimSize(2));
 }
 
-/// Every degree's product has the same shape.
+/// Every degree's product has the same shape, over the 2l+1 rows of each
+/// atom: few rows.
 ProductTiles degreeLinearTiles(DegreeLinearOp op) {
   auto out = cast<RankedTensorType>(op.getResult().getType());
-  return {chooseGemmTiles(out.getDimSize(2))};
+  return {chooseGemmTilesForFewRows(out.getDimSize(2))};
 }
 
 /// One product per degree l: the 2l+1 rows of degree l of every node are

@@ -68,6 +68,9 @@ void emitSmallMatmul(linalg::MatmulOp op, KernelIO &io,
                      KernelConfigAttr config);
 void emitNarrowMatmul(linalg::MatmulOp op, KernelIO &io,
                       KernelConfigAttr config);
+bool isMiddleAxisProduct(linalg::GenericOp op);
+void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
+                           KernelConfigAttr config);
 bool rmsNormApplies(RmsNormOp op);
 void emitRmsNorm(RmsNormOp op, KernelIO &io, KernelConfigAttr config);
 bool rmsNormGradApplies(RmsNormGradOp op);
