@@ -18,7 +18,8 @@
 // SO(2) linears and their input gradients, the degree linears, the gates'
 // input gradients' l = 0 rows) on the tiled GEMM, the matmuls onto fewer
 // than 16 columns (the focus logits) one warp per row, the rest on loops. The GEMM's column tile follows the product's columns (256 -> 128,
-// 25 -> 32; 32 -> 32 with 8 threads across, 256 rows, 8 x 4 sums); an
+// 25 -> 32; 32 -> 32 with 8 threads across, 256 rows, 8 x 4 sums; a
+// degree linear's over atoms on 64 rows); an
 // SO(2) linear records one tile per product (m = 0, 128 columns -> 128;
 // m = +-1, 192 -> 96), a gate's backward its l = 0 row's (32, on 256
 // rows).
@@ -31,8 +32,8 @@
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]
 // MIN-NEXT: 2 linalg.reduce strategy = microkernel, kernel = "full_sum"
-// MIN: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
-// MIN-NEXT: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]
+// MIN: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [64, 32, 16], thread_tile = [2, 4]
+// MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [64, 64, 16], thread_tile = [4, 4]
 // MIN: 2 sezm.envelope_aggregate_grad strategy = microkernel, kernel = "envelope_aggregate_grad"
 // MIN: 4 sezm.focus_compete strategy = loops, kernel = "focus_compete"
 // MIN-NEXT: 2 sezm.focus_compete_grad strategy = microkernel, kernel = "focus_compete_grad"

@@ -93,6 +93,15 @@ GemmTiles chooseGemmTiles(int64_t columns) {
                    kThreadRows, blockColumns / kThreadsAcross};
 }
 
+GemmTiles chooseGemmTilesForFewRows(int64_t columns) {
+  // 4096 atoms on 256-row blocks were 16 blocks for 132 multiprocessors.
+  constexpr int64_t kFewRowsBlock = 64;
+  GemmTiles tiles = chooseGemmTiles(columns);
+  tiles.threadRows = kFewRowsBlock / tiles.threadsDown();
+  tiles.blockRows = kFewRowsBlock;
+  return tiles;
+}
+
 namespace {
 /// One block of a GEMM launch: where its tile of outputs lies, and how it
 /// copies one slice of the depth (`step` of it) into one stage of

@@ -34,6 +34,11 @@ struct GemmTiles {
 /// The tiles for a product with that many columns (and many rows).
 GemmTiles chooseGemmTiles(int64_t columns);
 
+/// The tiles for a product with that many columns over few rows (one per
+/// atom, thousands): chooseGemmTiles' columns on 64-row blocks, so that the
+/// launch has blocks for every multiprocessor.
+GemmTiles chooseGemmTilesForFewRows(int64_t columns);
+
 /// The tiles of each product shape a GEMM microkernel launches, in launch
 /// order: an SO(2) linear's m = 0 and m = +-1 products have different
 /// widths, and tiles that divide both (their common divisor) would read
