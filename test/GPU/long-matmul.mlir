@@ -117,3 +117,22 @@ func.func @middle_axis(%x: tensor<?x3x32xf32>, %w: tensor<3x7xf32>) -> tensor<?x
   } -> tensor<?x7x32xf32>
   return %y : tensor<?x7x32xf32>
 }
+
+// A contraction whose x is not read along out's rows first is no product
+// over the middle axis: it stays a loop kernel.
+// CHECK-LABEL: func.func @not_middle_axis
+// CHECK: strategy = loops
+// CHECK-NOT: middle_axis_product
+#xRows = affine_map<(e, j, c, i) -> (c, i, e)>
+func.func @not_middle_axis(%x: tensor<32x3x?xf32>, %w: tensor<3x7xf32>,
+                           %init: tensor<?x7x32xf32>) -> tensor<?x7x32xf32> {
+  %y = linalg.generic {indexing_maps = [#xRows, #wIn, #outAt],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<32x3x?xf32>, tensor<3x7xf32>) outs(%init : tensor<?x7x32xf32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %p = arith.mulf %a, %b : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+  } -> tensor<?x7x32xf32>
+  return %y : tensor<?x7x32xf32>
+}

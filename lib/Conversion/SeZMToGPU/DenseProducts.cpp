@@ -230,9 +230,9 @@ std::optional<double> filledInit(linalg::GenericOp op) {
 } // namespace
 
 /// Whether `op` is a product over the middle axis as sezm-fuse-elementwise
-/// writes it: out[e, a, b] = init + sum_i x[..] w[..] over loops (e, a, b,
-/// i), x 3-D and w a static 2-D matrix read through projections, the body a
-/// multiply of the two inputs added to the output.
+/// writes it: out[e, a, b] = init + sum_i x[e, ..] w[..] over loops (e, a,
+/// b, i), x 3-D and w a static 2-D matrix read through projections, the
+/// body a multiply of the two inputs added to the output.
 bool isMiddleAxisProduct(linalg::GenericOp op) {
   if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || op.getNumLoops() != 4 ||
@@ -253,8 +253,12 @@ bool isMiddleAxisProduct(linalg::GenericOp op) {
   for (OpOperand *input : op.getDpsInputOperands())
     if (!op.getMatchingIndexingMap(input).isProjectedPermutation())
       return false;
+  // x's rows are out's (its first axis e), w's are the depth i.
+  AffineMap xMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
   AffineMap wMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
-  if (!wMap.getResultPosition(getAffineDimExpr(3, context)))
+  if (xMap.getNumResults() != 3 ||
+      xMap.getResult(0) != getAffineDimExpr(0, context) ||
+      !wMap.getResultPosition(getAffineDimExpr(3, context)))
     return false;
   // yield(addf(out, mulf(in0, in1))), the add's operands in either order.
   Block &body = op.getRegion().front();
