@@ -27,9 +27,9 @@ namespace mlir::sezm::microkernels {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// The float a matmul's init is filled with, where it is a constant fill.
-std::optional<double> filledInit(linalg::MatmulOp op) {
-  auto fill = op.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+/// The float an op's init is filled with, where it is a constant fill.
+std::optional<double> filledInit(Value init) {
+  auto fill = init.getDefiningOp<linalg::FillOp>();
   if (!fill)
     return std::nullopt;
   auto constant = fill.getInputs()[0].getDefiningOp<arith::ConstantFloatOp>();
@@ -74,7 +74,7 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
   Emitter &em = io.emitter();
   auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
   Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
-  std::optional<double> filled = filledInit(op);
+  std::optional<double> filled = filledInit(op.getOutputs()[0]);
   Value init = filled ? Value() : io.in(op.getOutputs()[0]);
   Idx rows = em.dim(lhs, 0);
   Value out = io.allocate(0, {rows, Idx(rhsType.getDimSize(1))});
@@ -121,7 +121,7 @@ struct RowsProduct {
                   io.in(op.getInputs()[1]),
                   Value(),
                   Value(),
-                  filledInit(op),
+                  filledInit(op.getOutputs()[0]),
                   Idx(0)};
     if (!p.filled)
       p.init = io.in(op.getOutputs()[0]);
@@ -216,19 +216,6 @@ void emitSmallMatmul(linalg::MatmulOp op, KernelIO &io,
                   });
 }
 
-namespace {
-/// The float a generic's init is filled with, where it is a constant fill.
-std::optional<double> filledInit(linalg::GenericOp op) {
-  auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return std::nullopt;
-  auto constant = fill.getInputs()[0].getDefiningOp<arith::ConstantFloatOp>();
-  if (!constant)
-    return std::nullopt;
-  return constant.value().convertToDouble();
-}
-} // namespace
-
 /// Whether `op` is a product over the middle axis as sezm-fuse-elementwise
 /// writes it: out[e, a, b] = init + sum_i x[e, ..] w[..] over loops (e, a,
 /// b, i), x 3-D and w a static 2-D matrix read through projections, the
@@ -285,7 +272,7 @@ void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
   Emitter &em = io.emitter();
   auto outType = cast<RankedTensorType>(op.getResultTypes()[0]);
   Value x = io.in(op.getDpsInputs()[0]), w = io.in(op.getDpsInputs()[1]);
-  std::optional<double> filled = filledInit(op);
+  std::optional<double> filled = filledInit(op.getDpsInits()[0]);
   Value init = filled ? Value() : io.in(op.getDpsInits()[0]);
   AffineMap xMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
   AffineMap wMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
