@@ -9,9 +9,11 @@
 // SeZM-min with forces: every GEMM on the tensor cores, the rest as with
 // IEEE (test/GPU/select-lowering-strategy.mlir).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy gemm-precision=tf32x3" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
-// MIN: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
+// MIN: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 1, workgroup_tile = [128, 128, 16], precision = tf32x3, warp_tile = [32, 64]
+// MIN-NEXT: 1 linalg.matmul strategy = fused, kernel = "tiled_matmul_epilogue"
+// MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "narrow_matmul"
-// MIN-NEXT: 11 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 128, 16], precision = tf32x3, warp_tile = [32, 64]
+// MIN-NEXT: 10 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 128, 16], precision = tf32x3, warp_tile = [32, 64]
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 16, 16], precision = tf32x3, warp_tile = [32, 8]
 // MIN-NEXT: 7 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 32, 16], precision = tf32x3, warp_tile = [32, 16]
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 64, 16], precision = tf32x3, warp_tile = [32, 32]

@@ -19,14 +19,17 @@
 // input gradients' l = 0 rows) on the tiled GEMM, the matmuls onto fewer
 // than 16 columns (the focus logits) one warp per row, the rest on loops. The GEMM's column tile follows the product's columns (256 -> 128,
 // 25 -> 32; 32 -> 32 with 8 threads across, 256 rows, 8 x 4 sums; a
-// degree linear's over atoms on 64 rows); an
+// degree linear's over atoms on 64 rows; a product that only an
+// elementwise op reads is fused into that op's kernel, its epilogue); an
 // SO(2) linear records one tile per product (m = 0, 128 columns -> 128;
 // m = +-1, 192 -> 96), a gate's backward its l = 0 row's (32, on 256
 // rows).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
-// MIN: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
+// MIN: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
+// MIN-NEXT: 1 linalg.matmul strategy = fused, kernel = "tiled_matmul_epilogue"
+// MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "narrow_matmul"
-// MIN-NEXT: 11 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
+// MIN-NEXT: 10 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 16, 16], thread_tile = [8, 1]
 // MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
@@ -205,4 +208,16 @@ func.func @split_not_gemm(%v: tensor<?x16x64xf32>, %so: tensor<?xi64>,
       : (tensor<?x16x64xf32>, tensor<?xi64>, tensor<?xi64>)
       -> tensor<?x16x64xf32>
   return %r : tensor<?x16x64xf32>
+}
+
+// -----
+
+// A product marked fused whose user does not compute it.
+func.func @orphan(%x: tensor<?x32xf32>, %w: tensor<32x64xf32>,
+                  %init: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  // expected-error @+1 {{has kernel configuration #sezm.kernel_config<strategy = fused, kernel = "tiled_matmul_epilogue">, but no kernel of its users computes it}}
+  %p = linalg.matmul {sezm.kernel_config = #sezm.kernel_config<strategy = fused, kernel = "tiled_matmul_epilogue">}
+      ins(%x, %w : tensor<?x32xf32>, tensor<32x64xf32>)
+      outs(%init : tensor<?x64xf32>) -> tensor<?x64xf32>
+  return %p : tensor<?x64xf32>
 }

@@ -20,7 +20,14 @@ KernelIO::KernelIO(Operation *op, OpBuilder &builder, LoopTarget target)
     kernelEmitter.loopAttr = NamedAttribute(
         StringAttr::get(op->getContext(), kKernelConfigAttr), config);
   results.resize(op->getNumResults());
-  for (Value operand : op->getOperands()) {
+  llvm::append_range(operands, op->getOperands());
+  for (Value operand : op->getOperands())
+    if (Operation *producer = operand.getDefiningOp())
+      if (auto config =
+              producer->getAttrOfType<KernelConfigAttr>(kKernelConfigAttr);
+          config && config.getStrategy() == Strategy::Fused)
+        llvm::append_range(operands, producer->getOperands());
+  for (Value operand : operands) {
     // Scalars (an edge range's first edge) are read as they are.
     auto type = dyn_cast<RankedTensorType>(operand.getType());
     if (!type || operandBuffers.count(operand))
@@ -92,7 +99,7 @@ SmallVector<Value> KernelIO::finish() {
 
 SmallVector<Operation *> KernelIO::unreadOperandBuffers() const {
   SmallVector<Operation *> unread;
-  for (Value operand : op->getOperands()) {
+  for (Value operand : operands) {
     Value buffer = operandBuffers.lookup(operand);
     if (buffer && buffer.use_empty() &&
         !llvm::is_contained(unread, buffer.getDefiningOp()))

@@ -27,7 +27,9 @@ enum class LoopTarget { Cpu, Gpu };
 /// The buffers a kernel reads and writes.
 class KernelIO {
 public:
-  /// Creates the read-only buffers of every operand, ahead of the kernel.
+  /// Creates the read-only buffers of every operand, and of every operand
+  /// of a producer whose kernel configuration fuses it into this op's
+  /// kernel, ahead of the kernel.
   KernelIO(Operation *op, OpBuilder &builder, LoopTarget target);
 
   /// What the kernel's loops are shaped for.
@@ -78,6 +80,9 @@ private:
   OpBuilder &builder;
   LoopTarget loopTarget;
   kernel::Emitter kernelEmitter;
+  /// The tensors read, in operand order (the fused producers' after the
+  /// op's own), and their buffers.
+  SmallVector<Value> operands;
   llvm::DenseMap<Value, Value> operandBuffers;
   SmallVector<Value> results;
 };

@@ -114,6 +114,8 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
                   true>("middle_axis_product", 0),
       gemmMicrokernel<linalg::MatmulOp, isRowsMatmul, rowsMatmulTiles,
                       emitRowsMatmul>("tiled_matmul", 2),
+      gemmMicrokernel<linalg::GenericOp, isMatmulEpilogue, matmulEpilogueTiles,
+                      emitMatmulEpilogue>("tiled_matmul_epilogue", 2),
       gemmMicrokernel<DegreeLinearOp, degreeLinearApplies, degreeLinearTiles,
                       emitDegreeLinear>("degree_linear", 2),
       gemmMicrokernel<SO2LinearOp, so2LinearApplies, so2LinearTiles,
@@ -187,6 +189,17 @@ struct ConvertSeZMToGPUKernelsPass
           if (isOpTriviallyDead(&op))
             op.erase();
     });
+    // A fused op's user computed it: nothing may read it any more.
+    WalkResult unfused = getOperation().walk([](Operation *op) {
+      auto config = op->getAttrOfType<KernelConfigAttr>(kKernelConfigAttr);
+      if (!config || config.getStrategy() != Strategy::Fused)
+        return WalkResult::advance();
+      op->emitOpError() << "has kernel configuration " << config
+                        << ", but no kernel of its users computes it";
+      return WalkResult::interrupt();
+    });
+    if (unfused.wasInterrupted())
+      signalPassFailure();
   }
 };
 } // namespace

@@ -16,6 +16,9 @@
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::sezm;
@@ -69,15 +72,16 @@ ProductTiles rowsMatmulTiles(linalg::MatmulOp op) {
   return {chooseGemmTiles(rhs.getDimSize(1))};
 }
 
-void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
-                    KernelConfigAttr config) {
+namespace {
+/// Launches `op`'s product of rows by a static matrix from its init (a
+/// constant fill folded in), handing each output to `store`.
+void emitRowsProduct(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config,
+                     llvm::function_ref<void(Idx, Idx, Num)> store) {
   Emitter &em = io.emitter();
   auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
   Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
   std::optional<double> filled = filledInit(op.getOutputs()[0]);
   Value init = filled ? Value() : io.in(op.getOutputs()[0]);
-  Idx rows = em.dim(lhs, 0);
-  Value out = io.allocate(0, {rows, Idx(rhsType.getDimSize(1))});
   auto placeA = [&](Idx, Idx row, Idx k) -> SmallVector<Idx> {
     return {row, k};
   };
@@ -88,10 +92,10 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
     return filled ? Num(*filled) : em.load(init, {row, column});
   };
   auto storeOut = [&](Idx, Idx row, Idx column, Num value) {
-    em.store(value, out, {row, column});
+    store(row, column, value);
   };
   GemmOperand a{lhs, placeA}, b{rhs, placeB};
-  GemmProblem problem{rows,
+  GemmProblem problem{em.dim(lhs, 0),
                       /*batches=*/1,
                       rhsType.getDimSize(0),
                       rhsType.getDimSize(1),
@@ -101,6 +105,114 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
                       storeOut};
   emitTiledGemm(em, config.getKernel().getValue(), problem, config,
                 /*product=*/0);
+}
+} // namespace
+
+void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
+                    KernelConfigAttr config) {
+  Emitter &em = io.emitter();
+  auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
+  Value out = io.allocate(
+      0, {em.dim(io.in(op.getInputs()[0]), 0), Idx(rhsType.getDimSize(1))});
+  emitRowsProduct(op, io, config, [&](Idx row, Idx column, Num value) {
+    em.store(value, out, {row, column});
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// A tiled matmul's elementwise consumer as its epilogue
+//===----------------------------------------------------------------------===//
+
+linalg::MatmulOp epilogueProducer(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumLoops() != 2 || op.getNumParallelLoops() != 2)
+    return {};
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(2, op.getContext());
+  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != identity)
+    return {};
+  // Scalar arithmetic of the inputs and constants, not of the init.
+  Block &body = op.getRegion().front();
+  if (!body.getArguments().back().use_empty())
+    return {};
+  for (Operation &inner : body) {
+    if (inner.getNumRegions() != 0 ||
+        (!isa<linalg::YieldOp>(inner) &&
+         (!isMemoryEffectFree(&inner) ||
+          !isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))))
+      return {};
+    for (Value value : inner.getOperands())
+      if (value.getParentBlock() != &body &&
+          !value.getDefiningOp<arith::ConstantOp>())
+        return {};
+  }
+  linalg::MatmulOp producer;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    auto type = dyn_cast<RankedTensorType>(input->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!type || !isa<FloatType>(type.getElementType()) ||
+        !map.isProjectedPermutation())
+      return {};
+    // The product, read once, where the strategy room would give it the
+    // tiled GEMM.
+    auto matmul = input->get().getDefiningOp<linalg::MatmulOp>();
+    if (producer || !matmul || !matmul->hasOneUse() || map != identity)
+      continue;
+    auto chosen = llvm::find_if(getMicrokernels(), [&](const Microkernel &k) {
+      return k.applies(matmul);
+    });
+    if (chosen != getMicrokernels().end() && chosen->name == "tiled_matmul")
+      producer = matmul;
+  }
+  return producer;
+}
+
+bool isMatmulEpilogue(linalg::GenericOp op) {
+  return static_cast<bool>(epilogueProducer(op));
+}
+
+ProductTiles matmulEpilogueTiles(linalg::GenericOp op) {
+  return rowsMatmulTiles(epilogueProducer(op));
+}
+
+/// The product's GEMM, each output finished by `op`'s payload, with its
+/// other inputs read at the output's place, before the one store: the same
+/// arithmetic as the two kernels, without writing and reading the product.
+void emitMatmulEpilogue(linalg::GenericOp op, KernelIO &io,
+                        KernelConfigAttr config) {
+  Emitter &em = io.emitter();
+  // The product the strategy room fused (its buffer, which the kernel does
+  // not read, is a second use of it now).
+  linalg::MatmulOp matmul;
+  for (Value input : op.getDpsInputs())
+    if (auto producer = input.getDefiningOp<linalg::MatmulOp>())
+      if (auto fused =
+              producer->getAttrOfType<KernelConfigAttr>(kKernelConfigAttr);
+          fused && fused.getStrategy() == Strategy::Fused)
+        matmul = producer;
+  Value product = matmul.getResult(0);
+  auto outType = cast<RankedTensorType>(op.getResultTypes()[0]);
+  Value out = io.allocate(
+      0, {em.dim(io.in(matmul.getInputs()[0]), 0), Idx(outType.getDimSize(1))});
+  Block &body = op.getRegion().front();
+  emitRowsProduct(matmul, io, config, [&](Idx row, Idx column, Num value) {
+    IRMapping payload;
+    for (auto [arg, input] :
+         llvm::zip(body.getArguments(), op.getDpsInputOperands())) {
+      if (input->get() == product) {
+        payload.map(arg, value.in(em));
+        continue;
+      }
+      SmallVector<Idx> at;
+      for (AffineExpr result : op.getMatchingIndexingMap(input).getResults())
+        at.push_back(cast<AffineDimExpr>(result).getPosition() == 0 ? row
+                                                                    : column);
+      payload.map(arg, em.load(io.in(input->get()), at).in(em));
+    }
+    for (Operation &inner : body.without_terminator())
+      em.builder.clone(inner, payload);
+    Value result = payload.lookupOrDefault(body.getTerminator()->getOperand(0));
+    em.store(em.num(result), out, {row, column});
+  });
 }
 
 /// The operands of a narrow or small matmul (rows by a static matrix of a

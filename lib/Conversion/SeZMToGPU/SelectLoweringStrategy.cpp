@@ -52,6 +52,15 @@ std::string loopKernelName(Operation *op) {
 /// `precision` asks for split precision.
 KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
   MLIRContext *context = op->getContext();
+  // A product whose one user finishes it in the GEMM's stores.
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op); matmul && op->hasOneUse())
+    if (auto user = dyn_cast<linalg::GenericOp>(*op->user_begin());
+        user && microkernels::epilogueProducer(user) == matmul)
+      return KernelConfigAttr::get(
+          context, Strategy::Fused,
+          StringAttr::get(context, "tiled_matmul_epilogue"),
+          /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
+          GemmPrecision::IEEE, /*warpTile=*/{});
   for (const Microkernel &kernel : getMicrokernels()) {
     if (!kernel.applies(op))
       continue;

@@ -17,6 +17,9 @@ def SeZM_Strategy : I32EnumAttr<"Strategy", "how an op becomes a GPU kernel", [
   I32EnumAttrCase<"Microkernel", 0, "microkernel">,
   // The op's CPU loop kernel, its parallel loops mapped to threads.
   I32EnumAttrCase<"Loops", 1, "loops">,
+  // No kernel of its own: the kernel of its one user, named by `kernel`,
+  // computes it (a GEMM finished by its elementwise consumer's epilogue).
+  I32EnumAttrCase<"Fused", 2, "fused">,
 ]> {
   let cppNamespace = "::mlir::sezm";
   let genSpecializedAttr = 0;
@@ -73,6 +76,8 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
     which lowering runs, `kernel` names the microkernel, or the loop kernel
     (after the op, for a linalg.generic after the op its payload yields),
     and so the kernel in profiles, and
+    `strategy = fused` marks an op that its one user's kernel computes
+    (`kernel` names that kernel), so it has none of its own;
     `blocks_per_sm` > 0 asks the register allocator to fit that many blocks
     on a multiprocessor (PTX `.minnctapersm`). A tiled microkernel (a GEMM)
     also records its tiles: `workgroup_tile` = [rows, columns, depth step] of
@@ -100,6 +105,7 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
                         blocks_per_sm = 1, workgroup_tile = [128, 128, 16],
                         precision = tf32x3, warp_tile = [32, 64]>
     #sezm.kernel_config<strategy = loops, kernel = "mulf">
+    #sezm.kernel_config<strategy = fused, kernel = "tiled_matmul_epilogue">
     ```
   }];
   let parameters = (ins

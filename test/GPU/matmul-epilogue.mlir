@@ -1,0 +1,153 @@
+// A tiled matmul whose product only an elementwise op reads: the strategy
+// room fuses it into that op (the matmul `fused`, the op the GEMM with its
+// payload as the epilogue), and the lowering writes one kernel, which
+// stores what the payload yields instead of the product.
+// RUN: sezm-opt %s --split-input-file --sezm-select-lowering-strategy | FileCheck %s --check-prefix=CHOICE
+// RUN: sezm-opt %s --split-input-file --sezm-select-lowering-strategy --convert-sezm-to-gpu-kernels | FileCheck %s --check-prefix=KERNEL
+// RUN: sezm-opt %s --split-input-file --sezm-select-lowering-strategy --convert-sezm-to-gpu-kernels --verify-diagnostics -o /dev/null
+
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#column = affine_map<(d0, d1) -> (d1)>
+
+// The product times a per-row scale (an envelope) plus a per-column bias:
+// the scale and the bias read at each output's row and column, the product
+// never written.
+// CHOICE-LABEL: func.func @scaled
+// CHOICE: linalg.matmul {{.*}}kernel_config<strategy = fused, kernel = "tiled_matmul_epilogue">
+// CHOICE: linalg.generic {{.*}}kernel_config<strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]>
+// KERNEL-LABEL: func.func @scaled
+// KERNEL: gpu.launch {{.*}} function(@tiled_matmul_epilogue)
+// KERNEL: %[[SCALE:.*]] = memref.load %{{.*}} : memref<?xf32>
+// KERNEL: %[[BIAS:.*]] = memref.load %{{.*}} : memref<64xf32>
+// KERNEL: %[[SCALED:.*]] = arith.mulf %{{.*}}, %[[SCALE]] : f32
+// KERNEL: %[[SUM:.*]] = arith.addf %[[SCALED]], %[[BIAS]] : f32
+// KERNEL: memref.store %[[SUM]], %{{.*}} : memref<?x64xf32>
+// KERNEL-NOT: gpu.launch
+// KERNEL-NOT: linalg
+// KERNEL: return
+func.func @scaled(%x: tensor<?x32xf32>, %w: tensor<32x64xf32>,
+                  %scale: tensor<?xf32>, %bias: tensor<64xf32>)
+    -> tensor<?x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x32xf32>
+  %e = tensor.empty(%n) : tensor<?x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %p = linalg.matmul ins(%x, %w : tensor<?x32xf32>, tensor<32x64xf32>)
+      outs(%init : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %y = linalg.generic {indexing_maps = [#rows, #row, #column, #rows],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%p, %scale, %bias : tensor<?x64xf32>, tensor<?xf32>, tensor<64xf32>)
+      outs(%e : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %s: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %s : f32
+    %r = arith.addf %m, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+
+// Two products multiplied (a grid product): the first input's product is
+// fused, the second is a kernel of its own that the epilogue reads.
+// CHOICE-LABEL: func.func @two_products
+// CHOICE: linalg.matmul {{.*}}strategy = fused
+// CHOICE: linalg.matmul {{.*}}strategy = microkernel, kernel = "tiled_matmul"
+// CHOICE: linalg.generic {{.*}}kernel = "tiled_matmul_epilogue"
+// KERNEL-LABEL: func.func @two_products
+// KERNEL: function(@tiled_matmul)
+// KERNEL: function(@tiled_matmul_epilogue)
+// KERNEL-NOT: gpu.launch
+// KERNEL: return
+func.func @two_products(%x: tensor<?x32xf32>, %wl: tensor<32x64xf32>,
+                        %wr: tensor<32x64xf32>) -> tensor<?x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x32xf32>
+  %e = tensor.empty(%n) : tensor<?x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %l = linalg.matmul ins(%x, %wl : tensor<?x32xf32>, tensor<32x64xf32>)
+      outs(%init : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %r = linalg.matmul ins(%x, %wr : tensor<?x32xf32>, tensor<32x64xf32>)
+      outs(%init : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %y = linalg.generic {indexing_maps = [#rows, #rows, #rows],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%l, %r : tensor<?x64xf32>, tensor<?x64xf32>)
+      outs(%e : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+#rows = affine_map<(d0, d1) -> (d0, d1)>
+#swapped = affine_map<(d0, d1) -> (d1, d0)>
+
+// What stays two kernels: a product read elsewhere too (the backward keeps
+// it), one read through a transpose, a payload that reads the output's
+// init, and a product narrower than the tiled GEMM takes.
+// CHOICE-LABEL: func.func @refused
+// CHOICE-NOT: strategy = fused
+// CHOICE-NOT: tiled_matmul_epilogue
+// CHOICE: return
+func.func @refused(%x: tensor<?x32xf32>, %w: tensor<32x64xf32>,
+                   %sq: tensor<64x32xf32>, %w8: tensor<32x8xf32>,
+                   %acc: tensor<?x64xf32>)
+    -> (tensor<?x64xf32>, tensor<?x64xf32>, tensor<64x64xf32>,
+        tensor<?x64xf32>, tensor<?x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x32xf32>
+  %e = tensor.empty(%n) : tensor<?x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %kept = linalg.matmul ins(%x, %w : tensor<?x32xf32>, tensor<32x64xf32>)
+      outs(%init : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %twice = linalg.generic {indexing_maps = [#rows, #rows],
+                           iterator_types = ["parallel", "parallel"]}
+      ins(%kept : tensor<?x64xf32>) outs(%e : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<?x64xf32>
+  %e2 = tensor.empty() : tensor<64x64xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %square = linalg.matmul ins(%sq, %w : tensor<64x32xf32>, tensor<32x64xf32>)
+      outs(%init2 : tensor<64x64xf32>) -> tensor<64x64xf32>
+  %transposed = linalg.generic {indexing_maps = [#swapped, #rows],
+                                iterator_types = ["parallel", "parallel"]}
+      ins(%square : tensor<64x64xf32>) outs(%e2 : tensor<64x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<64x64xf32>
+  %summed = linalg.matmul ins(%x, %w : tensor<?x32xf32>, tensor<32x64xf32>)
+      outs(%init : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %accumulated = linalg.generic {indexing_maps = [#rows, #rows],
+                                 iterator_types = ["parallel", "parallel"]}
+      ins(%summed : tensor<?x64xf32>) outs(%acc : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.addf %a, %o : f32
+    linalg.yield %m : f32
+  } -> tensor<?x64xf32>
+  %e8 = tensor.empty(%n) : tensor<?x8xf32>
+  %init8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %narrow = linalg.matmul ins(%x, %w8 : tensor<?x32xf32>, tensor<32x8xf32>)
+      outs(%init8 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %scaled = linalg.generic {indexing_maps = [#rows, #rows],
+                            iterator_types = ["parallel", "parallel"]}
+      ins(%narrow : tensor<?x8xf32>) outs(%e8 : tensor<?x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.mulf %a, %a : f32
+    linalg.yield %m : f32
+  } -> tensor<?x8xf32>
+  return %kept, %twice, %transposed, %accumulated, %scaled
+      : tensor<?x64xf32>, tensor<?x64xf32>, tensor<64x64xf32>,
+        tensor<?x64xf32>, tensor<?x8xf32>
+}
