@@ -88,6 +88,44 @@ func.func @two_products(%x: tensor<?x32xf32>, %wl: tensor<32x64xf32>,
 // -----
 
 #rows = affine_map<(d0, d1) -> (d0, d1)>
+#scalar = affine_map<(d0, d1) -> ()>
+
+// As the elementwise conversion writes it: the product is also the init
+// (whose value the payload does not read) and a constant is a scalar input.
+// CHOICE-LABEL: func.func @in_place
+// CHOICE: linalg.matmul {{.*}}strategy = fused
+// CHOICE: linalg.generic {{.*}}kernel = "tiled_matmul_epilogue"
+// KERNEL-LABEL: func.func @in_place
+// KERNEL: function(@tiled_matmul_epilogue)
+// KERNEL: %[[SCALED:.*]] = arith.mulf %{{.*}}, %cst{{.*}} : f32
+// KERNEL: %[[TANH:.*]] = math.tanh %[[SCALED]] : f32
+// KERNEL: memref.store %[[TANH]], %{{.*}} : memref<?x64xf32>
+// KERNEL-NOT: gpu.launch
+// KERNEL: return
+func.func @in_place(%x: tensor<?x32xf32>, %w: tensor<32x64xf32>)
+    -> tensor<?x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %half = arith.constant 0.5 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x32xf32>
+  %e = tensor.empty(%n) : tensor<?x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %p = linalg.matmul ins(%x, %w : tensor<?x32xf32>, tensor<32x64xf32>)
+      outs(%init : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %y = linalg.generic {indexing_maps = [#rows, #scalar, #rows],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%p, %half : tensor<?x64xf32>, f32) outs(%p : tensor<?x64xf32>) {
+  ^bb0(%a: f32, %h: f32, %o: f32):
+    %m = arith.mulf %a, %h : f32
+    %t = math.tanh %m : f32
+    linalg.yield %t : f32
+  } -> tensor<?x64xf32>
+  return %y : tensor<?x64xf32>
+}
+
+// -----
+
+#rows = affine_map<(d0, d1) -> (d0, d1)>
 #swapped = affine_map<(d0, d1) -> (d1, d0)>
 
 // What stays two kernels: a product read elsewhere too (the backward keeps

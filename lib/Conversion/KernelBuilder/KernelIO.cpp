@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::sezm;
@@ -110,8 +111,7 @@ SmallVector<Operation *> KernelIO::unreadOperandBuffers() const {
 
 FloatType sezm::computeType(Operation *op) {
   for (Type type : op->getOperandTypes())
-    if (auto floatType =
-            dyn_cast<FloatType>(cast<ShapedType>(type).getElementType()))
+    if (auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(type)))
       return floatType;
   llvm_unreachable("every sezm op has a float operand");
 }

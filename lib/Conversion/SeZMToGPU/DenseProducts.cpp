@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -147,15 +148,18 @@ linalg::MatmulOp epilogueProducer(linalg::GenericOp op) {
   }
   linalg::MatmulOp producer;
   for (OpOperand *input : op.getDpsInputOperands()) {
-    auto type = dyn_cast<RankedTensorType>(input->get().getType());
     AffineMap map = op.getMatchingIndexingMap(input);
-    if (!type || !isa<FloatType>(type.getElementType()) ||
+    if (!isa<FloatType>(getElementTypeOrSelf(input->get().getType())) ||
         !map.isProjectedPermutation())
       return {};
-    // The product, read once, where the strategy room would give it the
-    // tiled GEMM.
+    // The product, read once and by nothing else (the init, whose value
+    // the payload does not read, may be it), where the strategy room would
+    // give it the tiled GEMM.
     auto matmul = input->get().getDefiningOp<linalg::MatmulOp>();
-    if (producer || !matmul || !matmul->hasOneUse() || map != identity)
+    if (producer || !matmul || map != identity ||
+        llvm::count(op.getDpsInputs(), input->get()) != 1 ||
+        llvm::any_of(matmul->getUsers(),
+                     [&](Operation *user) { return user != op; }))
       continue;
     auto chosen = llvm::find_if(getMicrokernels(), [&](const Microkernel &k) {
       return k.applies(matmul);
@@ -200,6 +204,11 @@ void emitMatmulEpilogue(linalg::GenericOp op, KernelIO &io,
          llvm::zip(body.getArguments(), op.getDpsInputOperands())) {
       if (input->get() == product) {
         payload.map(arg, value.in(em));
+        continue;
+      }
+      // A scalar (a constant the elementwise conversion made an input).
+      if (!isa<ShapedType>(input->get().getType())) {
+        payload.map(arg, input->get());
         continue;
       }
       SmallVector<Idx> at;

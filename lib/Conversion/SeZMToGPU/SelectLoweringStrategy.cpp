@@ -53,7 +53,7 @@ std::string loopKernelName(Operation *op) {
 KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
   MLIRContext *context = op->getContext();
   // A product whose one user finishes it in the GEMM's stores.
-  if (auto matmul = dyn_cast<linalg::MatmulOp>(op); matmul && op->hasOneUse())
+  if (auto matmul = dyn_cast<linalg::MatmulOp>(op); matmul && !op->use_empty())
     if (auto user = dyn_cast<linalg::GenericOp>(*op->user_begin());
         user && microkernels::epilogueProducer(user) == matmul)
       return KernelConfigAttr::get(
