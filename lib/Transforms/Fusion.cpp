@@ -2,6 +2,7 @@
 
 #include "SeZM/Transforms/Passes.h"
 
+#include "SeZM/Dialect/SeZM/FillValue.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -395,15 +396,6 @@ static linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
   return nullptr;
 }
 
-/// Whether `value` is a zero fill.
-static bool isZeroFill(Value value) {
-  auto fill = value.getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return false;
-  auto constant = fill.getInputs()[0].getDefiningOp<arith::ConstantFloatOp>();
-  return constant && constant.value().isZero();
-}
-
 /// A column (M x 1) times a constant row of ones (1 x N) from a zero init
 /// becomes the column broadcast along the rows (a 1 x 1 product of each
 /// element with one: the same values). The DPA4 import writes the env
@@ -421,7 +413,7 @@ static void broadcastProductsWithOnes(RewriterBase &rewriter,
         !matchPattern(matmul.getInputs()[1], m_Constant(&rhs)) ||
         !rhs.isSplat() || !isa<FloatType>(rhs.getElementType()) ||
         !rhs.getSplatValue<APFloat>().isExactlyValue(1.0) ||
-        !isZeroFill(matmul.getOutputs()[0]))
+        getConstantFillValue(matmul.getOutputs()[0]) != 0.0)
       return;
     products.push_back(matmul);
   });
@@ -465,8 +457,8 @@ static void contractMiddleAxes(RewriterBase &rewriter, func::FuncOp func) {
     auto weight = dyn_cast<RankedTensorType>(matmul.getInputs()[1].getType());
     if (matmul.hasUserDefinedMaps() || !matmul.hasPureTensorSemantics() ||
         !collapse || !weight || !weight.hasStaticShape() ||
-        !isZeroFill(matmul.getOutputs()[0]) || !matmul->hasOneUse() ||
-        collapse.getSrcType().getRank() != 3 ||
+        getConstantFillValue(matmul.getOutputs()[0]) != 0.0 ||
+        !matmul->hasOneUse() || collapse.getSrcType().getRank() != 3 ||
         collapse.getReassociationIndices() !=
             SmallVector<ReassociationIndices>{{0, 1}, {2}})
       continue;

@@ -13,6 +13,7 @@
 #include "WarpSchedules.h"
 
 #include "KernelBuilder/KernelIO.h"
+#include "SeZM/Dialect/SeZM/FillValue.h"
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,19 +30,6 @@ namespace mlir::sezm::microkernels {
 //===----------------------------------------------------------------------===//
 // linalg.matmul
 //===----------------------------------------------------------------------===//
-
-namespace {
-/// The float an op's init is filled with, where it is a constant fill.
-std::optional<double> filledInit(Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return std::nullopt;
-  auto constant = fill.getInputs()[0].getDefiningOp<arith::ConstantFloatOp>();
-  if (!constant)
-    return std::nullopt;
-  return constant.value().convertToDouble();
-}
-} // namespace
 
 namespace {
 /// The depth and columns of `op` where it multiplies rows (a dynamic or
@@ -81,7 +69,7 @@ void emitRowsProduct(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config,
   Emitter &em = io.emitter();
   auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
   Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
-  std::optional<double> filled = filledInit(op.getOutputs()[0]);
+  std::optional<double> filled = getConstantFillValue(op.getOutputs()[0]);
   Value init = filled ? Value() : io.in(op.getOutputs()[0]);
   auto placeA = [&](Idx, Idx row, Idx k) -> SmallVector<Idx> {
     return {row, k};
@@ -242,7 +230,7 @@ struct RowsProduct {
                   io.in(op.getInputs()[1]),
                   Value(),
                   Value(),
-                  filledInit(op.getOutputs()[0]),
+                  getConstantFillValue(op.getOutputs()[0]),
                   Idx(0)};
     if (!p.filled)
       p.init = io.in(op.getOutputs()[0]);
@@ -393,7 +381,7 @@ void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
   Emitter &em = io.emitter();
   auto outType = cast<RankedTensorType>(op.getResultTypes()[0]);
   Value x = io.in(op.getDpsInputs()[0]), w = io.in(op.getDpsInputs()[1]);
-  std::optional<double> filled = filledInit(op.getDpsInits()[0]);
+  std::optional<double> filled = getConstantFillValue(op.getDpsInits()[0]);
   Value init = filled ? Value() : io.in(op.getDpsInits()[0]);
   AffineMap xMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
   AffineMap wMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
