@@ -9,7 +9,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -586,6 +588,88 @@ static void spreadIntoReaders(RewriterBase &rewriter, func::FuncOp func) {
   }
 }
 
+/// Two plain elementwise generics over the same loops that read one tensor
+/// in place (the backward of a product, da = g * b and db = g * a, reads g
+/// twice) become one generic with both results, at the later one's place:
+/// one pass reads the shared tensor once, and a product it is may then
+/// finish in a GEMM's epilogue. Legal where the later does not read the
+/// earlier's result and nothing reads that before the later's place.
+static void fuseSiblings(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<linalg::GenericOp> generics;
+  func.walk([&](linalg::GenericOp generic) {
+    if (isPlainElementwise(generic))
+      generics.push_back(generic);
+  });
+  // The plain generics that read each tensor in place, in program order.
+  llvm::MapVector<Value, SmallVector<linalg::GenericOp>> readers;
+  for (linalg::GenericOp generic : generics)
+    for (OpOperand *input : generic.getDpsInputOperands())
+      if (isa<RankedTensorType>(input->get().getType()) &&
+          generic.getMatchingIndexingMap(input).isIdentity() &&
+          !llvm::is_contained(readers[input->get()], generic))
+        readers[input->get()].push_back(generic);
+  llvm::DenseSet<Operation *> merged;
+  for (auto &[shared, users] : readers) {
+    for (auto [earlier, later] : llvm::zip(users, llvm::drop_begin(users))) {
+      if (merged.contains(earlier) || merged.contains(later) ||
+          earlier->getBlock() != later->getBlock() ||
+          earlier.getResultTypes() != later.getResultTypes() ||
+          llvm::is_contained(later->getOperands(), earlier->getResult(0)) ||
+          llvm::any_of(earlier->getUsers(), [&](Operation *user) {
+            return user->getBlock() != later->getBlock() ||
+                   user->isBeforeInBlock(later);
+          }))
+        continue;
+      rewriter.setInsertionPoint(later);
+      SmallVector<Value> inputs(earlier.getDpsInputs());
+      llvm::append_range(inputs, later.getDpsInputs());
+      SmallVector<Value> inits = {earlier.getDpsInits()[0],
+                                  later.getDpsInits()[0]};
+      SmallVector<AffineMap> maps;
+      for (OpOperand *input : earlier.getDpsInputOperands())
+        maps.push_back(earlier.getMatchingIndexingMap(input));
+      for (OpOperand *input : later.getDpsInputOperands())
+        maps.push_back(later.getMatchingIndexingMap(input));
+      maps.push_back(earlier.getIndexingMapsArray().back());
+      maps.push_back(later.getIndexingMapsArray().back());
+      SmallVector<Type> resultTypes = {earlier.getResultTypes()[0],
+                                       later.getResultTypes()[0]};
+      auto both = linalg::GenericOp::create(rewriter, later.getLoc(),
+                                            resultTypes, inputs, inits, maps,
+                                            later.getIteratorTypesArray());
+      both->setDiscardableAttrs(later->getDiscardableAttrDictionary());
+      // One block: each body's arguments are its inputs', then its init's.
+      Block *body = rewriter.createBlock(&both.getRegion());
+      for (Value value : llvm::concat<Value>(inputs, inits))
+        body->addArgument(getElementTypeOrSelf(value.getType()),
+                          later.getLoc());
+      SmallVector<Value> yielded;
+      int64_t earlierInputs = earlier.getNumDpsInputs();
+      int64_t laterInputs = later.getNumDpsInputs();
+      for (auto [index, generic] :
+           llvm::enumerate(std::array<linalg::GenericOp, 2>{earlier, later})) {
+        IRMapping mapping;
+        Block &original = generic.getRegion().front();
+        int64_t first = index == 0 ? 0 : earlierInputs;
+        int64_t count = index == 0 ? earlierInputs : laterInputs;
+        for (int64_t i = 0; i < count; ++i)
+          mapping.map(original.getArgument(i), body->getArgument(first + i));
+        mapping.map(original.getArguments().back(),
+                    body->getArgument(earlierInputs + laterInputs + index));
+        for (Operation &op : original.without_terminator())
+          rewriter.clone(op, mapping);
+        yielded.push_back(
+            mapping.lookupOrDefault(original.getTerminator()->getOperand(0)));
+      }
+      linalg::YieldOp::create(rewriter, later.getLoc(), yielded);
+      rewriter.replaceOp(earlier, both->getResult(0));
+      rewriter.replaceOp(later, both->getResult(1));
+      merged.insert(earlier);
+      merged.insert(later);
+    }
+  }
+}
+
 /// Each plain elementwise generic, in program order, takes its producers
 /// one at a time until none fuses. A producer comes before its consumer,
 /// so the ops a fusion erases have all been visited: one pass, linear in
@@ -599,6 +683,7 @@ static void fuseElementwiseChains(RewriterBase &rewriter, func::FuncOp func) {
   for (linalg::GenericOp consumer : generics)
     while (isPlainElementwise(consumer))
       consumer = fuseOneProducer(rewriter, consumer);
+  fuseSiblings(rewriter, func);
 }
 
 struct FuseElementwisePass

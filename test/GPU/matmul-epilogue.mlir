@@ -126,6 +126,48 @@ func.func @in_place(%x: tensor<?x32xf32>, %w: tensor<32x64xf32>)
 // -----
 
 #rows = affine_map<(d0, d1) -> (d0, d1)>
+
+// A product's backward (sezm-fuse-elementwise's siblings: da = g * b and
+// db = g * a in one generic) where g is a product: the GEMM's epilogue
+// reads g twice as its sum and stores both results.
+// CHOICE-LABEL: func.func @two_results
+// CHOICE: linalg.matmul {{.*}}strategy = fused
+// CHOICE: linalg.generic {{.*}}kernel = "tiled_matmul_epilogue"
+// KERNEL-LABEL: func.func @two_results
+// KERNEL: function(@tiled_matmul_epilogue)
+// KERNEL: %[[B:.*]] = memref.load %{{.*}} : memref<?x64xf32>
+// KERNEL: %[[A:.*]] = memref.load %{{.*}} : memref<?x64xf32>
+// KERNEL: %[[DA:.*]] = arith.mulf %[[SUM:.*]], %[[B]] : f32
+// KERNEL: %[[DB:.*]] = arith.mulf %[[SUM]], %[[A]] : f32
+// KERNEL: memref.store %[[DA]]
+// KERNEL: memref.store %[[DB]]
+// KERNEL-NOT: gpu.launch
+// KERNEL: return
+func.func @two_results(%x: tensor<?x32xf32>, %w: tensor<32x64xf32>,
+                       %a: tensor<?x64xf32>, %b: tensor<?x64xf32>)
+    -> (tensor<?x64xf32>, tensor<?x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x32xf32>
+  %e = tensor.empty(%n) : tensor<?x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %g = linalg.matmul ins(%x, %w : tensor<?x32xf32>, tensor<32x64xf32>)
+      outs(%init : tensor<?x64xf32>) -> tensor<?x64xf32>
+  %d:2 = linalg.generic {indexing_maps = [#rows, #rows, #rows, #rows, #rows, #rows],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%g, %b, %g, %a : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>)
+      outs(%g, %e : tensor<?x64xf32>, tensor<?x64xf32>) {
+  ^bb0(%g0: f32, %b0: f32, %g1: f32, %a1: f32, %o0: f32, %o1: f32):
+    %da = arith.mulf %g0, %b0 : f32
+    %db = arith.mulf %g1, %a1 : f32
+    linalg.yield %da, %db : f32, f32
+  } -> (tensor<?x64xf32>, tensor<?x64xf32>)
+  return %d#0, %d#1 : tensor<?x64xf32>, tensor<?x64xf32>
+}
+
+// -----
+
+#rows = affine_map<(d0, d1) -> (d0, d1)>
 #swapped = affine_map<(d0, d1) -> (d1, d0)>
 
 // What stays two kernels: a product read elsewhere too (the backward keeps

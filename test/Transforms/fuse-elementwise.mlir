@@ -40,6 +40,49 @@ func.func @shared(%a: tensor<?x16xf32>, %b: tensor<?x16xf32>) -> (tensor<?x16xf3
   return %p, %s : tensor<?x16xf32>, tensor<?x16xf32>
 }
 
+// Two elementwise ops that read one tensor in place (a product's backward,
+// da = g * b and db = g * a) become one generic with both results, which
+// reads g once.
+// CHECK-LABEL: func.func @siblings
+// CHECK-SAME: (%[[G:.*]]: tensor<?x16xf32>, %[[A:.*]]: tensor<?x16xf32>, %[[B:.*]]: tensor<?x16xf32>)
+// CHECK: %[[BOTH:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%[[G]], %[[B]], %[[G]], %[[A]] : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>)
+// CHECK-NEXT: ^bb0(%[[G0:.*]]: f32, %[[B0:.*]]: f32, %[[G1:.*]]: f32, %[[A1:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[DA:.*]] = arith.mulf %[[G0]], %[[B0]] : f32
+// CHECK-NEXT: %[[DB:.*]] = arith.mulf %[[G1]], %[[A1]] : f32
+// CHECK-NEXT: linalg.yield %[[DA]], %[[DB]] : f32, f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[BOTH]]#0, %[[BOTH]]#1
+func.func @siblings(%g: tensor<?x16xf32>, %a: tensor<?x16xf32>, %b: tensor<?x16xf32>) -> (tensor<?x16xf32>, tensor<?x16xf32>) {
+  %da = arith.mulf %g, %b : tensor<?x16xf32>
+  %db = arith.mulf %g, %a : tensor<?x16xf32>
+  return %da, %db : tensor<?x16xf32>, tensor<?x16xf32>
+}
+
+// Siblings stay apart where the earlier one's result is read before the
+// later one (the later one would have to move up past that reader); two
+// others of the same function still merge.
+// CHECK-LABEL: func.func @siblings_apart
+// CHECK: %[[DA:.*]] = linalg.generic
+// CHECK: linalg.copy ins(%[[DA]]
+// CHECK: %[[DB:.*]] = linalg.generic
+// CHECK: %[[XY:.*]]:2 = linalg.generic
+// CHECK: %[[Z:.*]] = linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[Z]], %[[DB]], %[[XY]]#0, %[[XY]]#1
+func.func @siblings_apart(%g: tensor<?x16xf32>, %a: tensor<?x16xf32>, %b: tensor<?x16xf32>, %r: tensor<16xf32>) -> (tensor<?x16xf32>, tensor<?x16xf32>, tensor<16xf32>, tensor<16xf32>) {
+  %da = arith.mulf %g, %b : tensor<?x16xf32>
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %da, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x16xf32>
+  %used = linalg.copy ins(%da : tensor<?x16xf32>) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %db = arith.mulf %g, %a : tensor<?x16xf32>
+  %x = arith.mulf %r, %r : tensor<16xf32>
+  %y = arith.addf %r, %r : tensor<16xf32>
+  %z = arith.subf %used, %db : tensor<?x16xf32>
+  return %z, %db, %x, %y : tensor<?x16xf32>, tensor<?x16xf32>, tensor<16xf32>, tensor<16xf32>
+}
+
 // A broadcast read in place by one generic is read broadcast by it, and
 // that generic fuses into its reader, which reads it in place.
 // CHECK-LABEL: func.func @broadcast
@@ -134,15 +177,15 @@ func.func @not_ones(%env: tensor<?x1xf32>, %init: tensor<?x8xf32>) -> (tensor<?x
   return %a, %b : tensor<?x8xf32>, tensor<?x8xf32>
 }
 
-// A broadcast that two generics read in place is read broadcast by each.
+// A broadcast that two generics read in place is read broadcast by each
+// (which, as both read %b in place, then become one with two results).
 // CHECK-LABEL: func.func @two_readers
 // CHECK-NOT: linalg.broadcast
 // CHECK: linalg.generic
-// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<?xf32>, tensor<?x16xf32>)
+// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<?xf32>, tensor<?x16xf32>, tensor<?xf32>, tensor<?x16xf32>)
 // CHECK: arith.mulf
-// CHECK: linalg.generic
-// CHECK-SAME: ins(%{{.*}}, %{{.*}} : tensor<?xf32>, tensor<?x16xf32>)
 // CHECK: arith.addf
+// CHECK-NOT: linalg.generic
 func.func @two_readers(%a: tensor<?xf32>, %b: tensor<?x16xf32>) -> (tensor<?x16xf32>, tensor<?x16xf32>) {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %b, %c0 : tensor<?x16xf32>

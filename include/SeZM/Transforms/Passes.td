@@ -173,7 +173,12 @@ def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
     computed by the same operations in the same order: the same bits. A
     producer read broadcast (which would be recomputed per element),
     other reductions, transposes, named ops (matmuls, which have GEMM
-    kernels) and reshapes are left as they are.
+    kernels) and reshapes are left as they are. Last, two such generics
+    over the same loops that read one tensor in place (a product's
+    backward, da = g * b and db = g * a) become one generic with both
+    results at the later one's place, which reads that tensor once, where
+    the later one does not read the earlier's result and nothing reads that
+    before the later one.
 
     Before:
     ```mlir

@@ -113,16 +113,17 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io,
 //===----------------------------------------------------------------------===//
 
 linalg::MatmulOp epilogueProducer(linalg::GenericOp op) {
-  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
-      op.getNumLoops() != 2 || op.getNumParallelLoops() != 2)
+  if (!op.hasPureTensorSemantics() || op.getNumLoops() != 2 ||
+      op.getNumParallelLoops() != 2)
     return {};
+  // Each result over the product's rows and columns; scalar arithmetic of
+  // the inputs and constants, not of the inits.
   AffineMap identity = AffineMap::getMultiDimIdentityMap(2, op.getContext());
-  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) != identity)
-    return {};
-  // Scalar arithmetic of the inputs and constants, not of the init.
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (op.getMatchingIndexingMap(&init) != identity ||
+        !op.getMatchingBlockArgument(&init).use_empty())
+      return {};
   Block &body = op.getRegion().front();
-  if (!body.getArguments().back().use_empty())
-    return {};
   for (Operation &inner : body) {
     if (inner.getNumRegions() != 0 ||
         (!isa<linalg::YieldOp>(inner) &&
@@ -140,12 +141,16 @@ linalg::MatmulOp epilogueProducer(linalg::GenericOp op) {
     if (!isa<FloatType>(getElementTypeOrSelf(input->get().getType())) ||
         !map.isProjectedPermutation())
       return {};
-    // The product, read once and by nothing else (the init, whose value
+    // The product, read in place and by nothing else (an init, whose value
     // the payload does not read, may be it), where the strategy room would
     // give it the tiled GEMM.
     auto matmul = input->get().getDefiningOp<linalg::MatmulOp>();
-    if (producer || !matmul || map != identity ||
-        llvm::count(op.getDpsInputs(), input->get()) != 1 ||
+    if (producer || !matmul ||
+        llvm::any_of(op.getDpsInputOperands(),
+                     [&](OpOperand *other) {
+                       return other->get() == input->get() &&
+                              op.getMatchingIndexingMap(other) != identity;
+                     }) ||
         llvm::any_of(matmul->getUsers(),
                      [&](Operation *user) { return user != op; }))
       continue;
@@ -182,9 +187,11 @@ void emitMatmulEpilogue(linalg::GenericOp op, KernelIO &io,
           fused && fused.getStrategy() == Strategy::Fused)
         matmul = producer;
   Value product = matmul.getResult(0);
-  auto outType = cast<RankedTensorType>(op.getResultTypes()[0]);
-  Value out = io.allocate(
-      0, {em.dim(io.in(matmul.getInputs()[0]), 0), Idx(outType.getDimSize(1))});
+  Idx rows = em.dim(io.in(matmul.getInputs()[0]), 0);
+  SmallVector<Value> outs;
+  for (auto [index, type] : llvm::enumerate(op.getResultTypes()))
+    outs.push_back(io.allocate(
+        index, {rows, Idx(cast<RankedTensorType>(type).getDimSize(1))}));
   Block &body = op.getRegion().front();
   emitRowsProduct(matmul, io, config, [&](Idx row, Idx column, Num value) {
     IRMapping payload;
@@ -207,8 +214,9 @@ void emitMatmulEpilogue(linalg::GenericOp op, KernelIO &io,
     }
     for (Operation &inner : body.without_terminator())
       em.builder.clone(inner, payload);
-    Value result = payload.lookupOrDefault(body.getTerminator()->getOperand(0));
-    em.store(em.num(result), out, {row, column});
+    for (auto [out, result] :
+         llvm::zip_equal(outs, body.getTerminator()->getOperands()))
+      em.store(em.num(payload.lookupOrDefault(result)), out, {row, column});
   });
 }
 

@@ -63,9 +63,9 @@ bool isRowsMatmul(linalg::MatmulOp op);
 ProductTiles rowsMatmulTiles(linalg::MatmulOp op);
 void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
 /// The tiled matmul whose product `op` (elementwise over its rows and
-/// columns) finishes in the GEMM's stores: read by `op` alone, once, in
-/// place, where the strategy room gives it the tiled GEMM; null where none
-/// is.
+/// columns, with one result or several) finishes in the GEMM's stores:
+/// read by `op` alone, in place, where the strategy room gives it the tiled
+/// GEMM; null where none is.
 linalg::MatmulOp epilogueProducer(linalg::GenericOp op);
 bool isMatmulEpilogue(linalg::GenericOp op);
 ProductTiles matmulEpilogueTiles(linalg::GenericOp op);
