@@ -54,19 +54,26 @@ def load_runtime(path):
     return rt
 
 
-def kernel_table(rt, call, top):
+def kernel_table(rt, call, top, launches=None):
     """One profiled call (launches serialized, CUDA events around each):
     the `top` kernels by total time, summed over launches of one name
-    (less any _N suffix), and the total."""
+    (less any _N suffix), and the total; with `launches` (a path), every
+    launch's kernel (its whole name: sezm-compile --emit=ptx's file) and
+    ms, in launch order, written there."""
     rt.sezm_set_profiling(1)
     call()
     rt.sezm_set_profiling(0)
     totals = {}
+    each = []
     for i in range(rt.sezm_kernel_time_count()):
         name = rt.sezm_kernel_time_name(i).decode()
+        each.append((name, rt.sezm_kernel_time_ms(i)))
         base = re.sub(r"_[0-9]+$", "", name)
         count, ms = totals.get(base, (0, 0.0))
-        totals[base] = (count + 1, ms + rt.sezm_kernel_time_ms(i))
+        totals[base] = (count + 1, ms + each[-1][1])
+    if launches:
+        with open(launches, "w") as out:
+            out.writelines(f"{name} {ms:.4f}\n" for name, ms in each)
     total = sum(ms for _, ms in totals.values())
     rows = sorted(totals.items(), key=lambda item: -item[1][1])[:top]
     return total, rows
@@ -117,6 +124,9 @@ def main():
     parser.add_argument("--profile", type=int, default=0, metavar="K",
                         help="also print each build's K slowest kernels "
                              "(summed per name) from one profiled call")
+    parser.add_argument("--launches", metavar="DIR",
+                        help="with --profile, write each build's launches "
+                             "(kernel, ms) to DIR/<artifact>.launches")
     args = parser.parse_args()
     if not args.eager:
         os.environ.setdefault("DP_COMPILE_INFER", "1")
@@ -263,7 +273,10 @@ def main():
                       " / ".join(f"{relative_error(m, r):.2g}"
                                  for m, r in zip(mine, exact)))
             if args.profile:
-                total, slowest = kernel_table(rt, sezm_call, args.profile)
+                launches = args.launches and os.path.join(
+                    args.launches, os.path.basename(artifact) + ".launches")
+                total, slowest = kernel_table(rt, sezm_call, args.profile,
+                                              launches)
                 print(f"    kernels (one profiled call, launches "
                       f"serialized): {total:.2f} ms")
                 for name, (count, ms) in slowest:

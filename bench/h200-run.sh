@@ -45,7 +45,8 @@
 #               kernels, on one edge list in one process, on the N-atom
 #               workload structures (bench/dpa4_race.py), with any other
 #               builds of it (gpu-run/dpa4-*.sezm) beside it; RACE_MODEL
-#               and RACE_ARTIFACT name another checkpoint and its artifact
+#               and RACE_ARTIFACT name another checkpoint and its artifact;
+#               each build's launches (kernel, ms) in $OUT/*.launches
 #   gemm-precision:E  the default DPA4's GEMM-shaped ops alone at E rows,
 #               IEEE and split precision (tf32x3) on the GPU against fp64 on
 #               the CPU: errors and times (bench/gemm_precision.py)
@@ -254,7 +255,7 @@ for step in "$@"; do
         --model "${RACE_MODEL:-$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt}" \
         --artifact "${RACE_ARTIFACT:-$root/gpu-run/dpa4.sezm}" $(ls "$root"/gpu-run/dpa4-*.sezm 2>/dev/null) \
         --runtime "$tools/lib/libsezm_runtime.so" --structure "${structures[@]}" \
-        --plot "$out/race.png" --profile 14 | tee "$out/race.log"
+        --plot "$out/race.png" --profile 14 --launches "$out" | tee "$out/race.log"
       grep -q "DeePMD-kit / sezm" "$out/race.log" || status=1
       ;;
     gemm-precision:*)
