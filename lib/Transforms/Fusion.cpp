@@ -638,7 +638,7 @@ static void fuseSiblings(RewriterBase &rewriter, func::FuncOp func) {
                                             resultTypes, inputs, inits, maps,
                                             later.getIteratorTypesArray());
       both->setDiscardableAttrs(later->getDiscardableAttrDictionary());
-      // One block: each body's arguments are its inputs', then its init's.
+      // One block: both ops' inputs, then their inits, as arguments.
       Block *body = rewriter.createBlock(&both.getRegion());
       for (Value value : llvm::concat<Value>(inputs, inits))
         body->addArgument(getElementTypeOrSelf(value.getType()),

@@ -709,19 +709,14 @@ void Emitter::warpSync() {
 }
 
 void Emitter::copyAsync(Value from, ArrayRef<Idx> at, Value to,
-                        ArrayRef<Idx> toAt, int64_t width) {
+                        ArrayRef<Idx> toAt, int64_t width,
+                        std::optional<Cond> present) {
+  Value elements;
+  if (present)
+    elements = arith::SelectOp::create(builder, loc, *present,
+                                       Idx(width).in(*this), Idx(0).in(*this));
   nvgpu::DeviceAsyncCopyOp::create(builder, loc, to, indexValues(toAt), from,
                                    indexValues(at), builder.getIndexAttr(width),
-                                   /*srcElements=*/Value(),
-                                   /*bypassL1=*/UnitAttr());
-}
-
-void Emitter::copyAsyncOrZero(Value from, ArrayRef<Idx> at, Value to,
-                              ArrayRef<Idx> toAt, Cond present) {
-  Value elements = arith::SelectOp::create(builder, loc, present,
-                                           Idx(1).in(*this), Idx(0).in(*this));
-  nvgpu::DeviceAsyncCopyOp::create(builder, loc, to, indexValues(toAt), from,
-                                   indexValues(at), builder.getIndexAttr(1),
                                    elements, /*bypassL1=*/UnitAttr());
 }
 

@@ -153,11 +153,9 @@ struct GemmBlock {
       SmallVector<Idx> at =
           problem.a.at(batch, clampRow(flat / Idx(step)), min(k, lastDepth));
       SmallVector<Idx> to = {stage, flat % Idx(step), flat / Idx(step)};
-      if (zeroPastDepth)
-        em.copyAsyncOrZero(problem.a.memref, at, stagedA, to,
-                           k < Idx(problem.depth));
-      else
-        em.copyAsync(problem.a.memref, at, stagedA, to, /*width=*/1);
+      em.copyAsync(problem.a.memref, at, stagedA, to, /*width=*/1,
+                   zeroPastDepth ? std::optional<Cond>(k < Idx(problem.depth))
+                                 : std::nullopt);
     }
     for (int64_t q = 0; q < bShare(); q += threads) {
       Idx flat = thread + Idx(q);
