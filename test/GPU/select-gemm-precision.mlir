@@ -10,13 +10,15 @@
 // IEEE (test/GPU/select-lowering-strategy.mlir).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy gemm-precision=tf32x3" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
 // MIN: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 1, workgroup_tile = [128, 128, 16], precision = tf32x3, warp_tile = [32, 64]
-// MIN-NEXT: 1 linalg.matmul strategy = fused, kernel = "tiled_matmul_epilogue"
+// MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 1, workgroup_tile = [128, 32, 16], precision = tf32x3, warp_tile = [32, 16]
+// MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 1, workgroup_tile = [128, 64, 16], precision = tf32x3, warp_tile = [32, 32]
+// MIN-NEXT: 3 linalg.matmul strategy = fused, kernel = "tiled_matmul_epilogue"
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "narrow_matmul"
 // MIN-NEXT: 10 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 128, 16], precision = tf32x3, warp_tile = [32, 64]
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 16, 16], precision = tf32x3, warp_tile = [32, 8]
-// MIN-NEXT: 7 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 32, 16], precision = tf32x3, warp_tile = [32, 16]
-// MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 64, 16], precision = tf32x3, warp_tile = [32, 32]
+// MIN-NEXT: 6 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 32, 16], precision = tf32x3, warp_tile = [32, 16]
+// MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 64, 16], precision = tf32x3, warp_tile = [32, 32]
 // MIN-NEXT: 2 linalg.reduce strategy = microkernel, kernel = "full_sum"
 // MIN: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 1, workgroup_tile = [128, 32, 16], precision = tf32x3, warp_tile = [32, 16]
 // MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 1, workgroup_tile = [128, 64, 16], precision = tf32x3, warp_tile = [32, 32]
