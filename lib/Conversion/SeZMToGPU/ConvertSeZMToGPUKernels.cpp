@@ -105,7 +105,8 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
       microkernel<EquivariantRmsNormGradOp, equivariantRmsNormGradApplies,
                   emitEquivariantRmsNormGrad, true>("equivariant_rms_norm_grad",
                                                     0),
-      microkernel<GateOp, gateApplies, emitGate, true>("gate", 0),
+      microkernel<GateOp, gateApplies, emitGate, true>("gate",
+                                                       kGateWarpBlocksPerSm),
       microkernel<linalg::MatmulOp, isNarrowMatmul, emitNarrowMatmul, true>(
           "narrow_matmul", 0),
       microkernel<linalg::MatmulOp, isSmallMatmul, emitSmallMatmul, true>(

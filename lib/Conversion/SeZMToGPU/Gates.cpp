@@ -27,11 +27,6 @@ using namespace mlir::sezm::kernel;
 
 namespace mlir::sezm::microkernels {
 namespace {
-/// Blocks (of kWarpsPerBlock warps) per multiprocessor the warp kernels ask
-/// for: at most 32 registers a thread (no spills), every warp slot filled,
-/// so that enough edges' loads are in flight (gate_grad took 122 unasked).
-constexpr int64_t kGateBlocksPerSm = 16;
-
 /// The shapes the warp kernel takes: static rows and channels, each stream
 /// a whole number of warps wide.
 bool gateShapesTaken(Value z, int64_t lmax, int64_t focus) {
@@ -48,8 +43,8 @@ bool gateShapesTaken(Value z, int64_t lmax, int64_t focus) {
 /// gw[f][:, (l-1)*Cf + c - f*Cf]) for l = 1..lmax, summed from zero over the
 /// stream's channels in order.
 void forEachEdgeGates(
-    Emitter &em, StringRef name, Value z, Value gw, int64_t lmax, int64_t focus,
-    int64_t width,
+    Emitter &em, StringRef name, int64_t blocksPerSm, Value z, Value gw,
+    int64_t lmax, int64_t focus, int64_t width,
     llvm::function_ref<void(Idx, int64_t, Idx, Num, ArrayRef<Num>)> body) {
   const int64_t passes = width / kWarpSize;
   Idx edges = em.dim(z, 0);
@@ -89,7 +84,7 @@ void forEachEdgeGates(
           }
         });
       },
-      kGateBlocksPerSm);
+      blocksPerSm);
 }
 } // namespace
 
@@ -106,8 +101,8 @@ void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config) {
   Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
   Value out =
       io.allocate(0, {em.dim(z, 0), Idx(layout.reducedRows()), Idx(channels)});
-  forEachEdgeGates(em, config.getKernel().getValue(), z, gw, layout.lmax, focus,
-                   channels / focus,
+  forEachEdgeGates(em, config.getKernel().getValue(), config.getBlocksPerSm(),
+                   z, gw, layout.lmax, focus, channels / focus,
                    [&](Idx e, int64_t, Idx c, Num zs, ArrayRef<Num> gates) {
                      em.storeAdded(zs * sigmoid(zs), acc, out, {e, Idx(0), c});
                      for (int64_t l = 1; l <= layout.lmax; ++l)
@@ -146,7 +141,9 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
   // The rows of degree l >= 1, and d logit of every gate.
   Value logitGrad =
       io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
-  forEachEdgeGates(em, name, z, gw, lmax, focus, width,
+  // The warp kernel asks what the forward gate's does; the configuration's
+  // blocks per multiprocessor are the l = 0 row's GEMM's.
+  forEachEdgeGates(em, name, kGateWarpBlocksPerSm, z, gw, lmax, focus, width,
                    [&](Idx e, int64_t f, Idx c, Num, ArrayRef<Num> gateValues) {
                      Idx cf = c - Idx(f * width);
                      for (int64_t l = 1; l <= lmax; ++l) {
