@@ -433,8 +433,8 @@ static void broadcastProductsWithOnes(RewriterBase &rewriter,
   }
 }
 
-/// Whether `value` is the result of a transpose that swaps the last two of
-/// three dimensions.
+/// The transpose that computes `value` where it swaps the last two of three
+/// dimensions, else null.
 static linalg::TransposeOp swapOfLastTwo(Value value) {
   auto transpose = value.getDefiningOp<linalg::TransposeOp>();
   if (!transpose || transpose.getPermutation() != ArrayRef<int64_t>{0, 2, 1})

@@ -23,11 +23,9 @@ KernelIO::KernelIO(Operation *op, OpBuilder &builder, LoopTarget target)
   results.resize(op->getNumResults());
   llvm::append_range(operands, op->getOperands());
   for (Value operand : op->getOperands())
-    if (Operation *producer = operand.getDefiningOp())
-      if (auto config =
-              producer->getAttrOfType<KernelConfigAttr>(kKernelConfigAttr);
-          config && config.getStrategy() == Strategy::Fused)
-        llvm::append_range(operands, producer->getOperands());
+    if (Operation *producer = operand.getDefiningOp();
+        producer && isFusedIntoUser(producer))
+      llvm::append_range(operands, producer->getOperands());
   for (Value operand : operands) {
     // Scalars (an edge range's first edge) are read as they are.
     auto type = dyn_cast<RankedTensorType>(operand.getType());
@@ -107,6 +105,11 @@ SmallVector<Operation *> KernelIO::unreadOperandBuffers() const {
       unread.push_back(buffer.getDefiningOp());
   }
   return unread;
+}
+
+bool sezm::isFusedIntoUser(Operation *op) {
+  auto config = op->getAttrOfType<KernelConfigAttr>(kKernelConfigAttr);
+  return config && config.getStrategy() == Strategy::Fused;
 }
 
 FloatType sezm::computeType(Operation *op) {

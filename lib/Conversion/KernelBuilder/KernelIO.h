@@ -87,6 +87,10 @@ private:
   SmallVector<Value> results;
 };
 
+/// Whether `op`'s kernel configuration fuses it into its user's kernel
+/// (strategy = fused): it has no kernel of its own.
+bool isFusedIntoUser(Operation *op);
+
 /// The float type a sezm op computes in: that of its first float operand.
 FloatType computeType(Operation *op);
 

@@ -129,6 +129,13 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
   return kernels;
 }
 
+const Microkernel *sezm::firstMicrokernelFor(Operation *op) {
+  for (const Microkernel &kernel : getMicrokernels())
+    if (kernel.applies(op))
+      return &kernel;
+  return nullptr;
+}
+
 const Microkernel *sezm::lookupMicrokernel(StringRef name) {
   for (const Microkernel &kernel : getMicrokernels())
     if (kernel.name == name)
@@ -192,10 +199,10 @@ struct ConvertSeZMToGPUKernelsPass
     });
     // A fused op's user computed it: nothing may read it any more.
     WalkResult unfused = getOperation().walk([](Operation *op) {
-      auto config = op->getAttrOfType<KernelConfigAttr>(kKernelConfigAttr);
-      if (!config || config.getStrategy() != Strategy::Fused)
+      if (!isFusedIntoUser(op))
         return WalkResult::advance();
-      op->emitOpError() << "has kernel configuration " << config
+      op->emitOpError() << "has kernel configuration "
+                        << op->getAttr(kKernelConfigAttr)
                         << ", but no kernel of its users computes it";
       return WalkResult::interrupt();
     });

@@ -62,6 +62,15 @@ ProductTiles rowsMatmulTiles(linalg::MatmulOp op) {
 }
 
 namespace {
+/// The indices at which `map` (a projected permutation) reads an operand
+/// on the loops' iteration `loops`.
+SmallVector<Idx> indicesOf(AffineMap map, ArrayRef<Idx> loops) {
+  SmallVector<Idx> indices;
+  for (AffineExpr result : map.getResults())
+    indices.push_back(loops[cast<AffineDimExpr>(result).getPosition()]);
+  return indices;
+}
+
 /// Launches `op`'s product of rows by a static matrix from its init (a
 /// constant fill folded in), handing each output to `store`.
 void emitRowsProduct(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config,
@@ -154,10 +163,8 @@ linalg::MatmulOp epilogueProducer(linalg::GenericOp op) {
         llvm::any_of(matmul->getUsers(),
                      [&](Operation *user) { return user != op; }))
       continue;
-    auto chosen = llvm::find_if(getMicrokernels(), [&](const Microkernel &k) {
-      return k.applies(matmul);
-    });
-    if (chosen != getMicrokernels().end() && chosen->name == "tiled_matmul")
+    const Microkernel *chosen = firstMicrokernelFor(matmul);
+    if (chosen && chosen->name == "tiled_matmul")
       producer = matmul;
   }
   return producer;
@@ -181,11 +188,9 @@ void emitMatmulEpilogue(linalg::GenericOp op, KernelIO &io,
   // not read, is a second use of it now).
   linalg::MatmulOp matmul;
   for (Value input : op.getDpsInputs())
-    if (auto producer = input.getDefiningOp<linalg::MatmulOp>())
-      if (auto fused =
-              producer->getAttrOfType<KernelConfigAttr>(kKernelConfigAttr);
-          fused && fused.getStrategy() == Strategy::Fused)
-        matmul = producer;
+    if (auto producer = input.getDefiningOp<linalg::MatmulOp>();
+        producer && isFusedIntoUser(producer))
+      matmul = producer;
   Value product = matmul.getResult(0);
   Idx rows = em.dim(io.in(matmul.getInputs()[0]), 0);
   SmallVector<Value> outs;
@@ -206,11 +211,10 @@ void emitMatmulEpilogue(linalg::GenericOp op, KernelIO &io,
         payload.map(arg, input->get());
         continue;
       }
-      SmallVector<Idx> at;
-      for (AffineExpr result : op.getMatchingIndexingMap(input).getResults())
-        at.push_back(cast<AffineDimExpr>(result).getPosition() == 0 ? row
-                                                                    : column);
-      payload.map(arg, em.load(io.in(input->get()), at).in(em));
+      payload.map(arg, em.load(io.in(input->get()),
+                               indicesOf(op.getMatchingIndexingMap(input),
+                                         {row, column}))
+                           .in(em));
     }
     for (Operation &inner : body.without_terminator())
       em.builder.clone(inner, payload);
@@ -401,12 +405,6 @@ void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
   Idx rows = em.dim(x, 0);
   Value out = io.allocate(0, {rows, Idx(middle), Idx(last)});
   Idx outputs = rows * Idx(middle * last);
-  auto at = [](AffineMap map, ArrayRef<Idx> loops) {
-    SmallVector<Idx> indices;
-    for (AffineExpr result : map.getResults())
-      indices.push_back(loops[cast<AffineDimExpr>(result).getPosition()]);
-    return indices;
-  };
   em.launchKernel(
       config.getKernel().getValue(),
       {ceilDiv(outputs, kBlockThreads), Idx(1), Idx(1)},
@@ -421,8 +419,8 @@ void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
               [&](Idx i, ArrayRef<Num> partial) {
                 SmallVector<Idx> loops = {e, a, b, i};
                 return SmallVector<Num>{partial[0] +
-                                        em.load(x, at(xMap, loops)) *
-                                            em.load(w, at(wMap, loops))};
+                                        em.load(x, indicesOf(xMap, loops)) *
+                                            em.load(w, indicesOf(wMap, loops))};
               });
           em.store(sum[0], out, {e, a, b});
         });

@@ -127,6 +127,9 @@ struct Microkernel {
 ArrayRef<Microkernel> getMicrokernels();
 /// The microkernel named `name`, or null.
 const Microkernel *lookupMicrokernel(StringRef name);
+/// The first microkernel (in the strategy's order) that lowers `op`, or
+/// null.
+const Microkernel *firstMicrokernelFor(Operation *op);
 
 } // namespace mlir::sezm
 

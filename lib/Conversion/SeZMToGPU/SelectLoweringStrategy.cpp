@@ -61,9 +61,8 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
           StringAttr::get(context, "tiled_matmul_epilogue"),
           /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
           GemmPrecision::IEEE, /*warpTile=*/{});
-  for (const Microkernel &kernel : getMicrokernels()) {
-    if (!kernel.applies(op))
-      continue;
+  if (const Microkernel *microkernel = firstMicrokernelFor(op)) {
+    const Microkernel &kernel = *microkernel;
     SmallVector<int64_t> workgroupTile, threadTile, warpTile;
     int64_t blocksPerSm = kernel.blocksPerSm;
     GemmPrecision chosen = GemmPrecision::IEEE;
