@@ -321,6 +321,8 @@ struct Config {
   int ksz() const { return (lmax + 1) * (lmax + 1) + lmax * lmax; }
   int width() const { return channels / focus; }
   int heads() const { return width() % 2 == 0 ? 2 : 1; }
+  /// The points of a grid product's grid: more than its coefficients.
+  int gridPoints() const { return 2 * packed() + 3; }
   std::string label() const {
     std::ostringstream os;
     os << "lmax " << lmax << ", C " << channels << ", F " << focus << ", rank "
@@ -492,6 +494,11 @@ TEST_P(ForwardOps, MatchTheReference) {
         t.t({c.lmax + 1, c.channels, c.channels + 8})},
        "sezm.degree_linear %a0 weight %a1" + t.lmax() + " transposed",
        {t.x()}},
+      {"grid_product",
+       {t.x(), t.x(), t.t({c.packed(), c.gridPoints()}),
+        t.t({c.gridPoints(), c.packed()})},
+       "sezm.grid_product %a0, %a1 grid(%a2, %a3)",
+       {t.x()}},
       {"envelope_aggregate",
        {t.edgeFrame(), t.wigner(), t.t({-1}), t.t({-1}), t.index(), t.index()},
        "sezm.envelope_aggregate %a0 by %a1 env %a2 norm %a3 over(%a4, %a5)" +
@@ -609,6 +616,14 @@ TEST_P(ForwardOps, MatchTheReference) {
                   {f32(xw), f32(in.degreeWeight)})[0],
               ref::degreeLinear(seen(xw), seen(in.degreeWeight), true), tol,
               "degree_linear transposed");
+  ref::Array otherX = randomArray(rng, {c.nodes, c.packed(), c.channels});
+  ref::Array toGrid = randomArray(rng, {c.packed(), c.gridPoints()});
+  ref::Array fromGrid = randomArray(rng, {c.gridPoints(), c.packed()});
+  expectClose(
+      run(*program, "grid_product",
+          {f32(in.x), f32(otherX), f32(toGrid), f32(fromGrid)})[0],
+      ref::gridProduct(seen(in.x), seen(otherX), seen(toGrid), seen(fromGrid)),
+      tol, "grid_product");
   expectClose(run(*program, "envelope_aggregate",
                   {f32(in.xl), f32(in.wigner), f32(in.env), f32(in.invSqrtDeg),
                    indexTensor(g.byDst.order), indexTensor(g.byDst.rowptr)})[0],
@@ -826,6 +841,16 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
        "sezm.equivariant_rms_norm_grad %a0, %a1 scale %a2" + t.lmax() +
            " eps = 1.0e-5",
        {t.x()}},
+      {"grid_product",
+       {t.x(), t.x(), t.t({c.packed(), c.gridPoints()}),
+        t.t({c.gridPoints(), c.packed()})},
+       "sezm.grid_product %a0, %a1 grid(%a2, %a3)",
+       {t.x()}},
+      {"grid_product_grad",
+       {t.x(), t.x(), t.x(), t.t({c.packed(), c.gridPoints()}),
+        t.t({c.gridPoints(), c.packed()})},
+       "sezm.grid_product_grad %a0, %a1, %a2 grid(%a3, %a4)",
+       {t.x(), t.x()}},
       {"glu_scalar",
        {t.t({-1, 1, 2 * c.channels})},
        "sezm.glu %a0 lmax = 0",
@@ -1007,6 +1032,17 @@ TEST_P(GradientOps, MatchFiniteDifferences) {
                  [&](const HostTensor &grad) {
                    return std::vector<HostTensor>{grad, rowX, rowScale};
                  }},
+                rng);
+  // Both fields' gradients, through a grid with more points than
+  // coefficients.
+  checkGradient(*program,
+                {"grid_product",
+                 "grid_product_grad",
+                 {f64(randomArray(rng, {nodes, c.packed(), c.channels})),
+                  f64(randomArray(rng, {nodes, c.packed(), c.channels})),
+                  f64(randomArray(rng, {c.packed(), c.gridPoints()})),
+                  f64(randomArray(rng, {c.gridPoints(), c.packed()}))},
+                 {T{0, 0}, T{1, 1}}},
                 rng);
   HostTensor scalarX = f64(randomArray(rng, {nodes, 1, 2 * c.channels}, -3, 3));
   checkGradient(*program,

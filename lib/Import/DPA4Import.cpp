@@ -857,51 +857,40 @@ struct GridNet {
 };
 
 /// %<name> (N, D, K W) = from_grid(to_grid(%a) to_grid(%b)) for frame-packed
-/// fields %a, %b (N, D, K W), channel k W + c of frame k: each field
-/// channels-major ((N W, D K)) times to_grid, the product, times
-/// from_grid, back.
+/// fields %a, %b (N, D, K W), channel k W + c of frame k: each field viewed
+/// as (N, D K, W) (coefficient d K + k) for sezm.grid_product, the product
+/// viewed back.
 void writeGridProduct(Writer &w, const std::string &name, const std::string &a,
                       const std::string &b, int64_t D, const GridNames &grid,
                       int64_t W) {
   const int64_t K = grid.frames, J = D * K, P = grid.points;
   std::ostringstream &os = w.os;
   auto ty = [&](Dims dims) { return w.tensor(dims); };
-  for (auto [tag, field] : {std::pair{"a", a}, std::pair{"b", b}}) {
-    std::string f = name + tag;
-    std::string coefficients = field;
-    if (K > 1) {
+  std::string fields[2] = {a, b};
+  if (K > 1) {
+    for (auto [tag, field] : {std::pair{"a", a}, std::pair{"b", b}}) {
+      std::string f = name + tag;
       os << "  %" << f << "k = tensor.expand_shape %" << field
          << " [[0], [1], [2, 3]] output_shape [%n, " << D << ", " << K << ", "
          << W << "] : " << ty({-1, D, K * W}) << " into " << ty({-1, D, K, W})
          << "\n  %" << f << "j = tensor.collapse_shape %" << f
          << "k [[0], [1, 2], [3]] : " << ty({-1, D, K, W}) << " into "
          << ty({-1, J, W}) << "\n";
-      coefficients = f + "j";
     }
-    w.swapLastAxes(f + "t", "n", coefficients, J, W);
-    os << "  %" << f << "c = tensor.collapse_shape %" << f
-       << "t [[0, 1], [2]] : " << ty({-1, W, J}) << " into " << ty({-1, J})
-       << "\n";
+    fields[0] = name + "aj";
+    fields[1] = name + "bj";
   }
-  os << "  %" << name << "r = tensor.dim %" << name
-     << "ac, %c0 : " << ty({-1, J}) << "\n";
-  w.matmul(name + "ga", name + "r", name + "ac", J, grid.to, P);
-  w.matmul(name + "gb", name + "r", name + "bc", J, grid.to, P);
-  os << "  %" << name << "gp = arith.mulf %" << name << "ga, %" << name
-     << "gb : " << ty({-1, P}) << "\n";
-  w.matmul(name + "gc", name + "r", name + "gp", P, grid.from, J);
-  os << "  %" << name << "gx = tensor.expand_shape %" << name
-     << "gc [[0, 1], [2]] output_shape [%n, " << W << ", " << J
-     << "] : " << ty({-1, J}) << " into " << ty({-1, W, J}) << "\n";
-  if (K == 1) {
-    w.swapLastAxes(name, "n", name + "gx", W, J);
+  std::string product = K > 1 ? name + "g" : name;
+  os << "  %" << product << " = sezm.grid_product %" << fields[0] << ", %"
+     << fields[1] << " grid(%" << grid.to << ", %" << grid.from << ") : ("
+     << ty({-1, J, W}) << ", " << ty({-1, J, W}) << ", " << ty({J, P}) << ", "
+     << ty({P, J}) << ") -> " << ty({-1, J, W}) << "\n";
+  if (K == 1)
     return;
-  }
-  w.swapLastAxes(name + "gs", "n", name + "gx", W, J);
-  os << "  %" << name << "gk = tensor.expand_shape %" << name
-     << "gs [[0], [1, 2], [3]] output_shape [%n, " << D << ", " << K << ", "
-     << W << "] : " << ty({-1, J, W}) << " into " << ty({-1, D, K, W})
-     << "\n  %" << name << " = tensor.collapse_shape %" << name
+  os << "  %" << name << "gk = tensor.expand_shape %" << product
+     << " [[0], [1, 2], [3]] output_shape [%n, " << D << ", " << K << ", " << W
+     << "] : " << ty({-1, J, W}) << " into " << ty({-1, D, K, W}) << "\n  %"
+     << name << " = tensor.collapse_shape %" << name
      << "gk [[0], [1], [2, 3]] : " << ty({-1, D, K, W}) << " into "
      << ty({-1, D, K * W}) << "\n";
 }

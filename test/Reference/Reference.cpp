@@ -475,6 +475,25 @@ Array sezm::reference::degreeLinear(const Array &x, const Array &w,
   return out;
 }
 
+Array sezm::reference::gridProduct(const Array &a, const Array &b,
+                                   const Array &toGrid, const Array &fromGrid) {
+  int64_t count = a.extent(1), channels = a.extent(2),
+          points = toGrid.extent(1);
+  Array out(a.shape);
+  for (int64_t n = 0; n < a.extent(0); ++n)
+    for (int64_t c = 0; c < channels; ++c)
+      for (int64_t p = 0; p < points; ++p) {
+        double onA = 0, onB = 0;
+        for (int64_t i = 0; i < count; ++i) {
+          onA += a({n, i, c}) * toGrid({i, p});
+          onB += b({n, i, c}) * toGrid({i, p});
+        }
+        for (int64_t j = 0; j < count; ++j)
+          out({n, j, c}) += fromGrid({p, j}) * onA * onB;
+      }
+  return out;
+}
+
 Array sezm::reference::envelopeAggregate(const Array &xl, const Array &wigner,
                                          const Array &env,
                                          const Array &invSqrtDeg,

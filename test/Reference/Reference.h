@@ -89,6 +89,10 @@ Array focusMajor(const Array &y, int focus);
 /// out[n, d, co] = sum_ci x[n, d, ci] w[l(d), ci, co] (w[l(d), co, ci] when
 /// transposed).
 Array degreeLinear(const Array &x, const Array &w, bool transposed);
+/// sezm.grid_product: per node and channel, from_grid applied to the
+/// product of both fields taken to the grid by to_grid.
+Array gridProduct(const Array &a, const Array &b, const Array &toGrid,
+                  const Array &fromGrid);
 Array envelopeAggregate(const Array &xl, const Array &wigner, const Array &env,
                         const Array &invSqrtDeg, const Csr &dst, int lmax);
 Array attentionAggregate(const Array &xl, const Array &wigner,

@@ -97,6 +97,10 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
                   emitFocusCompeteGrad, true>("focus_compete_grad", 0),
       microkernel<FocusScaleGradOp, focusScaleGradApplies, emitFocusScaleGrad,
                   true>("focus_scale_grad", 0),
+      microkernel<GridProductOp, gridProductApplies, emitGridProduct, true>(
+          "grid_product", 0),
+      microkernel<GridProductGradOp, gridProductGradApplies,
+                  emitGridProductGrad, true>("grid_product_grad", 0),
       microkernel<RmsNormOp, rmsNormApplies, emitRmsNorm, true>("rms_norm", 0),
       microkernel<RmsNormGradOp, rmsNormGradApplies, emitRmsNormGrad, true>(
           "rms_norm_grad", 0),

@@ -80,6 +80,11 @@ void emitNarrowMatmul(linalg::MatmulOp op, KernelIO &io,
 bool isMiddleAxisProduct(linalg::GenericOp op);
 void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
                            KernelConfigAttr config);
+bool gridProductApplies(GridProductOp op);
+void emitGridProduct(GridProductOp op, KernelIO &io, KernelConfigAttr config);
+bool gridProductGradApplies(GridProductGradOp op);
+void emitGridProductGrad(GridProductGradOp op, KernelIO &io,
+                         KernelConfigAttr config);
 bool rmsNormApplies(RmsNormOp op);
 void emitRmsNorm(RmsNormOp op, KernelIO &io, KernelConfigAttr config);
 bool rmsNormGradApplies(RmsNormGradOp op);

@@ -69,6 +69,8 @@ SEZM_KERNEL(EquivariantRmsNormOp)
 SEZM_KERNEL(EquivariantRmsNormGradOp)
 SEZM_KERNEL(GluOp)
 SEZM_KERNEL(GluGradOp)
+SEZM_KERNEL(GridProductOp)
+SEZM_KERNEL(GridProductGradOp)
 #undef SEZM_KERNEL
 
 } // namespace mlir::sezm

@@ -366,6 +366,19 @@ LogicalResult GluOp::backpropagate(ReverseMode &sweep,
   return success();
 }
 
+LogicalResult GridProductOp::backpropagate(ReverseMode &sweep,
+                                           ArrayRef<Value> cotangents) {
+  if (sweep.isActive(getToGrid()) || sweep.isActive(getFromGrid()))
+    return emitOpError("differentiates with respect to its grid matrices, "
+                       "which sezm-autodiff does not (constants)");
+  auto grad = GridProductGradOp::create(
+      sweep.builder(), sweep.getLoc(), getA().getType(), getA().getType(),
+      cotangents.front(), getA(), getB(), getToGrid(), getFromGrid());
+  sweep.add(getA(), grad.getAGrad());
+  sweep.add(getB(), grad.getBGrad());
+  return success();
+}
+
 LogicalResult SegmentReduceOp::backpropagate(ReverseMode &sweep,
                                              ArrayRef<Value> cotangents) {
   OpBuilder &b = sweep.builder();

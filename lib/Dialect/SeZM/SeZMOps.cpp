@@ -867,6 +867,40 @@ LogicalResult GluGradOp::verifyShapes(ShapeChecker &shapes) {
 }
 
 //===----------------------------------------------------------------------===//
+// Grid products
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Fields a, b (N, J, W) and the grid matrices to (J, P), from (P, J).
+LogicalResult checkGridProduct(ShapeChecker &shapes, Value a, Value b,
+                               Value toGrid, Value fromGrid) {
+  const Dim coefficients = Dim::channel("J"), channels = Dim::channel("W"),
+            points = Dim::channel("P");
+  if (failed(shapes.check("a", a, kFloat, {kNodes, coefficients, channels})) ||
+      failed(shapes.check("b", b, kFloat, {kNodes, coefficients, channels})) ||
+      failed(shapes.check("to_grid", toGrid, kFloat, {coefficients, points})))
+    return failure();
+  return shapes.check("from_grid", fromGrid, kFloat, {points, coefficients});
+}
+} // namespace
+
+LogicalResult GridProductOp::verifyShapes(ShapeChecker &shapes) {
+  if (failed(
+          checkGridProduct(shapes, getA(), getB(), getToGrid(), getFromGrid())))
+    return failure();
+  return shapes.checkSameType("result", getResult(), "a", getA());
+}
+
+LogicalResult GridProductGradOp::verifyShapes(ShapeChecker &shapes) {
+  if (failed(checkGridProduct(shapes, getA(), getB(), getToGrid(),
+                              getFromGrid())) ||
+      failed(shapes.checkSameType("grad", getGrad(), "a", getA())) ||
+      failed(shapes.checkSameType("a_grad", getAGrad(), "a", getA())))
+    return failure();
+  return shapes.checkSameType("b_grad", getBGrad(), "a", getA());
+}
+
+//===----------------------------------------------------------------------===//
 // Aggregation
 //===----------------------------------------------------------------------===//
 

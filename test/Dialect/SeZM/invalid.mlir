@@ -1167,6 +1167,63 @@ func.func @degree_linear_weight_grad_result(%g: tensor<?x16x64xf32>,
 
 // -----
 
+func.func @grid_product_channels(%a: tensor<?x27x32xf32>, %b: tensor<?x27x16xf32>,
+                                 %to: tensor<27x104xf32>, %from: tensor<104x27xf32>) {
+  // expected-error @+1 {{dimension 2 of 'b' is 16, but 'a' has W = 32}}
+  %p = sezm.grid_product %a, %b grid(%to, %from)
+      : (tensor<?x27x32xf32>, tensor<?x27x16xf32>, tensor<27x104xf32>,
+         tensor<104x27xf32>) -> tensor<?x27x32xf32>
+  return
+}
+
+// -----
+
+func.func @grid_product_to_grid(%a: tensor<?x27x32xf32>, %b: tensor<?x27x32xf32>,
+                                %to: tensor<9x104xf32>, %from: tensor<104x27xf32>) {
+  // expected-error @+1 {{dimension 0 of 'to_grid' is 9, but 'a' has J = 27}}
+  %p = sezm.grid_product %a, %b grid(%to, %from)
+      : (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<9x104xf32>,
+         tensor<104x27xf32>) -> tensor<?x27x32xf32>
+  return
+}
+
+// -----
+
+func.func @grid_product_from_grid(%a: tensor<?x27x32xf32>, %b: tensor<?x27x32xf32>,
+                                  %to: tensor<27x104xf32>, %from: tensor<100x27xf32>) {
+  // expected-error @+1 {{dimension 0 of 'from_grid' is 100, but 'to_grid' has P = 104}}
+  %p = sezm.grid_product %a, %b grid(%to, %from)
+      : (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<27x104xf32>,
+         tensor<100x27xf32>) -> tensor<?x27x32xf32>
+  return
+}
+
+// -----
+
+func.func @grid_product_result(%a: tensor<?x27x32xf32>, %b: tensor<?x27x32xf32>,
+                               %to: tensor<27x104xf32>, %from: tensor<104x27xf32>) {
+  // expected-error @+1 {{'result' must have the type of 'a', 'tensor<?x27x32xf32>', but has type 'tensor<?x27x32xf64>'}}
+  %p = sezm.grid_product %a, %b grid(%to, %from)
+      : (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<27x104xf32>,
+         tensor<104x27xf32>) -> tensor<?x27x32xf64>
+  return
+}
+
+// -----
+
+func.func @grid_product_grad_grad(%g: tensor<?x27x16xf32>, %a: tensor<?x27x32xf32>,
+                                  %b: tensor<?x27x32xf32>, %to: tensor<27x104xf32>,
+                                  %from: tensor<104x27xf32>) {
+  // expected-error @+1 {{'grad' must have the type of 'a', 'tensor<?x27x32xf32>', but has type 'tensor<?x27x16xf32>'}}
+  %p:2 = sezm.grid_product_grad %g, %a, %b grid(%to, %from)
+      : (tensor<?x27x16xf32>, tensor<?x27x32xf32>, tensor<?x27x32xf32>,
+         tensor<27x104xf32>, tensor<104x27xf32>)
+      -> (tensor<?x27x32xf32>, tensor<?x27x32xf32>)
+  return
+}
+
+// -----
+
 func.func @glu_halves(%x: tensor<?x16x190xf32>, %gw: tensor<96x288xf32>) {
   // expected-error @+1 {{'x' must hold a value and a gate half of 96 channels each (192), but has 190}}
   %0 = sezm.glu %x weight %gw lmax = 3

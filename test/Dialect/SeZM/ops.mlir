@@ -280,6 +280,21 @@ func.func @glu(%x: tensor<?x16x192xf32>, %gw: tensor<96x288xf32>,
   return
 }
 
+// CHECK-LABEL: func.func @grid_product
+func.func @grid_product(%a: tensor<?x27x32xf32>, %b: tensor<?x27x32xf32>,
+                        %to: tensor<27x104xf32>, %from: tensor<104x27xf32>) {
+  // CHECK: sezm.grid_product %{{.*}}, %{{.*}} grid(%{{.*}}, %{{.*}}) : (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<27x104xf32>, tensor<104x27xf32>) -> tensor<?x27x32xf32>
+  %p = sezm.grid_product %a, %b grid(%to, %from)
+      : (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<27x104xf32>,
+         tensor<104x27xf32>) -> tensor<?x27x32xf32>
+  // CHECK: sezm.grid_product_grad %{{.*}}, %{{.*}}, %{{.*}} grid(%{{.*}}, %{{.*}}) : (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<27x104xf32>, tensor<104x27xf32>) -> (tensor<?x27x32xf32>, tensor<?x27x32xf32>)
+  %ga, %gb = sezm.grid_product_grad %p, %a, %b grid(%to, %from)
+      : (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<?x27x32xf32>,
+         tensor<27x104xf32>, tensor<104x27xf32>)
+      -> (tensor<?x27x32xf32>, tensor<?x27x32xf32>)
+  return
+}
+
 // CHECK-LABEL: func.func @degree_linear
 func.func @degree_linear(%x: tensor<?x16x32xf32>, %w: tensor<4x32x64xf32>) {
   // CHECK: sezm.degree_linear %{{.*}} weight %{{.*}} lmax = 3 : (tensor<?x16x32xf32>, tensor<4x32x64xf32>) -> tensor<?x16x64xf32>

@@ -1205,6 +1205,81 @@ def SeZM_GluGradOp : SeZM_Op<"glu_grad"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Products on a grid (DeePMD-kit's S2 and SO(3) grid nets) [3.9, 4.9]
+//===----------------------------------------------------------------------===//
+
+def SeZM_GridProductOp : SeZM_Op<"grid_product", [SeZM_Differentiable]> {
+  let summary = "product of two fields on a sphere or SO(3) grid";
+  let description = [{
+    Math: sezm-ops.md sections 3.9 and 4.9; DeePMD-kit's grid nets
+    (S2GridNet, SO3GridNet) between their input maps and output map.
+
+    For each node n and channel c, both fields' J coefficients are taken to
+    the P grid points, multiplied there and taken back:
+    `result[n, j, c] = sum_p from_grid[p, j] * A[p] * B[p]` with
+    `A[p] = sum_i a[n, i, c] * to_grid[i, p]` and B the same of `b`, each
+    sum in order (i, then p). The J coefficients are one frame's packed
+    rows (S2 grid, J = (lmax+1)^2) or those of K frames (SO(3) grid,
+    J = D K, j = d K + k). The grid matrices are constants of the model: no
+    gradient is taken with respect to them.
+
+    One op rather than two matmuls, a product and a matmul over transposed
+    copies: the grid values never leave the kernel, and the fields are read
+    and written in place, channels across threads.
+
+    Shapes: a, b (N, J, W), to_grid (J, P), from_grid (P, J) -> (N, J, W).
+
+    Example:
+    ```mlir
+    %p = sezm.grid_product %a, %b grid(%to, %from)
+        : (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<27x104xf32>,
+           tensor<104x27xf32>) -> tensor<?x27x32xf32>
+    ```
+  }];
+  let arguments = (ins SeZM_FloatTensor:$a, SeZM_FloatTensor:$b,
+                       SeZM_FloatTensor:$to_grid, SeZM_FloatTensor:$from_grid);
+  let results = (outs SeZM_FloatTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `grid` `(` $to_grid `,` $from_grid `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def SeZM_GridProductGradOp : SeZM_Op<"grid_product_grad"> {
+  let summary = "input gradients of sezm.grid_product";
+  let description = [{
+    Math: sezm-ops.md section 4.9.
+
+    The cotangents of `a` and `b` for the cotangent `grad` of
+    `sezm.grid_product`'s result, per node n and channel c, with A and B the
+    fields on the grid and `G[p] = sum_j grad[n, j, c] * from_grid[p, j]`:
+    `a_grad[n, i, c] = sum_p to_grid[i, p] * G[p] * B[p]` and
+    `b_grad[n, i, c] = sum_p to_grid[i, p] * G[p] * A[p]`, summed over p in
+    order. (The grid matrices are constants: no gradient with respect to
+    them.)
+
+    Shapes: grad, a, b (N, J, W), to_grid (J, P), from_grid (P, J) ->
+    (N, J, W), (N, J, W).
+
+    Example:
+    ```mlir
+    %ga, %gb = sezm.grid_product_grad %g, %a, %b grid(%to, %from)
+        : (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<?x27x32xf32>,
+           tensor<27x104xf32>, tensor<104x27xf32>)
+        -> (tensor<?x27x32xf32>, tensor<?x27x32xf32>)
+    ```
+  }];
+  let arguments = (ins SeZM_FloatTensor:$grad, SeZM_FloatTensor:$a,
+                       SeZM_FloatTensor:$b, SeZM_FloatTensor:$to_grid,
+                       SeZM_FloatTensor:$from_grid);
+  let results = (outs SeZM_FloatTensor:$a_grad, SeZM_FloatTensor:$b_grad);
+  let assemblyFormat = [{
+    $grad `,` $a `,` $b `grid` `(` $to_grid `,` $from_grid `)` attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Aggregation into destination atoms [3.6, 4.5]
 //===----------------------------------------------------------------------===//
 
