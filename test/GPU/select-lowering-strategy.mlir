@@ -19,23 +19,25 @@
 // input gradients' l = 0 rows) on the tiled GEMM, the matmuls onto fewer
 // than 16 columns (the focus logits) one warp per row, the rest on loops. The GEMM's column tile follows the product's columns (256 -> 128,
 // 25 -> 32; 32 -> 32 with 8 threads across, 256 rows, 8 x 4 sums; a
-// degree linear's over atoms on 64 rows; a product that only an
+// degree linear's over atoms on 64 rows, and so a product whose rows are
+// the atoms' (the readout's and the fitting net's); a product that only an
 // elementwise op reads is fused into that op's kernel, its epilogue); an
 // SO(2) linear records one tile per product (m = 0, 128 columns -> 128;
 // m = +-1, 192 -> 96), a gate's backward its l = 0 row's (32, on 256
 // rows).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
 // MIN: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
-// MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
 // MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]
+// MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 2, workgroup_tile = [64, 64, 16], thread_tile = [4, 4]
 // MIN-NEXT: 3 linalg.matmul strategy = fused, kernel = "tiled_matmul_epilogue"
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "narrow_matmul"
-// MIN-NEXT: 10 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
+// MIN-NEXT: 9 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 16, 16], thread_tile = [8, 1]
 // MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 32, 16], thread_tile = [8, 2]
-// MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]
 // MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]
+// MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [64, 128, 16], thread_tile = [4, 8]
+// MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [64, 64, 16], thread_tile = [4, 4]
 // MIN-NEXT: 2 linalg.reduce strategy = microkernel, kernel = "full_sum"
 // MIN: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [64, 32, 16], thread_tile = [2, 4]
 // MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [64, 64, 16], thread_tile = [4, 4]
@@ -54,6 +56,62 @@
 // MIN-NEXT: 1 sezm.segment_reduce_grad strategy = microkernel, kernel = "segment_reduce_grad"
 // MIN-NEXT: 12 sezm.so2_linear strategy = microkernel, kernel = "so2_linear", blocks_per_sm = 2, workgroup_tile = [128, 128, 16, 128, 96, 16], thread_tile = [8, 8, 8, 6]
 // MIN-NEXT: 6 sezm.so2_linear_grad strategy = microkernel, kernel = "so2_linear_grad", blocks_per_sm = 2, workgroup_tile = [128, 128, 16, 128, 96, 16], thread_tile = [8, 8, 8, 6]
+
+// -----
+
+// The rows of a product, traced to the arguments' sezm.extents, choose its
+// row tile: rows per atom, or a few per atom (a (N, 4, 32) tensor viewed as
+// (4N, 32)), take 64-row blocks, so that 4096 atoms fill more than 16
+// blocks; rows per edge, and 8 per atom or more, 256-row blocks; rows that
+// trace to nothing named keep them.
+// CHECK-LABEL: func.func @rows_by_extent
+// CHECK: linalg.matmul {{.*}}kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [64, 32, 16], thread_tile = [2, 4]>} ins(%arg0,
+// CHECK: linalg.matmul {{.*}}kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [64, 32, 16], thread_tile = [2, 4]>} ins(%collapsed,
+// CHECK: linalg.matmul {{.*}}kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]>} ins(%collapsed_{{[0-9]+}},
+// CHECK: linalg.matmul {{.*}}kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]>} ins(%arg3,
+// CHECK: linalg.matmul {{.*}}kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]>} ins(%arg4,
+func.func @rows_by_extent(
+    %atoms: tensor<?x32xf32> {sezm.extents = ["N", ""]},
+    %rows4: tensor<?x4x32xf32> {sezm.extents = ["N", "", ""]},
+    %rows8: tensor<?x8x32xf32> {sezm.extents = ["N", "", ""]},
+    %edges: tensor<?x32xf32> {sezm.extents = ["E", ""]},
+    %unnamed: tensor<?x32xf32>, %w: tensor<32x32xf32>)
+    -> (tensor<?x32xf32>, tensor<?x32xf32>, tensor<?x32xf32>,
+        tensor<?x32xf32>, tensor<?x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %atoms, %c0 : tensor<?x32xf32>
+  %e0 = tensor.empty(%n) : tensor<?x32xf32>
+  %z0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %p0 = linalg.matmul ins(%atoms, %w : tensor<?x32xf32>, tensor<32x32xf32>)
+      outs(%z0 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %f4 = tensor.collapse_shape %rows4 [[0, 1], [2]]
+      : tensor<?x4x32xf32> into tensor<?x32xf32>
+  %n4 = tensor.dim %f4, %c0 : tensor<?x32xf32>
+  %e1 = tensor.empty(%n4) : tensor<?x32xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %p1 = linalg.matmul ins(%f4, %w : tensor<?x32xf32>, tensor<32x32xf32>)
+      outs(%z1 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %f8 = tensor.collapse_shape %rows8 [[0, 1], [2]]
+      : tensor<?x8x32xf32> into tensor<?x32xf32>
+  %n8 = tensor.dim %f8, %c0 : tensor<?x32xf32>
+  %e2 = tensor.empty(%n8) : tensor<?x32xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %p2 = linalg.matmul ins(%f8, %w : tensor<?x32xf32>, tensor<32x32xf32>)
+      outs(%z2 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %ne = tensor.dim %edges, %c0 : tensor<?x32xf32>
+  %e3 = tensor.empty(%ne) : tensor<?x32xf32>
+  %z3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %p3 = linalg.matmul ins(%edges, %w : tensor<?x32xf32>, tensor<32x32xf32>)
+      outs(%z3 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %nu = tensor.dim %unnamed, %c0 : tensor<?x32xf32>
+  %e4 = tensor.empty(%nu) : tensor<?x32xf32>
+  %z4 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %p4 = linalg.matmul ins(%unnamed, %w : tensor<?x32xf32>, tensor<32x32xf32>)
+      outs(%z4 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  return %p0, %p1, %p2, %p3, %p4 : tensor<?x32xf32>, tensor<?x32xf32>,
+      tensor<?x32xf32>, tensor<?x32xf32>, tensor<?x32xf32>
+}
 
 // -----
 

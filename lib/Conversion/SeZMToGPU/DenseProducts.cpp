@@ -14,6 +14,7 @@
 
 #include "KernelBuilder/KernelIO.h"
 #include "SeZM/Dialect/SeZM/FillValue.h"
+#include "SeZM/Dialect/SeZM/RowExtent.h"
 #include "SeZM/Dialect/SeZM/SO2Layout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,8 +57,16 @@ bool isRowsMatmul(linalg::MatmulOp op) {
   return shape && gemmTakesColumns(shape->second);
 }
 
+/// Products over fewer rows than this many times the atoms take the
+/// few-rows tiles: at 4096 atoms, 256-row blocks of 8 N rows would be 128
+/// blocks of one column block, under one per multiprocessor.
+constexpr int64_t kFewRowsPerAtom = 8;
+
 ProductTiles rowsMatmulTiles(linalg::MatmulOp op) {
   auto rhs = cast<RankedTensorType>(op.getInputs()[1].getType());
+  std::optional<RowExtent> rows = traceRowExtent(op.getOutputs()[0]);
+  if (rows && rows->graphSize == "N" && rows->factor < kFewRowsPerAtom)
+    return {chooseGemmTilesForFewRows(rhs.getDimSize(1))};
   return {chooseGemmTiles(rhs.getDimSize(1))};
 }
 
