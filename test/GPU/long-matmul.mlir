@@ -17,7 +17,7 @@ func.func @virial(%gt: tensor<3x?xf32>, %v: tensor<?x3xf32>) -> tensor<3x3xf32> 
 }
 
 // A matmul over a static reduction is a tiled GEMM (tiled-gemm.mlir); one
-// too narrow for it (fewer than 16 columns) over a depth of whole warps is
+// too narrow for it (fewer than 8 columns) over a depth of whole warps is
 // one warp per row: each lane's share of the row's products, then the
 // warp's butterfly (xor shuffles 16, 8, 4, 2, 1), the init added last.
 // CHECK-LABEL: func.func @narrow
@@ -42,13 +42,30 @@ func.func @narrow(%a: tensor<?x64xf32>, %b: tensor<64x1xf32>) -> tensor<?x1xf32>
 // CHECK-LABEL: func.func @narrow_columns
 // CHECK: function(@narrow_matmul)
 // CHECK: scf.if
-// CHECK: memref.load %{{.*}} : memref<?x8xf32>
+// CHECK: memref.load %{{.*}} : memref<?x4xf32>
 // CHECK: memref.store
 // CHECK-NOT: linalg.matmul
-func.func @narrow_columns(%a: tensor<?x64xf32>, %b: tensor<64x8xf32>, %init: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  %y = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x8xf32>)
-      outs(%init : tensor<?x8xf32>) -> tensor<?x8xf32>
-  return %y : tensor<?x8xf32>
+func.func @narrow_columns(%a: tensor<?x64xf32>, %b: tensor<64x4xf32>, %init: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %y = linalg.matmul ins(%a, %b : tensor<?x64xf32>, tensor<64x4xf32>)
+      outs(%init : tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// From 8 columns (DPA4's radial degree mixer, 96 x 13) the lanes' reads of
+// B would bind a warp per row: the tiled GEMM, on one 16-column block
+// whose last three columns repeat the thirteenth.
+// CHECK-LABEL: func.func @thirteen_columns
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c256{{.*}}, {{.*}}) function(@tiled_matmul) workgroup({{.*}} : memref<2x16x132xf32, #gpu.address_space<workgroup>>, {{.*}} : memref<2x16x16xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: narrow_matmul
+func.func @thirteen_columns(%a: tensor<?x96xf32>, %b: tensor<96x13xf32>) -> tensor<?x13xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x96xf32>
+  %e = tensor.empty(%n) : tensor<?x13xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x13xf32>) -> tensor<?x13xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<?x96xf32>, tensor<96x13xf32>)
+      outs(%init : tensor<?x13xf32>) -> tensor<?x13xf32>
+  return %y : tensor<?x13xf32>
 }
 
 // A depth that is not a whole number of warps: one thread per output,
@@ -71,19 +88,19 @@ func.func @shallow(%a: tensor<?x10xf32>, %b: tensor<10x4xf32>, %init: tensor<?x4
 // CHECK-LABEL: func.func @shallow_zero
 // CHECK-NOT: linalg.fill
 // CHECK: function(@small_matmul)
-// CHECK-NOT: memref.load %{{.*}} : memref<?x10xf32>
+// CHECK-NOT: memref.load %{{.*}} : memref<?x6xf32>
 // CHECK: scf.for %{{.*}} = %{{.*}} to %c4 step %{{.*}} iter_args(%{{.*}} = %cst
-// CHECK: memref.load %{{.*}} : memref<4x10xf32>
+// CHECK: memref.load %{{.*}} : memref<4x6xf32>
 // CHECK: memref.store
-func.func @shallow_zero(%a: tensor<?x4xf32>, %b: tensor<4x10xf32>) -> tensor<?x10xf32> {
+func.func @shallow_zero(%a: tensor<?x4xf32>, %b: tensor<4x6xf32>) -> tensor<?x6xf32> {
   %zero = arith.constant 0.0 : f32
   %c0 = arith.constant 0 : index
   %n = tensor.dim %a, %c0 : tensor<?x4xf32>
-  %e = tensor.empty(%n) : tensor<?x10xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x10xf32>) -> tensor<?x10xf32>
-  %y = linalg.matmul ins(%a, %b : tensor<?x4xf32>, tensor<4x10xf32>)
-      outs(%init : tensor<?x10xf32>) -> tensor<?x10xf32>
-  return %y : tensor<?x10xf32>
+  %e = tensor.empty(%n) : tensor<?x6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x6xf32>) -> tensor<?x6xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<?x4xf32>, tensor<4x6xf32>)
+      outs(%init : tensor<?x6xf32>) -> tensor<?x6xf32>
+  return %y : tensor<?x6xf32>
 }
 
 // A product over the middle axis (sezm-fuse-elementwise's contraction),

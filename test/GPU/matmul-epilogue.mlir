@@ -178,10 +178,10 @@ func.func @two_results(%x: tensor<?x32xf32>, %w: tensor<32x64xf32>,
 // CHOICE-NOT: tiled_matmul_epilogue
 // CHOICE: return
 func.func @refused(%x: tensor<?x32xf32>, %w: tensor<32x64xf32>,
-                   %sq: tensor<64x32xf32>, %w8: tensor<32x8xf32>,
+                   %sq: tensor<64x32xf32>, %w8: tensor<32x4xf32>,
                    %acc: tensor<?x64xf32>)
     -> (tensor<?x64xf32>, tensor<?x64xf32>, tensor<64x64xf32>,
-        tensor<?x64xf32>, tensor<?x8xf32>) {
+        tensor<?x64xf32>, tensor<?x4xf32>) {
   %zero = arith.constant 0.0 : f32
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?x32xf32>
@@ -216,18 +216,18 @@ func.func @refused(%x: tensor<?x32xf32>, %w: tensor<32x64xf32>,
     %m = arith.addf %a, %o : f32
     linalg.yield %m : f32
   } -> tensor<?x64xf32>
-  %e8 = tensor.empty(%n) : tensor<?x8xf32>
-  %init8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<?x8xf32>) -> tensor<?x8xf32>
-  %narrow = linalg.matmul ins(%x, %w8 : tensor<?x32xf32>, tensor<32x8xf32>)
-      outs(%init8 : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %e8 = tensor.empty(%n) : tensor<?x4xf32>
+  %init8 = linalg.fill ins(%zero : f32) outs(%e8 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %narrow = linalg.matmul ins(%x, %w8 : tensor<?x32xf32>, tensor<32x4xf32>)
+      outs(%init8 : tensor<?x4xf32>) -> tensor<?x4xf32>
   %scaled = linalg.generic {indexing_maps = [#rows, #rows],
                             iterator_types = ["parallel", "parallel"]}
-      ins(%narrow : tensor<?x8xf32>) outs(%e8 : tensor<?x8xf32>) {
+      ins(%narrow : tensor<?x4xf32>) outs(%e8 : tensor<?x4xf32>) {
   ^bb0(%a: f32, %o: f32):
     %m = arith.mulf %a, %a : f32
     linalg.yield %m : f32
-  } -> tensor<?x8xf32>
+  } -> tensor<?x4xf32>
   return %kept, %twice, %transposed, %accumulated, %scaled
       : tensor<?x64xf32>, tensor<?x64xf32>, tensor<64x64xf32>,
-        tensor<?x64xf32>, tensor<?x8xf32>
+        tensor<?x64xf32>, tensor<?x4xf32>
 }

@@ -7,7 +7,7 @@
 // RUN: for f in %t/*.ptx; do %ptxas -arch=sm_90 $f -o %t.cubin || exit 1; done
 // RUN: cat %t/*.ptx | FileCheck %s
 
-// COUNT: 92
+// COUNT: 88
 // CHECK: .version 8.0
 // CHECK: .target sm_90
 // CHECK: .entry
@@ -190,6 +190,20 @@ func.func @sizes(%x0: tensor<5x1x8xf64>, %x6: tensor<?x49x8xf32>,
       : (tensor<?x49x8xf32>, tensor<?xi64>, tensor<?x49x49xf32>)
       -> tensor<?x19x8xf32>
   return %a, %b : tensor<7x1x8xf64>, tensor<?x19x8xf32>
+}
+
+func.func @grid_product(%a: tensor<?x27x32xf32>, %b: tensor<?x27x32xf32>,
+                        %to: tensor<27x104xf32>, %from: tensor<104x27xf32>)
+    -> (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<?x27x32xf32>) {
+  %p = sezm.grid_product %a, %b grid(%to, %from)
+      : (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<27x104xf32>,
+         tensor<104x27xf32>) -> tensor<?x27x32xf32>
+  %ga, %gb = sezm.grid_product_grad %p, %a, %b grid(%to, %from)
+      : (tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<?x27x32xf32>,
+         tensor<27x104xf32>, tensor<104x27xf32>)
+      -> (tensor<?x27x32xf32>, tensor<?x27x32xf32>)
+  return %p, %ga, %gb
+      : tensor<?x27x32xf32>, tensor<?x27x32xf32>, tensor<?x27x32xf32>
 }
 
 func.func @degree_linear(%x: tensor<?x16x32xf32>, %w: tensor<4x32x64xf32>)

@@ -622,9 +622,12 @@ ProductTiles degreeLinearTiles(DegreeLinearOp op) {
   return {chooseGemmTilesForFewRows(out.getDimSize(2))};
 }
 
-/// One product per degree l: the 2l+1 rows of degree l of every node are
-/// the rows of A (N * (2l+1) of them, read in place), w[l] its B (or, with
-/// `transposed`, w[l] read transposed, assembled once per call).
+/// One product per degree l, all in one launch (batch l): the 2l+1 rows of
+/// degree l of every node are the rows of A (N * (2l+1) of them, read in
+/// place), w[l] its B (or, with `transposed`, w[l] read transposed,
+/// assembled once per call). One launch per degree left the first
+/// degree's N rows on a fraction of the multiprocessors while the others
+/// waited behind it.
 void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
                       KernelConfigAttr config) {
   Emitter &em = io.emitter();
@@ -643,22 +646,34 @@ void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
                                           return em.load(w, {l, n, k});
                                         })
                       : w;
-  for (int64_t l = 0; l <= layout.lmax; ++l) {
-    int64_t order = 2 * l + 1, first = l * l;
-    auto placeA = [&](Idx, Idx row, Idx k) -> SmallVector<Idx> {
-      return {row / Idx(order), Idx(first) + row % Idx(order), k};
-    };
-    auto placeB = [&](Idx, Idx k, Idx n) -> SmallVector<Idx> {
-      return {Idx(l), k, n};
-    };
-    auto store = [&](Idx, Idx row, Idx n, Num value) {
-      em.store(value, result,
-               {row / Idx(order), Idx(first) + row % Idx(order), n});
-    };
-    GemmOperand a{x, placeA}, b{weights, placeB};
-    GemmProblem problem{nodes * Idx(order), 1, in, out, a, b, nullptr, store};
-    emitTiledGemm(em, name, problem, config, /*product=*/0);
-  }
+  // Row r of degree l: node r / (2l+1), packed row l^2 + r % (2l+1).
+  auto packedRow = [](Idx l, Idx row) -> std::array<Idx, 2> {
+    Idx order = Idx(2) * l + Idx(1);
+    return {row / order, l * l + row % order};
+  };
+  auto placeA = [&](Idx l, Idx row, Idx k) -> SmallVector<Idx> {
+    auto [node, packed] = packedRow(l, row);
+    return {node, packed, k};
+  };
+  auto placeB = [&](Idx l, Idx k, Idx n) -> SmallVector<Idx> {
+    return {l, k, n};
+  };
+  auto store = [&](Idx l, Idx row, Idx n, Num value) {
+    auto [node, packed] = packedRow(l, row);
+    em.store(value, result, {node, packed, n});
+  };
+  auto degreeRows = [&](Idx l) { return nodes * (Idx(2) * l + Idx(1)); };
+  GemmOperand a{x, placeA}, b{weights, placeB};
+  GemmProblem problem{nodes * Idx(2 * layout.lmax + 1),
+                      layout.lmax + 1,
+                      in,
+                      out,
+                      a,
+                      b,
+                      nullptr,
+                      store,
+                      degreeRows};
+  emitTiledGemm(em, name, problem, config, /*product=*/0);
 }
 
 /// Threads per block of the kernel that assembles a product's weights.

@@ -45,8 +45,9 @@ GemmTiles chooseGemmTilesForFewRows(int64_t columns);
 /// each row of A once per narrow column block.
 using ProductTiles = SmallVector<GemmTiles, 2>;
 
-/// Whether the schedule takes products with that many columns (the
-/// narrowest ones waste most of a block and stay loop kernels).
+/// Whether the schedule takes products with that many columns: from half a
+/// block's threads across (on one 16-column block). Narrower ones (logits,
+/// a few axes) waste most of a block and take a warp or a thread per row.
 bool gemmTakesColumns(int64_t columns);
 
 /// The tiles of the split-precision (tensor-core) GEMM: a block computes
@@ -88,6 +89,9 @@ struct GemmProblem {
   /// The value a sum starts from; zero where null.
   llvm::function_ref<Num(Idx batch, Idx row, Idx column)> loadInit;
   llvm::function_ref<void(Idx batch, Idx row, Idx column, Num value)> store;
+  /// The rows of each batch where they differ (`rows` is then the most);
+  /// every batch has `rows` where null.
+  llvm::function_ref<Idx(Idx batch)> batchRows = nullptr;
 };
 
 /// Each stream's B of a product, (F, depth, columns) row-major, written once
