@@ -13,6 +13,7 @@
 
 #include "Microkernels.h"
 
+#include "KernelBuilder/GridMath.h"
 #include "KernelBuilder/KernelIO.h"
 
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
@@ -82,23 +83,6 @@ SmallVector<Num> stagedRow(Emitter &em, Value staged, const GridShape &shape,
   return row;
 }
 
-/// sum_j values[j] * row[j], in order.
-Num dot(ArrayRef<Num> values, ArrayRef<Num> row) {
-  Num sum = values[0] * row[0];
-  for (size_t j = 1; j < values.size(); ++j)
-    sum = sum + values[j] * row[j];
-  return sum;
-}
-
-/// The J coefficients of channel c of node n of `field` (N, J, W).
-SmallVector<Num> coefficientsOf(Emitter &em, Value field, int64_t count, Idx n,
-                                Idx c) {
-  SmallVector<Num> values;
-  for (int64_t j = 0; j < count; ++j)
-    values.push_back(em.load(field, {n, Idx(j), c}));
-  return values;
-}
-
 /// Launches `body(n, c)` once per (node, channel) of `field`, the grid
 /// matrices staged.
 void launchRows(Emitter &em, KernelConfigAttr config, const GridShape &shape,
@@ -134,18 +118,15 @@ void emitGridProduct(GridProductOp op, KernelIO &io, KernelConfigAttr config) {
   launchRows(
       em, config, shape, a, io.in(op.getToGrid()), io.in(op.getFromGrid()),
       [&](const LaunchIds &ids, Idx n, Idx c) {
-        SmallVector<Num> as = coefficientsOf(em, a, count, n, c);
-        SmallVector<Num> bs = coefficientsOf(em, b, count, n, c);
+        SmallVector<Num> as = loadGridCoefficients(em, a, count, n, c);
+        SmallVector<Num> bs = loadGridCoefficients(em, b, count, n, c);
         SmallVector<Num> sums = em.foldRangeStep(
             Idx(0), Idx(shape.points), Idx(1), SmallVector<Num>(count, 0.0),
             [&](Idx p, ArrayRef<Num> partial) {
-              SmallVector<Num> to = stagedRow(em, ids.workgroup[0], shape, p);
-              Num product = dot(as, to) * dot(bs, to);
-              SmallVector<Num> from = stagedRow(em, ids.workgroup[1], shape, p);
-              SmallVector<Num> next;
-              for (int64_t j = 0; j < count; ++j)
-                next.push_back(partial[j] + product * from[j]);
-              return next;
+              Num value =
+                  gridValue(as, bs, stagedRow(em, ids.workgroup[0], shape, p));
+              return addGridPoint(partial, value,
+                                  stagedRow(em, ids.workgroup[1], shape, p));
             });
         for (int64_t j = 0; j < count; ++j)
           em.store(sums[j], out, {n, Idx(j), c});
@@ -168,21 +149,16 @@ void emitGridProductGrad(GridProductGradOp op, KernelIO &io,
   launchRows(
       em, config, shape, a, io.in(op.getToGrid()), io.in(op.getFromGrid()),
       [&](const LaunchIds &ids, Idx n, Idx c) {
-        SmallVector<Num> gs = coefficientsOf(em, grad, count, n, c);
-        SmallVector<Num> as = coefficientsOf(em, a, count, n, c);
-        SmallVector<Num> bs = coefficientsOf(em, b, count, n, c);
+        SmallVector<Num> gs = loadGridCoefficients(em, grad, count, n, c);
+        SmallVector<Num> as = loadGridCoefficients(em, a, count, n, c);
+        SmallVector<Num> bs = loadGridCoefficients(em, b, count, n, c);
         SmallVector<Num> sums = em.foldRangeStep(
             Idx(0), Idx(shape.points), Idx(1), SmallVector<Num>(2 * count, 0.0),
             [&](Idx p, ArrayRef<Num> partial) {
               SmallVector<Num> to = stagedRow(em, ids.workgroup[0], shape, p);
-              Num onGrid = dot(gs, stagedRow(em, ids.workgroup[1], shape, p));
-              Num toA = onGrid * dot(bs, to), toB = onGrid * dot(as, to);
-              SmallVector<Num> next;
-              for (int64_t i = 0; i < count; ++i)
-                next.push_back(partial[i] + toA * to[i]);
-              for (int64_t i = 0; i < count; ++i)
-                next.push_back(partial[count + i] + toB * to[i]);
-              return next;
+              return addGridPointGradient(
+                  partial, gs, as, bs, to,
+                  stagedRow(em, ids.workgroup[1], shape, p));
             });
         for (int64_t i = 0; i < count; ++i) {
           em.store(sums[i], aGrad, {n, Idx(i), c});

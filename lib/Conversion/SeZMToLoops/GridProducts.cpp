@@ -2,38 +2,30 @@
 //
 // One thread per (node, channel): its J coefficients of each field in
 // registers, a loop over the P grid points carrying the J sums of the
-// result (or of both gradients). A warp reads consecutive channels.
+// result (or of both gradients), each point's column of to_grid and row of
+// from_grid read as it comes (KernelBuilder/GridMath.h, the GPU's
+// arithmetic too). A warp reads consecutive channels.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Kernels.h"
+
+#include "KernelBuilder/GridMath.h"
 
 using namespace mlir;
 using namespace mlir::sezm;
 using namespace mlir::sezm::kernel;
 
 namespace {
-/// sum_i values[i] * matrix[i, column] (or matrix[column, i] with
-/// `byRow`), in order.
-Num dot(Emitter &em, ArrayRef<Num> values, Value matrix, Idx column,
-        bool byRow) {
-  std::optional<Num> sum;
-  for (auto [i, value] : llvm::enumerate(values)) {
-    Idx at(static_cast<int64_t>(i));
-    Num term = value * (byRow ? em.load(matrix, {column, at})
-                              : em.load(matrix, {at, column}));
-    sum = sum ? *sum + term : term;
+/// Column p of to_grid (J, P) and row p of from_grid (P, J).
+std::pair<SmallVector<Num>, SmallVector<Num>>
+loadGridPoint(Emitter &em, Value toGrid, Value fromGrid, int64_t count, Idx p) {
+  SmallVector<Num> to, from;
+  for (int64_t j = 0; j < count; ++j) {
+    to.push_back(em.load(toGrid, {Idx(j), p}));
+    from.push_back(em.load(fromGrid, {p, Idx(j)}));
   }
-  return *sum;
-}
-
-/// The J coefficients of channel c of node n of `field` (N, J, W).
-SmallVector<Num> loadCoefficients(Emitter &em, Value field, int64_t count,
-                                  Idx n, Idx c) {
-  SmallVector<Num> values;
-  for (int64_t i = 0; i < count; ++i)
-    values.push_back(em.load(field, {n, Idx(i), c}));
-  return values;
+  return {to, from};
 }
 } // namespace
 
@@ -47,18 +39,13 @@ void sezm::emitKernel(GridProductOp op, KernelIO &io) {
   Value out = io.allocate(0, {nodes, Idx(count), Idx(width)});
   em.parallelRange(0, nodes * Idx(width), [&](Idx flat) {
     Idx n = flat / Idx(width), c = flat % Idx(width);
-    SmallVector<Num> as = loadCoefficients(em, a, count, n, c);
-    SmallVector<Num> bs = loadCoefficients(em, b, count, n, c);
-    SmallVector<Num> zeros(count, Num(0.0));
+    SmallVector<Num> as = loadGridCoefficients(em, a, count, n, c);
+    SmallVector<Num> bs = loadGridCoefficients(em, b, count, n, c);
     SmallVector<Num> sums = em.foldRangeStep(
-        Idx(0), Idx(points), Idx(1), zeros, [&](Idx p, ArrayRef<Num> partial) {
-          Num product = dot(em, as, toGrid, p, /*byRow=*/false) *
-                        dot(em, bs, toGrid, p, /*byRow=*/false);
-          SmallVector<Num> next;
-          for (int64_t j = 0; j < count; ++j)
-            next.push_back(partial[j] +
-                           product * em.load(fromGrid, {p, Idx(j)}));
-          return next;
+        Idx(0), Idx(points), Idx(1), SmallVector<Num>(count, Num(0.0)),
+        [&](Idx p, ArrayRef<Num> partial) {
+          auto [to, from] = loadGridPoint(em, toGrid, fromGrid, count, p);
+          return addGridPoint(partial, gridValue(as, bs, to), from);
         });
     for (int64_t j = 0; j < count; ++j)
       em.store(sums[j], out, {n, Idx(j), c});
@@ -76,22 +63,14 @@ void sezm::emitKernel(GridProductGradOp op, KernelIO &io) {
   Value bGrad = io.allocate(1, {nodes, Idx(count), Idx(width)});
   em.parallelRange(0, nodes * Idx(width), [&](Idx flat) {
     Idx n = flat / Idx(width), c = flat % Idx(width);
-    SmallVector<Num> gs = loadCoefficients(em, grad, count, n, c);
-    SmallVector<Num> as = loadCoefficients(em, a, count, n, c);
-    SmallVector<Num> bs = loadCoefficients(em, b, count, n, c);
-    SmallVector<Num> zeros(2 * count, Num(0.0));
+    SmallVector<Num> gs = loadGridCoefficients(em, grad, count, n, c);
+    SmallVector<Num> as = loadGridCoefficients(em, a, count, n, c);
+    SmallVector<Num> bs = loadGridCoefficients(em, b, count, n, c);
     SmallVector<Num> sums = em.foldRangeStep(
-        Idx(0), Idx(points), Idx(1), zeros, [&](Idx p, ArrayRef<Num> partial) {
-          Num onGrid = dot(em, gs, fromGrid, p, /*byRow=*/true);
-          Num toA = onGrid * dot(em, bs, toGrid, p, /*byRow=*/false);
-          Num toB = onGrid * dot(em, as, toGrid, p, /*byRow=*/false);
-          SmallVector<Num> next;
-          for (int64_t i = 0; i < count; ++i)
-            next.push_back(partial[i] + toA * em.load(toGrid, {Idx(i), p}));
-          for (int64_t i = 0; i < count; ++i)
-            next.push_back(partial[count + i] +
-                           toB * em.load(toGrid, {Idx(i), p}));
-          return next;
+        Idx(0), Idx(points), Idx(1), SmallVector<Num>(2 * count, Num(0.0)),
+        [&](Idx p, ArrayRef<Num> partial) {
+          auto [to, from] = loadGridPoint(em, toGrid, fromGrid, count, p);
+          return addGridPointGradient(partial, gs, as, bs, to, from);
         });
     for (int64_t i = 0; i < count; ++i) {
       em.store(sums[i], aGrad, {n, Idx(i), c});
