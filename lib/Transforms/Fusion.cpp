@@ -328,13 +328,13 @@ static bool isInOrderProjection(AffineMap map) {
   return true;
 }
 
-/// A generic over tensors with one result, written in place (identity
-/// map), that iterates in parallel only and reads each input in place or
+/// A generic over tensors whose results are written in place (identity
+/// maps), that iterates in parallel only and reads each input in place or
 /// broadcast: elementwise, with nothing to recompute when it is fused into
 /// a user that reads it in place.
 static bool isPlainElementwise(linalg::GenericOp generic) {
   if (!generic || !generic.hasPureTensorSemantics() ||
-      generic->getNumResults() != 1 ||
+      generic->getNumResults() == 0 ||
       generic.getNumParallelLoops() != generic.getNumLoops())
     return false;
   for (OpOperand &operand : generic->getOpOperands()) {
@@ -353,8 +353,11 @@ static bool isUnreadInit(linalg::GenericOp generic, OpOperand &operand) {
 }
 
 /// Fuses one plain elementwise producer of `consumer` (a plain elementwise
-/// generic that is the producer's only user) into it; returns the fused
-/// generic, or null when no producer fuses.
+/// generic) into it; returns the fused generic, or null when no producer
+/// fuses. A producer result that is also used after the consumer (a
+/// forward value the backward reads again) stays a result of the fused
+/// generic: the chain is one kernel that writes what is kept, where each
+/// link was a kernel that read its input back.
 static linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
                                          linalg::GenericOp consumer) {
   for (OpOperand *input : consumer.getDpsInputOperands()) {
@@ -362,28 +365,41 @@ static linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
     // A producer read broadcast would be recomputed for every element it
     // is broadcast to.
     if (!isPlainElementwise(producer) ||
+        producer->getBlock() != consumer->getBlock() ||
         !consumer.getMatchingIndexingMap(input).isIdentity())
       continue;
-    Value value = input->get();
+    auto value = cast<OpResult>(input->get());
     // One read of it, by this consumer; the consumer may also write into it
     // (convert-elementwise-to-linalg's destination is the first operand),
-    // which then writes into the producer's destination.
+    // which then writes into the producer's destination. The fused generic
+    // takes the consumer's place: the producer's other users must come
+    // after it.
     int64_t reads = 0;
-    bool fusable = isUnreadInit(producer, producer.getDpsInitsMutable()[0]);
+    bool fusable = isUnreadInit(
+        producer, producer.getDpsInitsMutable()[value.getResultNumber()]);
     for (OpOperand &use : value.getUses()) {
       if (use.getOwner() != consumer)
-        fusable = false;
-      else if (consumer.isDpsInput(&use))
+        continue;
+      if (consumer.isDpsInput(&use))
         ++reads;
       else if (!isUnreadInit(consumer, use))
         fusable = false;
     }
+    for (Operation *user : producer->getUsers())
+      if (user != consumer && (user->getBlock() != consumer->getBlock() ||
+                               !consumer->isBeforeInBlock(user)))
+        fusable = false;
+    // The consumer reads no other result of the producer: the fused generic
+    // would read its own result.
+    for (Value operand : consumer->getOperands())
+      if (operand.getDefiningOp() == producer && operand != value)
+        fusable = false;
     if (!fusable || reads != 1)
       continue;
+    Value destination = producer.getDpsInits()[value.getResultNumber()];
     for (OpOperand &init : consumer.getDpsInitsMutable())
       if (init.get() == value)
-        rewriter.modifyOpInPlace(consumer,
-                                 [&] { init.set(producer.getDpsInits()[0]); });
+        rewriter.modifyOpInPlace(consumer, [&] { init.set(destination); });
     rewriter.setInsertionPoint(consumer);
     FailureOr<linalg::ElementwiseOpFusionResult> result =
         linalg::fuseElementwiseOps(rewriter, input);
@@ -597,7 +613,7 @@ static void spreadIntoReaders(RewriterBase &rewriter, func::FuncOp func) {
 static void fuseSiblings(RewriterBase &rewriter, func::FuncOp func) {
   SmallVector<linalg::GenericOp> generics;
   func.walk([&](linalg::GenericOp generic) {
-    if (isPlainElementwise(generic))
+    if (isPlainElementwise(generic) && generic->getNumResults() == 1)
       generics.push_back(generic);
   });
   // The plain generics that read each tensor in place, in program order.

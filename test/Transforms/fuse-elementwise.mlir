@@ -6,8 +6,7 @@
 // CHECK-DAG: #[[OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-DAG: #[[XROW:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
 
-// A chain of elementwise ops of one shape becomes one generic; a value with
-// a second use is left as it is.
+// A chain of elementwise ops of one shape becomes one generic.
 
 // CHECK-LABEL: func.func @chain
 // CHECK-SAME: (%[[A:.*]]: tensor<?x16xf32>, %[[B:.*]]: tensor<?x16xf32>, %[[C:.*]]: tensor<?x16xf32>)
@@ -27,17 +26,58 @@ func.func @chain(%a: tensor<?x16xf32>, %b: tensor<?x16xf32>, %c: tensor<?x16xf32
   return %t : tensor<?x16xf32>
 }
 
+// A value also used after its consumer (a forward value that the backward
+// reads again) stays a result of the fused generic: one kernel writes both,
+// and the sum does not read the product back.
 // CHECK-LABEL: func.func @shared
-// CHECK: %[[P:.*]] = linalg.generic
-// CHECK: arith.mulf
-// CHECK: %[[S:.*]] = linalg.generic
-// CHECK-SAME: ins(%[[P]],
-// CHECK: arith.addf
-// CHECK: return %[[P]], %[[S]]
+// CHECK: %[[F:.*]]:2 = linalg.generic
+// CHECK: %[[P:.*]] = arith.mulf
+// CHECK: %[[S:.*]] = arith.addf %[[P]],
+// CHECK: linalg.yield %[[P]], %[[S]] : f32, f32
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[F]]#0, %[[F]]#1
 func.func @shared(%a: tensor<?x16xf32>, %b: tensor<?x16xf32>) -> (tensor<?x16xf32>, tensor<?x16xf32>) {
   %p = arith.mulf %a, %b : tensor<?x16xf32>
   %s = arith.addf %p, %b : tensor<?x16xf32>
   return %p, %s : tensor<?x16xf32>, tensor<?x16xf32>
+}
+
+// A chain whose every link is kept (the radial MLP's SiLU: the backward
+// reads the tanh and the sigmoid again): one generic with all three
+// results.
+// CHECK-LABEL: func.func @kept_chain
+// CHECK: %[[F:.*]]:3 = linalg.generic
+// CHECK: math.tanh
+// CHECK: arith.addf
+// CHECK: arith.mulf
+// CHECK: linalg.yield {{.*}} : f32, f32, f32
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @kept_chain(%x: tensor<?x16xf32>, %h: tensor<?x16xf32>)
+    -> (tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>) {
+  %t = math.tanh %x : tensor<?x16xf32>
+  %s = arith.addf %t, %h : tensor<?x16xf32>
+  %y = arith.mulf %x, %s : tensor<?x16xf32>
+  return %t, %s, %y : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>
+}
+
+// A value that something reads before its consumer's place stays where it
+// is: the fused generic would come after that reader.
+// CHECK-LABEL: func.func @read_before
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK: arith.mulf
+// CHECK: linalg.matmul ins(%[[P]],
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[P]],
+// CHECK: arith.addf
+func.func @read_before(%a: tensor<?x16xf32>, %b: tensor<?x16xf32>,
+                       %w: tensor<16x16xf32>, %z: tensor<?x16xf32>)
+    -> (tensor<?x16xf32>, tensor<?x16xf32>) {
+  %p = arith.mulf %a, %b : tensor<?x16xf32>
+  %m = linalg.matmul ins(%p, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+      outs(%z : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %s = arith.addf %p, %b : tensor<?x16xf32>
+  return %m, %s : tensor<?x16xf32>, tensor<?x16xf32>
 }
 
 // Two elementwise ops that read one tensor in place (a product's backward,
@@ -61,15 +101,15 @@ func.func @siblings(%g: tensor<?x16xf32>, %a: tensor<?x16xf32>, %b: tensor<?x16x
 
 // Siblings stay apart where the earlier one's result is read before the
 // later one (the later one would have to move up past that reader); two
-// others of the same function still merge.
+// others of the same function still merge, and the later product fuses
+// into the difference that reads it, kept as its second result.
 // CHECK-LABEL: func.func @siblings_apart
 // CHECK: %[[DA:.*]] = linalg.generic
 // CHECK: linalg.copy ins(%[[DA]]
-// CHECK: %[[DB:.*]] = linalg.generic
 // CHECK: %[[XY:.*]]:2 = linalg.generic
-// CHECK: %[[Z:.*]] = linalg.generic
+// CHECK: %[[DZ:.*]]:2 = linalg.generic
 // CHECK-NOT: linalg.generic
-// CHECK: return %[[Z]], %[[DB]], %[[XY]]#0, %[[XY]]#1
+// CHECK: return %[[DZ]]#1, %[[DZ]]#0, %[[XY]]#0, %[[XY]]#1
 func.func @siblings_apart(%g: tensor<?x16xf32>, %a: tensor<?x16xf32>, %b: tensor<?x16xf32>, %r: tensor<16xf32>) -> (tensor<?x16xf32>, tensor<?x16xf32>, tensor<16xf32>, tensor<16xf32>) {
   %da = arith.mulf %g, %b : tensor<?x16xf32>
   %c0 = arith.constant 0 : index

@@ -153,7 +153,10 @@ def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
     loops, its result written in place, each input read in place or
     broadcast along some loops) whose result is read once, in place, by
     another is fused into that reader: one kernel, one pass over memory, the
-    intermediate never stored. A `linalg.broadcast` or `linalg.fill` that
+    intermediate never stored; where ops after the reader use the result
+    too (a forward value that the backward reads again), it stays a result
+    of the fused generic, which the reader's chain no longer reads back. A
+    `linalg.broadcast` or `linalg.fill` that
     such generics read in place first becomes, in each of them, a read of
     its input broadcast, so that the broadcast tensor (an (E, 4, 64) copy of
     a per-edge scalar, say) is never written either; a column times a
