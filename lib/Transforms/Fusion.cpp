@@ -631,10 +631,11 @@ static void fuseSiblings(RewriterBase &rewriter, func::FuncOp func) {
           earlier->getBlock() != later->getBlock() ||
           earlier.getResultTypes() != later.getResultTypes() ||
           llvm::is_contained(later->getOperands(), earlier->getResult(0)) ||
-          llvm::any_of(earlier->getUsers(), [&](Operation *user) {
-            return user->getBlock() != later->getBlock() ||
-                   user->isBeforeInBlock(later);
-          }))
+          llvm::any_of(earlier->getUsers(),
+                       [&, later = later](Operation *user) {
+                         return user->getBlock() != later->getBlock() ||
+                                user->isBeforeInBlock(later);
+                       }))
         continue;
       rewriter.setInsertionPoint(later);
       SmallVector<Value> inputs(earlier.getDpsInputs());

@@ -116,7 +116,7 @@ void emitSegmentReduceGrad(SegmentReduceGradOp op, KernelIO &io,
                   em.store(value, flatOut, {e, p});
                   continue;
                 }
-                em.ifThen(p < Idx(row), [&] {
+                em.ifThen(p < Idx(row), [&, p = p] {
                   em.store(value, flatOut, {e, p});
                 });
               }
