@@ -37,6 +37,16 @@ func.func @gate(%z: tensor<?x10x64xf32> {sezm.name = "u"},
   return %a : tensor<?x10x64xf32>
 }
 
+func.func @gate_grad(%g: tensor<?x10x64xf32> {sezm.name = "g"},
+                     %z: tensor<?x10x64xf32> {sezm.name = "u"},
+                     %gw: tensor<1x64x192xf32> {sezm.name = "gw"})
+    -> (tensor<?x10x64xf32> {sezm.name = "gz"}) {
+  %gz, %ggw = sezm.gate_grad %g, %z weight %gw lmax = 3 focus = 1
+      : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<1x64x192xf32>)
+      -> (tensor<?x10x64xf32>, tensor<1x64x192xf32>)
+  return %gz : tensor<?x10x64xf32>
+}
+
 func.func @matmul(%h: tensor<?x64xf32> {sezm.name = "h"},
                   %w: tensor<64x256xf32> {sezm.name = "w"})
     -> (tensor<?x256xf32> {sezm.name = "r"}) {

@@ -37,6 +37,10 @@ ENTRIES = {
                         lambda e: 2 * e * (256 * 256 + 384 * 384)),
     "gate": ({"u": ((None,) + EDGE, 1.0), "gw": ((1, 64, 192), 1 / 8)},
              lambda e: 2 * e * 64 * 192),
+    # The logits and the l = 0 row's product back: two of gate's GEMM.
+    "gate_grad": ({"g": ((None,) + EDGE, 1.0), "u": ((None,) + EDGE, 1.0),
+                   "gw": ((1, 64, 192), 1 / 8)},
+                  lambda e: 4 * e * 64 * 192),
     "matmul": ({"h": ((None, 64), 1.0), "w": ((64, 256), 1 / 8)},
                lambda e: 2 * e * 64 * 256),
 }
