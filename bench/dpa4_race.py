@@ -3,7 +3,7 @@
 
   dpa4_race.py --model model.ckpt.pt --artifact model.sezm \
       --runtime libsezm_runtime.so --structure s.xyz [s2.xyz ...]
-      [--runs 10] [--eager] [--plot race.png]
+      [--runs 10] [--eager] [--sezm-only] [--plot race.png]
 
 Loads the checkpoint into DeePMD-kit 3.2.0 (compiled with its Triton kernels,
 DP_COMPILE_INFER=1 and DP_TRITON_INFER=2, unless --eager) and the artifact
@@ -124,6 +124,11 @@ def main():
     parser.add_argument("--profile", type=int, default=0, metavar="K",
                         help="also print each build's K slowest kernels "
                              "(summed per name) from one profiled call")
+    parser.add_argument("--sezm-only", action="store_true",
+                        help="time the sezm builds alone: DeePMD-kit's model "
+                             "builds the edge list but is neither run nor "
+                             "compared (its first compiled call takes "
+                             "minutes)")
     parser.add_argument("--launches", metavar="DIR",
                         help="with --profile, write each build's launches "
                              "(kernel, ms) to DIR/<artifact>.launches")
@@ -183,24 +188,26 @@ def main():
                 edges.edge_scatter_index, edges.edge_mask,
                 input_prec="float64")
 
-        torch.cuda.reset_peak_memory_stats()
-        base = torch.cuda.memory_allocated()
-        deepmd_ms, first_s = timed(torch, deepmd_call, args.runs)
-        deepmd_peak = torch.cuda.max_memory_allocated() - base
-        ref = deepmd_call()
-        missing = [k for k in ("energy_redu", "energy_derv_r",
-                               "energy_derv_c_redu") if k not in ref]
-        if missing:
-            sys.exit(f"dpa4_race.py: forward_common_lower gave {sorted(ref)}, "
-                     f"not {missing}")
-        ref_energy = ref["energy_redu"].detach().double().cpu().numpy().reshape(())
-        ref_forces = (ref["energy_derv_r"].detach().double().cpu().numpy()
-                      .reshape(-1, 3)[:natoms])
-        ref_virial = (ref["energy_derv_c_redu"].detach().double().cpu()
-                      .numpy().reshape(3, 3))
-
-        # What PyTorch's allocator keeps cached is not sezm's to use.
-        del ref
+        deepmd_ms = None
+        if not args.sezm_only:
+            torch.cuda.reset_peak_memory_stats()
+            base = torch.cuda.memory_allocated()
+            deepmd_ms, first_s = timed(torch, deepmd_call, args.runs)
+            deepmd_peak = torch.cuda.max_memory_allocated() - base
+            ref = deepmd_call()
+            missing = [k for k in ("energy_redu", "energy_derv_r",
+                                   "energy_derv_c_redu") if k not in ref]
+            if missing:
+                sys.exit(f"dpa4_race.py: forward_common_lower gave "
+                         f"{sorted(ref)}, not {missing}")
+            ref_energy = (ref["energy_redu"].detach().double().cpu().numpy()
+                          .reshape(()))
+            ref_forces = (ref["energy_derv_r"].detach().double().cpu().numpy()
+                          .reshape(-1, 3)[:natoms])
+            ref_virial = (ref["energy_derv_c_redu"].detach().double().cpu()
+                          .numpy().reshape(3, 3))
+            # What PyTorch's allocator keeps cached is not sezm's to use.
+            del ref
         torch.cuda.empty_cache()
 
         # sezm on the same device arrays: the valid edges, contiguous.
@@ -217,8 +224,10 @@ def main():
         print(f"{path}: {natoms} atoms, {nedges} edges; neighbour search "
               f"{search_ms:.2f} ms (DeePMD-kit's model's own, not in either "
               f"time)")
-        print(f"  DeePMD-kit forward_common_lower: {deepmd_ms:.2f} ms, peak "
-              f"{deepmd_peak / 1e9:.2f} GB, first call {first_s:.1f} s")
+        if deepmd_ms is not None:
+            print(f"  DeePMD-kit forward_common_lower: {deepmd_ms:.2f} ms, "
+                  f"peak {deepmd_peak / 1e9:.2f} GB, first call "
+                  f"{first_s:.1f} s")
         def run(model):
             if rt.sezm_model_compute_edges_gpu_f64(
                     model, args.entry.encode(), natoms, nedges,
@@ -239,11 +248,12 @@ def main():
             # Its (twice as large) freed blocks, kept for reuse, would be
             # taken by the builds below and count towards their peaks.
             rt.sezm_device_release_cache()
-            print("  fp64 build (" + os.path.basename(args.reference) +
-                  "); DeePMD-kit's relative error against it E / F / "
-                  "virial: " + " / ".join(
-                      f"{relative_error(mine, ref):.2g}" for mine, ref in
-                      zip((ref_energy, ref_forces, ref_virial), exact)))
+            if deepmd_ms is not None:
+                print("  fp64 build (" + os.path.basename(args.reference) +
+                      "); DeePMD-kit's relative error against it E / F / "
+                      "virial: " + " / ".join(
+                          f"{relative_error(mine, ref):.2g}" for mine, ref in
+                          zip((ref_energy, ref_forces, ref_virial), exact)))
         plotted = None
         for artifact, model in zip(args.artifact, models):
             def sezm_call():
@@ -258,14 +268,16 @@ def main():
                 # One build failing leaves the others' lines to print.
                 print(f"  sezm ({os.path.basename(artifact)}): {error}")
                 continue
-            errors = [relative_error(energy.cpu().numpy(), ref_energy),
-                      relative_error(forces.cpu().numpy(), ref_forces),
-                      relative_error(virial.cpu().numpy(), ref_virial)]
             print(f"  sezm compute_edges_gpu_f64 ({os.path.basename(artifact)}):"
-                  f" {sezm_ms:.2f} ms, peak {sezm_peak / 1e9:.2f} GB; "
-                  f"DeePMD-kit / sezm {deepmd_ms / sezm_ms:.2f}x")
-            print("    relative error E / F / virial: " +
-                  " / ".join(f"{e:.2g}" for e in errors))
+                  f" {sezm_ms:.2f} ms, peak {sezm_peak / 1e9:.2f} GB" +
+                  ("" if deepmd_ms is None else
+                   f"; DeePMD-kit / sezm {deepmd_ms / sezm_ms:.2f}x"))
+            if deepmd_ms is not None:
+                errors = [relative_error(energy.cpu().numpy(), ref_energy),
+                          relative_error(forces.cpu().numpy(), ref_forces),
+                          relative_error(virial.cpu().numpy(), ref_virial)]
+                print("    relative error E / F / virial: " +
+                      " / ".join(f"{e:.2g}" for e in errors))
             if exact is not None:
                 mine = (energy.cpu().numpy(), forces.cpu().numpy(),
                         virial.cpu().numpy())
@@ -284,7 +296,7 @@ def main():
                           f"launches")
             if plotted is None:
                 plotted = (sezm_ms, sezm_peak)
-        if plotted is not None:
+        if plotted is not None and deepmd_ms is not None:
             rows.append((natoms, deepmd_ms, plotted[0], deepmd_peak / 1e9,
                          plotted[1] / 1e9))
     if args.plot:

@@ -46,7 +46,9 @@
 #               workload structures (bench/dpa4_race.py), with any other
 #               builds of it (gpu-run/dpa4-*.sezm) beside it; RACE_MODEL
 #               and RACE_ARTIFACT name another checkpoint and its artifact;
-#               each build's launches (kernel, ms) in $OUT/*.launches
+#               each build's launches (kernel, ms) in $OUT/*.launches;
+#               RACE_SEZM_ONLY=1 times the sezm builds alone (no DeePMD-kit
+#               compile, no ratio)
 #   gemm-precision:E  the default DPA4's GEMM-shaped ops alone at E rows,
 #               IEEE and split precision (tf32x3) on the GPU against fp64 on
 #               the CPU: errors and times (bench/gemm_precision.py)
@@ -251,12 +253,14 @@ for step in "$@"; do
       # against too.
       reference=()
       [ -n "${RACE_REFERENCE:-}" ] && reference=(--reference "$RACE_REFERENCE")
+      # RACE_SEZM_ONLY=1: the sezm builds alone (dpa4_race.py --sezm-only).
+      [ -n "${RACE_SEZM_ONLY:-}" ] && reference+=(--sezm-only)
       deepmd_python "$root/bench/dpa4_race.py" "${reference[@]}" \
         --model "${RACE_MODEL:-$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt}" \
         --artifact "${RACE_ARTIFACT:-$root/gpu-run/dpa4.sezm}" $(ls "$root"/gpu-run/dpa4-*.sezm 2>/dev/null) \
         --runtime "$tools/lib/libsezm_runtime.so" --structure "${structures[@]}" \
         --plot "$out/race.png" --profile 14 --launches "$out" | tee "$out/race.log"
-      grep -q "DeePMD-kit / sezm" "$out/race.log" || status=1
+      grep -q "sezm compute_edges" "$out/race.log" || status=1
       ;;
     gemm-precision:*)
       # Each GEMM-shaped op of the default DPA4 alone at E rows: IEEE and
