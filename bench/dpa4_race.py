@@ -188,8 +188,8 @@ def main():
                 edges.edge_scatter_index, edges.edge_mask,
                 input_prec="float64")
 
-        deepmd_ms = None
-        if not args.sezm_only:
+        raced = not args.sezm_only
+        if raced:
             torch.cuda.reset_peak_memory_stats()
             base = torch.cuda.memory_allocated()
             deepmd_ms, first_s = timed(torch, deepmd_call, args.runs)
@@ -224,7 +224,7 @@ def main():
         print(f"{path}: {natoms} atoms, {nedges} edges; neighbour search "
               f"{search_ms:.2f} ms (DeePMD-kit's model's own, not in either "
               f"time)")
-        if deepmd_ms is not None:
+        if raced:
             print(f"  DeePMD-kit forward_common_lower: {deepmd_ms:.2f} ms, "
                   f"peak {deepmd_peak / 1e9:.2f} GB, first call "
                   f"{first_s:.1f} s")
@@ -248,7 +248,7 @@ def main():
             # Its (twice as large) freed blocks, kept for reuse, would be
             # taken by the builds below and count towards their peaks.
             rt.sezm_device_release_cache()
-            if deepmd_ms is not None:
+            if raced:
                 print("  fp64 build (" + os.path.basename(args.reference) +
                       "); DeePMD-kit's relative error against it E / F / "
                       "virial: " + " / ".join(
@@ -270,9 +270,9 @@ def main():
                 continue
             print(f"  sezm compute_edges_gpu_f64 ({os.path.basename(artifact)}):"
                   f" {sezm_ms:.2f} ms, peak {sezm_peak / 1e9:.2f} GB" +
-                  ("" if deepmd_ms is None else
+                  ("" if not raced else
                    f"; DeePMD-kit / sezm {deepmd_ms / sezm_ms:.2f}x"))
-            if deepmd_ms is not None:
+            if raced:
                 errors = [relative_error(energy.cpu().numpy(), ref_energy),
                           relative_error(forces.cpu().numpy(), ref_forces),
                           relative_error(virial.cpu().numpy(), ref_virial)]
@@ -296,10 +296,11 @@ def main():
                           f"launches")
             if plotted is None:
                 plotted = (sezm_ms, sezm_peak)
-        if plotted is not None and deepmd_ms is not None:
+        if plotted is not None and raced:
             rows.append((natoms, deepmd_ms, plotted[0], deepmd_peak / 1e9,
                          plotted[1] / 1e9))
-    if args.plot:
+    # Nothing to plot where DeePMD-kit was not raced.
+    if args.plot and rows:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
