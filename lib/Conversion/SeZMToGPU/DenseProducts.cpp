@@ -101,7 +101,8 @@ void emitRowsProduct(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config,
   auto storeOut = [&](Idx, Idx row, Idx column, Num value) {
     store(row, column, value);
   };
-  GemmOperand a{lhs, placeA}, b{rhs, placeB};
+  GemmOperand a{lhs, placeA, alignedGroup(lhs, rhsType.getDimSize(0))},
+      b{rhs, placeB, alignedGroup(rhs, rhsType.getDimSize(1))};
   GemmProblem problem{em.dim(lhs, 0),
                       /*batches=*/1,
                       rhsType.getDimSize(0),
@@ -514,8 +515,8 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
                         focus,
                         width,
                         width,
-                        {x, placeA},
-                        {weights, placeB},
+                        {x, placeA, alignedGroup(x, stream.width)},
+                        {weights, placeB, alignedGroup(weights, width)},
                         acc ? llvm::function_ref<Num(Idx, Idx, Idx)>(loadInit)
                             : nullptr,
                         storeC};
@@ -663,7 +664,8 @@ void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
     em.store(value, result, {node, packed, n});
   };
   auto degreeRows = [&](Idx l) { return nodes * (Idx(2) * l + Idx(1)); };
-  GemmOperand a{x, placeA}, b{weights, placeB};
+  GemmOperand a{x, placeA, alignedGroup(x, in)},
+      b{weights, placeB, alignedGroup(weights, out)};
   GemmProblem problem{nodes * Idx(2 * layout.lmax + 1),
                       layout.lmax + 1,
                       in,

@@ -184,8 +184,8 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
                             focus,
                             gates,
                             width,
-                            {logitGrad, placeA},
-                            {gwt, placeB},
+                            {logitGrad, placeA, alignedGroup(logitGrad, gates)},
+                            {gwt, placeB, alignedGroup(gwt, width)},
                             /*loadInit=*/nullptr,
                             storeC},
                 config, /*product=*/0);

@@ -45,6 +45,12 @@ constexpr int64_t kMaxThreadColumns = 8;
 /// aligned for 16-byte reads, and conflict-free stores cost more elsewhere
 /// (docs/performance.md, stop 51).
 constexpr int64_t kStagedRowPad = 4;
+/// Words a staging copy moves at once where the operand allows (16 bytes).
+constexpr int64_t kGroup = 4;
+/// Pads each row of an A slice staged row by row ([row][k], `step` + 4
+/// words): a warp's two rows 4 apart then fall 16 banks apart, and the
+/// tensor-core fragments' eight rows by four depths in 32 different banks.
+constexpr int64_t kRowMajorPad = 4;
 /// The slices of the depth in workgroup memory at once: one being added,
 /// the next being copied (three were slower on an H100: docs/performance.md,
 /// stop 51).
@@ -107,16 +113,19 @@ GemmTiles chooseGemmTilesForFewRows(int64_t columns) {
 namespace {
 /// One block of a GEMM launch: where its tile of outputs lies, and how it
 /// copies one slice of the depth (`step` of it) into one stage of
-/// workgroup memory: A transposed ([k][row], so that a thread reads the
-/// rows it owns as one access) and B as it is ([k][column]), each thread
-/// starting its share of the copies (cp.async) and going on without
-/// waiting. Rows and columns past the end read the last one again; depths
-/// past the end are read clamped (never added), or as zeros in A where
-/// `zeroPastDepth`.
+/// workgroup memory, each thread starting its share of the copies
+/// (cp.async) and going on without waiting. A is staged transposed
+/// ([k][row], so that a thread reads the rows it owns as one access, one
+/// word copied at a time) or, where its depth comes in aligned groups
+/// (`rowMajorA`), row by row ([row][k], a group copied as one access and
+/// read as one per row); B as it is ([k][column]), a group of columns at a
+/// time where `wideB`. Rows and columns past the end read the last one
+/// again; depths past the end are read clamped (never added), or as zeros
+/// in A where `zeroPastDepth`.
 struct GemmBlock {
   const GemmProblem &problem;
   int64_t blockRows, blockColumns, step, threads;
-  bool zeroPastDepth;
+  bool zeroPastDepth, rowMajorA, wideB;
   Idx thread, batch, rowBase, columnBase;
   /// (stages, step, rows) and (stages, step, columns), rows padded.
   Value stagedA, stagedB;
@@ -142,31 +151,63 @@ struct GemmBlock {
                   value);
   }
 
-  int64_t aShare() const { return blockRows * step; }
-  int64_t bShare() const { return step * blockColumns; }
+  /// Where depth `k` of tile row `row` lies in stage `stage` of stagedA.
+  SmallVector<Idx> placeA(Idx stage, Idx k, Idx row) const {
+    if (rowMajorA)
+      return {stage, row, k};
+    return {stage, k, row};
+  }
+
+  /// body(flat) for flat < count, the block's threads taking turns.
+  void forEachShare(int64_t count, llvm::function_ref<void(Idx)> body) const {
+    Emitter &em = thread.getEmitter();
+    for (int64_t q = 0; q < count; q += threads) {
+      Idx flat = thread + Idx(q);
+      if (q + threads <= count)
+        body(flat);
+      else
+        em.ifThen(flat < Idx(count), [&] { body(flat); });
+    }
+  }
 
   /// Starts copying slice `slice` of A and B into stage `stage`.
   void copySlice(Idx slice, Idx stage) const {
     Emitter &em = thread.getEmitter();
     Idx k0 = slice * Idx(step), lastDepth(problem.depth - 1);
-    for (int64_t q = 0; q < aShare(); q += threads) {
-      Idx flat = thread + Idx(q);
-      Idx k = k0 + flat % Idx(step);
-      SmallVector<Idx> at =
-          problem.a.at(batch, clampRow(flat / Idx(step)), min(k, lastDepth));
-      SmallVector<Idx> to = {stage, flat % Idx(step), flat / Idx(step)};
-      em.copyAsync(problem.a.memref, at, stagedA, to, /*width=*/1,
-                   zeroPastDepth ? std::optional<Cond>(k < Idx(problem.depth))
-                                 : std::nullopt);
+    auto pastDepth = [&](Idx k) {
+      return zeroPastDepth ? std::optional<Cond>(k < Idx(problem.depth))
+                           : std::nullopt;
+    };
+    if (rowMajorA) {
+      const int64_t groups = step / kGroup;
+      forEachShare(blockRows * groups, [&](Idx flat) {
+        Idx row = flat / Idx(groups), kk = flat % Idx(groups) * Idx(kGroup);
+        Idx k = k0 + kk;
+        em.copyAsync(problem.a.memref,
+                     problem.a.at(batch, clampRow(row),
+                                  min(k, Idx(problem.depth - kGroup))),
+                     stagedA, {stage, row, kk}, kGroup, pastDepth(k));
+      });
+    } else {
+      forEachShare(blockRows * step, [&](Idx flat) {
+        Idx k = k0 + flat % Idx(step);
+        em.copyAsync(
+            problem.a.memref,
+            problem.a.at(batch, clampRow(flat / Idx(step)), min(k, lastDepth)),
+            stagedA, {stage, flat % Idx(step), flat / Idx(step)},
+            /*width=*/1, pastDepth(k));
+      });
     }
-    for (int64_t q = 0; q < bShare(); q += threads) {
-      Idx flat = thread + Idx(q);
-      Idx column = clampColumn(flat % Idx(blockColumns));
-      Idx k = min(k0 + flat / Idx(blockColumns), lastDepth);
-      em.copyAsync(problem.b.memref, problem.b.at(batch, k, column), stagedB,
-                   {stage, flat / Idx(blockColumns), flat % Idx(blockColumns)},
-                   /*width=*/1);
-    }
+    const int64_t width = wideB ? kGroup : 1;
+    const int64_t groups = blockColumns / width;
+    forEachShare(step * groups, [&](Idx flat) {
+      Idx kk = flat / Idx(groups), column = flat % Idx(groups) * Idx(width);
+      em.copyAsync(
+          problem.b.memref,
+          problem.b.at(batch, min(k0 + kk, lastDepth),
+                       wideB ? columnBase + column : clampColumn(column)),
+          stagedB, {stage, kk, column}, width);
+    });
   }
 };
 
@@ -224,12 +265,24 @@ void launchGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                 llvm::function_ref<void(const GemmBlock &)> body) {
   const int64_t columnBlocks = llvm::divideCeil(problem.columns, blockColumns);
   Idx lastColumn(problem.columns - 1);
+  // Groups of A's depth and B's columns copied whole where every group lies
+  // inside the operand: depths and columns in whole groups, no column block
+  // past the end.
+  const bool rowMajorA = problem.a.group % kGroup == 0 &&
+                         problem.depth % kGroup == 0 && step % kGroup == 0;
+  const bool wideB = problem.b.group % kGroup == 0 &&
+                     problem.columns % blockColumns == 0 &&
+                     blockColumns % kGroup == 0;
+  SmallVector<int64_t> shapeA =
+      rowMajorA ? SmallVector<int64_t>{kPipelineStages, blockRows,
+                                       step + kRowMajorPad}
+                : SmallVector<int64_t>{kPipelineStages, step, blockRows + padA};
   em.launchKernel(
       name,
       {ceilDiv(problem.rows, blockRows), Idx(columnBlocks),
        Idx(problem.batches)},
       {Idx(threads), Idx(1), Idx(1)},
-      {SmallVector<int64_t>{kPipelineStages, step, blockRows + padA},
+      {shapeA,
        SmallVector<int64_t>{kPipelineStages, step, blockColumns + padB}},
       [&](const LaunchIds &ids) {
         Idx t = ids.thread[0], batch = ids.block[2];
@@ -237,9 +290,9 @@ void launchGemm(Emitter &em, StringRef name, const GemmProblem &problem,
         Idx columnBase = ids.block[1] * Idx(blockColumns);
         auto run = [&](Idx rows) {
           body(GemmBlock{problem, blockRows, blockColumns, step, threads,
-                         zeroPastDepth, t, batch, rowBase, columnBase,
-                         ids.workgroup[0], ids.workgroup[1], rows - Idx(1),
-                         lastColumn});
+                         zeroPastDepth, rowMajorA, wideB, t, batch, rowBase,
+                         columnBase, ids.workgroup[0], ids.workgroup[1],
+                         rows - Idx(1), lastColumn});
         };
         if (!problem.batchRows)
           return run(problem.rows);
@@ -257,9 +310,7 @@ void emitFmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
   const int64_t threads = tiles.threads(), step = tiles.depthStep;
   const int64_t rowWidth = vectorWidth(tiles.threadRows);
   const int64_t columnWidth = vectorWidth(tiles.threadColumns);
-  assert((tiles.blockRows * step) % threads == 0 &&
-         (step * tiles.blockColumns) % threads == 0 &&
-         tiles.blockRows % kStagedRowPad == 0 && "slices the threads share");
+  assert(tiles.blockRows % kStagedRowPad == 0 && "aligned staged rows");
   launchGemm(
       em, name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
       /*zeroPastDepth=*/false, kStagedRowPad, /*padB=*/0, blocksPerSm,
@@ -270,15 +321,29 @@ void emitFmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
         SmallVector<Idx> columns = ownedOffsets(
             t % Idx(across), tiles.threadColumns, columnWidth, across);
 
-        // The first `depths` rows of stage `stage` added into `sums`.
+        // The first `depths` rows of stage `stage` added into `sums`: A's
+        // values of a row for a group of depths at a time where it is
+        // staged row by row, of a depth for a group of rows otherwise.
         auto addSlice = [&](ArrayRef<Num> sums, Idx stage, int64_t depths) {
           SmallVector<Num> next(sums);
+          SmallVector<SmallVector<Num>> rowGroups;
           for (int64_t kk = 0; kk < depths; ++kk) {
             SmallVector<Num> a, b;
-            for (int64_t i = 0; i < tiles.threadRows; i += rowWidth)
-              llvm::append_range(a, em.loadVector(block.stagedA,
-                                                  {stage, Idx(kk), rows[i]},
-                                                  rowWidth));
+            if (!block.rowMajorA) {
+              for (int64_t i = 0; i < tiles.threadRows; i += rowWidth)
+                llvm::append_range(a, em.loadVector(block.stagedA,
+                                                    {stage, Idx(kk), rows[i]},
+                                                    rowWidth));
+            } else {
+              if (kk % kGroup == 0) {
+                rowGroups.clear();
+                for (int64_t i = 0; i < tiles.threadRows; ++i)
+                  rowGroups.push_back(em.loadVector(
+                      block.stagedA, {stage, rows[i], Idx(kk)}, kGroup));
+              }
+              for (int64_t i = 0; i < tiles.threadRows; ++i)
+                a.push_back(rowGroups[i][kk % kGroup]);
+            }
             for (int64_t j = 0; j < tiles.threadColumns; j += columnWidth)
               llvm::append_range(b, em.loadVector(block.stagedB,
                                                   {stage, Idx(kk), columns[j]},
@@ -334,8 +399,7 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
   const int64_t fragments = rowTiles * columnTiles * 4;
   assert(tiles.warpRows % kMmaRows == 0 &&
          tiles.warpColumns % kMmaColumns == 0 && step % kMmaDepth == 0 &&
-         (tiles.blockRows * step) % threads == 0 &&
-         (step * tiles.blockColumns) % threads == 0 && "tensor-core tiles");
+         "tensor-core tiles");
   launchGemm(
       em, name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
       /*zeroPastDepth=*/problem.depth % kMmaDepth != 0, kMmaRowPad, kMmaRowPad,
@@ -360,8 +424,11 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
         };
         auto addSlice = [&](ArrayRef<Num> sums, Idx stage, int64_t depths) {
           // The (high, low) parts of a staged value.
-          auto parts = [&](Value staged, Idx k, Idx place) {
-            return em.splitTF32(em.load(staged, {stage, k, place}));
+          auto partsOfA = [&](Idx k, Idx row) {
+            return em.splitTF32(em.load(stagedA, block.placeA(stage, k, row)));
+          };
+          auto partsOfB = [&](Idx k, Idx column) {
+            return em.splitTF32(em.load(stagedB, {stage, k, column}));
           };
           SmallVector<Num> slice(fragments, Num(0.0));
           for (int64_t k0 = 0; k0 < depths; k0 += kMmaDepth) {
@@ -373,7 +440,7 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
               for (auto [k, place] :
                    {std::pair{kLow, row}, std::pair{kLow, row + Idx(8)},
                     std::pair{kHigh, row}, std::pair{kHigh, row + Idx(8)}}) {
-                std::array<Num, 2> pair = parts(stagedA, k, place);
+                std::array<Num, 2> pair = partsOfA(k, place);
                 high.push_back(pair[0]);
                 low.push_back(pair[1]);
               }
@@ -382,8 +449,8 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
             }
             for (int64_t j = 0; j < columnTiles; ++j) {
               Idx column = warpColumn + Idx(j * kMmaColumns) + group;
-              std::array<Num, 2> b0 = parts(stagedB, kLow, column);
-              std::array<Num, 2> b1 = parts(stagedB, kHigh, column);
+              std::array<Num, 2> b0 = partsOfB(kLow, column);
+              std::array<Num, 2> b1 = partsOfB(kHigh, column);
               SmallVector<Num> bHigh = {b0[0], b1[0]}, bLow = {b0[1], b1[1]};
               for (int64_t i = 0; i < rowTiles; ++i) {
                 SmallVector<Num> c;
@@ -420,6 +487,22 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
       });
 }
 } // namespace
+
+int64_t alignedGroup(Value memref, int64_t run) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || !type.getElementType().isF32() || run % kGroup != 0)
+    return 1;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1 || ShapedType::isDynamic(offset) ||
+      offset % kGroup != 0)
+    return 1;
+  for (int64_t stride : ArrayRef(strides).drop_back())
+    if (ShapedType::isDynamic(stride) || stride % kGroup != 0)
+      return 1;
+  return kGroup;
+}
 
 MmaTiles chooseMmaTiles(const GemmTiles &tiles) {
   // Eight warps, four down and two across: a warp's 32 x (columns / 2)

@@ -76,7 +76,18 @@ constexpr int64_t kMmaBlocksPerSm = 1;
 struct GemmOperand {
   Value memref;
   llvm::function_ref<SmallVector<Idx>(Idx batch, Idx i, Idx j)> at;
+  /// Elements along the operand's last axis (A's depth, B's columns) lie in
+  /// groups of this many consecutive words, each group 16-byte aligned (see
+  /// alignedGroup): with 4, the staging copies a group as one access. 1
+  /// claims nothing.
+  int64_t group = 1;
 };
+
+/// The group a GemmOperand may claim for `memref` when its last axis is read
+/// in runs of `run` consecutive elements from multiples of `run`: 4 where
+/// the layout keeps every such run 16-byte aligned (unit inner stride, the
+/// other strides and the offset multiples of 4, `run` too), else 1.
+int64_t alignedGroup(Value memref, int64_t run);
 
 /// Batches of products C[b] = init[b] + A[b] B[b], b < batches, each A
 /// (rows x depth) and B (depth x columns), read from the places below
