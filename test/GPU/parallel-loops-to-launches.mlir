@@ -1,21 +1,27 @@
 // RUN: sezm-opt %s --split-input-file --sezm-parallel-loops-to-launches --verify-diagnostics | FileCheck %s
 // RUN: not sezm-opt %s --split-input-file --sezm-parallel-loops-to-launches="threads-per-block=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=THREADS
+// RUN: not sezm-opt %s --split-input-file --sezm-parallel-loops-to-launches="max-blocks=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=THREADS
+// RUN: sezm-opt %s --split-input-file --sezm-parallel-loops-to-launches="max-blocks=4" --verify-diagnostics | FileCheck %s --check-prefix=CAP
 
-// A loop kernel becomes a launch of 128-thread blocks, thread t of block k
-// running iteration lb + (k * 128 + t) * step where that is below the
-// bound; the launch is named by the loop's configuration, which may also
-// ask for blocks per multiprocessor.
+// A loop kernel becomes a launch of 128-thread blocks, as many as its
+// iterations need up to max-blocks (8448 by default; 4 asked here), thread
+// t of block k running iteration lb + (k * 128 + t) * step and every
+// blocks * 128 * step after it below the bound; the launch is named by the
+// loop's configuration, which may also ask for blocks per multiprocessor.
 // CHECK-LABEL: func.func @fill
 // CHECK: %[[C128:.*]] = arith.constant 128 : index
 // CHECK: %[[BLOCK:.*]] = arith.muli %[[STEP:.*]], %[[C128]] : index
-// CHECK: %[[BLOCKS:.*]] = affine.apply #{{.*}}(%[[N:.*]])[%[[LB:.*]], %[[BLOCK]]]
+// CHECK: %[[NEEDED:.*]] = affine.apply #{{.*}}(%[[N:.*]])[%[[LB:.*]], %[[BLOCK]]]
+// CHECK: %[[LIMIT:.*]] = arith.constant 8448 : index
+// CAP: %[[LIMIT:.*]] = arith.constant 4 : index
+// CHECK: %[[BLOCKS:.*]] = arith.minui %[[NEEDED]], %[[LIMIT]] : index
+// CHECK: %[[STRIDE:.*]] = arith.muli %[[BLOCKS]], %[[BLOCK]] : index
 // CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], %{{.*}} = %[[ONE:.*]], %{{.*}} = %[[ONE]]) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C128]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]]) function(@fill) {
 // CHECK: %[[BASE:.*]] = arith.muli %[[BX]], %[[BLOCK]] : index
 // CHECK: %[[FIRST:.*]] = arith.addi %[[BASE]], %[[LB]] : index
 // CHECK: %[[OFFSET:.*]] = arith.muli %[[TX]], %[[STEP]] : index
-// CHECK: %[[I:.*]] = arith.addi %[[OFFSET]], %[[FIRST]] : index
-// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[I]], %[[N]] : index
-// CHECK: scf.if %[[IN]] {
+// CHECK: %[[START:.*]] = arith.addi %[[OFFSET]], %[[FIRST]] : index
+// CHECK: scf.for %[[I:.*]] = %[[START]] to %[[N]] step %[[STRIDE]] {
 // CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]]]
 // CHECK: gpu.terminator
 // CHECK: gpu.launch {{.*}} function(@scale) {
@@ -104,4 +110,4 @@ func.func @nested(%m: memref<?x4xf32>, %n: index) {
   return
 }
 
-// THREADS: error: sezm-parallel-loops-to-launches: threads-per-block must be at least 1, got 0
+// THREADS: error: sezm-parallel-loops-to-launches: threads-per-block and max-blocks must be at least 1

@@ -422,16 +422,18 @@ def BuffersOnDevice : Pass<"sezm-buffers-on-device", "::mlir::func::FuncOp"> {
 
 def ParallelLoopsToLaunches
     : Pass<"sezm-parallel-loops-to-launches", "::mlir::func::FuncOp"> {
-  let summary = "Make each loop kernel a gpu.launch of one thread per "
-                "iteration, named by its kernel configuration";
+  let summary = "Make each loop kernel a gpu.launch whose threads stride "
+                "over its iterations, named by its kernel configuration";
   let description = [{
     Every `scf.parallel` outside a launch (after
     `sezm-flatten-parallel-loops`: one dimension, no reductions) becomes a
     `gpu.launch` of `threads-per-block` threads per block and as many blocks
-    as its iterations need, each thread running iteration
-    `lb + (block * threads-per-block + thread) * step` if it is below the
-    upper bound: what upstream's tiling, mapping and conversion of parallel
-    loops give, in one step. The launch is named (and, where the
+    as its iterations need, at most `max-blocks`: thread t of block k runs
+    iteration `lb + (k * threads-per-block + t) * step` and every
+    `blocks * threads-per-block * step` after it below the upper bound (one
+    iteration where the blocks were not capped). A block per 128 iterations
+    of a per-edge elementwise op, hundreds of thousands of short blocks,
+    was bound by how fast the GPU starts blocks. The launch is named (and, where the
     configuration asks, given its blocks per multiprocessor) by the loop's
     `#sezm.kernel_config`, which the loop kernel's op carried from
     `sezm-select-lowering-strategy` (or `sezm-linalg-to-parallel-loops`
@@ -449,10 +451,13 @@ def ParallelLoopsToLaunches
     ```
     After:
     ```mlir
+    // %blocks = min(%n ceildiv 128, 8448), %stride = %blocks * 128
     gpu.launch blocks(%bx, %by, %bz) in (%gx = %blocks, ...)
                threads(%tx, %ty, %tz) in (%sx = %c128, ...) {
-      // %i = %tx + %bx * 128
-      scf.if %i < %n { memref.store %zero, %m[%i] : memref<?xf32> }
+      // %first = %tx + %bx * 128
+      scf.for %i = %first to %n step %stride {
+        memref.store %zero, %m[%i] : memref<?xf32>
+      }
       gpu.terminator
     } {function = @fill}
     ```
@@ -460,6 +465,10 @@ def ParallelLoopsToLaunches
   let options = [
     Option<"threadsPerBlock", "threads-per-block", "int64_t", "128",
            "Threads per block of each launch">,
+    Option<"maxBlocks", "max-blocks", "int64_t", "8448",
+           "Blocks of a launch at most; its threads then take several "
+           "iterations each (8448: 4 waves of 16 blocks of 128 threads on "
+           "132 multiprocessors)">,
   ];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::gpu::GPUDialect",

@@ -1,9 +1,13 @@
 //===- ParallelLoopsToLaunches.cpp - each loop kernel a named launch ------===//
 //
 // A loop kernel (an op's loops, a linalg op's loops) reaches the GPU as one
-// parallel loop; here it becomes a launch of one thread per iteration, named
-// by the kernel configuration the loop carries. Upstream's tiling, mapping
-// and conversion of parallel loops compute the same thread indices, but
+// parallel loop; here it becomes a launch named by the kernel configuration
+// the loop carries, whose threads stride over the iterations: one each
+// where the blocks that takes are at most max-blocks, else as many each as
+// max-blocks of them need. A block per 128 iterations of a per-edge
+// elementwise op (650,000 blocks of a few dozen instructions) was bound by
+// how fast the GPU starts blocks, not by memory. Upstream's tiling, mapping
+// and conversion of parallel loops compute the one-iteration indices, but
 // each makes new loops and keeps only their locations, so a name could
 // reach the launch only through the location.
 //
@@ -33,11 +37,12 @@ struct ParallelLoopsToLaunchesPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (threadsPerBlock < 1) {
+    if (threadsPerBlock < 1 || maxBlocks < 1) {
       getOperation().emitError()
-          << "sezm-parallel-loops-to-launches: threads-per-block must be at "
-             "least 1, got "
-          << static_cast<int64_t>(threadsPerBlock);
+          << "sezm-parallel-loops-to-launches: threads-per-block and "
+             "max-blocks must be at least 1, got "
+          << static_cast<int64_t>(threadsPerBlock) << " and "
+          << static_cast<int64_t>(maxBlocks);
       return signalPassFailure();
     }
     SmallVector<scf::ParallelOp> loops;
@@ -76,13 +81,19 @@ struct ParallelLoopsToLaunchesPass
     Value step = loop.getStep()[0];
     Value threads = arith::ConstantIndexOp::create(
         b, loc, static_cast<int64_t>(threadsPerBlock));
-    // A block covers threads-per-block iterations: (ub - lb) ceildiv that.
+    // A block per threads-per-block iterations, (ub - lb) ceildiv that, up
+    // to max-blocks.
     Value blockStep = arith::MulIOp::create(b, loc, step, threads);
     AffineExpr d0 = b.getAffineDimExpr(0), s0 = b.getAffineSymbolExpr(0),
                s1 = b.getAffineSymbolExpr(1);
     Value blocks = affine::AffineApplyOp::create(
         b, loc, AffineMap::get(1, 2, (d0 - s0).ceilDiv(s1)),
         ValueRange{ub, lb, blockStep});
+    blocks =
+        arith::MinUIOp::create(b, loc, blocks,
+                               arith::ConstantIndexOp::create(
+                                   b, loc, static_cast<int64_t>(maxBlocks)));
+    Value gridStep = arith::MulIOp::create(b, loc, blocks, blockStep);
     Value one = arith::ConstantIndexOp::create(b, loc, 1);
     auto launch =
         gpu::LaunchOp::create(b, loc, blocks, one, one, threads, one, one);
@@ -97,23 +108,23 @@ struct ParallelLoopsToLaunchesPass
                         b.getI32IntegerAttr(config.getBlocksPerSm()));
     }
 
-    // Thread t of block k runs iteration lb + (k * threads + t) * step.
+    // Thread t of block k runs iterations lb + (k * threads + t) * step,
+    // then every blocks * threads * step after it below ub.
     b.setInsertionPointToEnd(&launch.getBody().front());
     Value first = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(b, loc, launch.getBlockIds().x, blockStep), lb);
     Value offset = arith::MulIOp::create(b, loc, launch.getThreadIds().x, step);
-    Value iv = arith::AddIOp::create(b, loc, offset, first);
-    Value inRange =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, iv, ub);
-    auto guard = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+    Value start = arith::AddIOp::create(b, loc, offset, first);
+    auto strided = scf::ForOp::create(b, loc, start, ub, gridStep);
     gpu::TerminatorOp::create(b, loc);
 
     Block *body = loop.getBody();
-    body->getArgument(0).replaceAllUsesWith(iv);
+    body->getArgument(0).replaceAllUsesWith(strided.getInductionVar());
     body->getTerminator()->erase();
-    Block *then = guard.thenBlock();
-    then->getOperations().splice(then->begin(), body->getOperations());
+    Block *iteration = strided.getBody();
+    iteration->getOperations().splice(iteration->begin(),
+                                      body->getOperations());
     loop.erase();
     return success();
   }
