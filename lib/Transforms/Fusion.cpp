@@ -15,6 +15,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir::sezm {
 #define GEN_PASS_DEF_FUSEROTATEMIX
@@ -687,6 +688,60 @@ static void fuseSiblings(RewriterBase &rewriter, func::FuncOp func) {
   }
 }
 
+/// A plain elementwise generic of one result, read once and only by a
+/// `linalg.reduce` (a product's gradient summed over the axes it was
+/// broadcast along), is fused into it: the reduction becomes a generic that
+/// computes each term as it adds it, and the terms are never stored. Sums
+/// along rows only: the loop kernel runs a thread per output, and a sum
+/// over the rows (a full sum) has a kernel of its own. Each
+/// term is the same operations, added in the same order from the same
+/// init: the same bits. A reduce whose loops the producer's inputs would
+/// not all span is left alone (the fused generic could not size them).
+static void fuseIntoReductions(RewriterBase &rewriter, func::FuncOp func) {
+  SmallVector<linalg::ReduceOp> reductions;
+  func.walk([&](linalg::ReduceOp reduce) { reductions.push_back(reduce); });
+  for (linalg::ReduceOp reduce : reductions) {
+    if (reduce.getNumDpsInputs() != 1 ||
+        llvm::is_contained(reduce.getDimensions(), 0))
+      continue;
+    Value terms = reduce.getInputs()[0];
+    auto producer = terms.getDefiningOp<linalg::GenericOp>();
+    if (!isPlainElementwise(producer) || producer->getNumResults() != 1 ||
+        producer->getBlock() != reduce->getBlock() ||
+        !isUnreadInit(producer, producer.getDpsInitsMutable()[0]))
+      continue;
+    // The terms' extents (autodiff sizes the sum's init by them) are their
+    // destination's.
+    for (OpOperand &use : llvm::make_early_inc_range(terms.getUses()))
+      if (auto dim = dyn_cast<tensor::DimOp>(use.getOwner()))
+        rewriter.modifyOpInPlace(dim,
+                                 [&] { use.set(producer.getDpsInits()[0]); });
+    if (!terms.hasOneUse())
+      continue;
+    llvm::SmallBitVector spanned(producer.getNumLoops());
+    for (OpOperand *input : producer.getDpsInputOperands())
+      if (isa<ShapedType>(input->get().getType()))
+        for (AffineExpr result :
+             producer.getMatchingIndexingMap(input).getResults())
+          spanned.set(cast<AffineDimExpr>(result).getPosition());
+    if (!spanned.all())
+      continue;
+    rewriter.setInsertionPoint(reduce);
+    FailureOr<linalg::GenericOp> generic =
+        linalg::generalizeNamedOp(rewriter, reduce);
+    if (failed(generic))
+      continue;
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, generic->getDpsInputOperand(0));
+    if (failed(fused))
+      continue;
+    for (auto [original, replacement] : fused->replacements)
+      rewriter.replaceAllUsesWith(original, replacement);
+    rewriter.eraseOp(*generic);
+    rewriter.eraseOp(producer);
+  }
+}
+
 /// Each plain elementwise generic, in program order, takes its producers
 /// one at a time until none fuses. A producer comes before its consumer,
 /// so the ops a fusion erases have all been visited: one pass, linear in
@@ -700,6 +755,7 @@ static void fuseElementwiseChains(RewriterBase &rewriter, func::FuncOp func) {
   for (linalg::GenericOp consumer : generics)
     while (isPlainElementwise(consumer))
       consumer = fuseOneProducer(rewriter, consumer);
+  fuseIntoReductions(rewriter, func);
   fuseSiblings(rewriter, func);
 }
 

@@ -317,3 +317,87 @@ func.func @middle_axis_kept(%x: tensor<?x3x32xf32>, %w: tensor<3x7xf32>,
   %o2 = linalg.transpose ins(%y2 : tensor<?x32x7xf32>) outs(%e4 : tensor<?x7x32xf32>) permutation = [0, 2, 1]
   return %y0, %o1, %o2, %p2 : tensor<?x32x7xf32>, tensor<?x7x32xf32>, tensor<?x7x32xf32>, tensor<?x7xf32>
 }
+
+// The gradient of an outer product: each factor's gradient is the incoming
+// gradient times the other factor, summed over the axis that factor was
+// broadcast along. Each product fuses into its sum (its extents, which
+// autodiff reads for the sum's init, taken from its destination): the
+// terms are never stored.
+// CHECK-LABEL: func.func @outer_product_grad
+// CHECK-SAME: (%[[G:.*]]: tensor<?x4x32xf32>, %[[V:.*]]: tensor<?x32xf32>, %[[A:.*]]: tensor<?x4xf32>)
+// CHECK: %[[DV:.*]] = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK-SAME: ins(%[[G]], %[[A]] : tensor<?x4x32xf32>, tensor<?x4xf32>)
+// CHECK-NEXT: ^bb0(%[[GI:.*]]: f32, %[[AI:.*]]: f32, %[[SUM:.*]]: f32):
+// CHECK-NEXT: %[[TERM:.*]] = arith.mulf %[[GI]], %[[AI]]
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addf %[[TERM]], %[[SUM]]
+// CHECK-NEXT: linalg.yield %[[NEXT]]
+// CHECK: %[[DA:.*]] = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "reduction"]
+// CHECK-SAME: ins(%[[G]], %[[V]] : tensor<?x4x32xf32>, tensor<?x32xf32>)
+// CHECK-NOT: linalg.reduce
+// CHECK: return %[[DV]], %[[DA]]
+func.func @outer_product_grad(%g: tensor<?x4x32xf32>, %v: tensor<?x32xf32>,
+                              %a: tensor<?x4xf32>)
+    -> (tensor<?x32xf32>, tensor<?x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %g, %c0 : tensor<?x4x32xf32>
+  %e = tensor.empty(%n) : tensor<?x4x32xf32>
+  %vx = linalg.broadcast ins(%v : tensor<?x32xf32>) outs(%e : tensor<?x4x32xf32>) dimensions = [1]
+  %ax = linalg.broadcast ins(%a : tensor<?x4xf32>) outs(%e : tensor<?x4x32xf32>) dimensions = [2]
+  %gv = arith.mulf %g, %vx : tensor<?x4x32xf32>
+  %ga = arith.mulf %g, %ax : tensor<?x4x32xf32>
+  %m = tensor.dim %ga, %c0 : tensor<?x4x32xf32>
+  %e1 = tensor.empty(%m) : tensor<?x32xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?x32xf32>) -> tensor<?x32xf32>
+  %dv = linalg.reduce ins(%ga : tensor<?x4x32xf32>) outs(%z1 : tensor<?x32xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %s = arith.addf %in, %init : f32
+      linalg.yield %s : f32
+    }
+  %e2 = tensor.empty(%n) : tensor<?x4xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<?x4xf32>) -> tensor<?x4xf32>
+  %da = linalg.reduce ins(%gv : tensor<?x4x32xf32>) outs(%z2 : tensor<?x4xf32>) dimensions = [2]
+    (%in: f32, %init: f32) {
+      %s = arith.addf %in, %init : f32
+      linalg.yield %s : f32
+    }
+  return %dv, %da : tensor<?x32xf32>, tensor<?x4xf32>
+}
+
+// What stays a reduce: a sum over the rows (a full sum, which has a kernel
+// of its own), and terms that something else reads too.
+// CHECK-LABEL: func.func @reductions_kept
+// CHECK: %[[P:.*]] = linalg.generic
+// CHECK-NOT: "reduction"
+// CHECK: linalg.reduce ins(%[[P]]
+// CHECK-SAME: dimensions = [0]
+// CHECK: %[[Q:.*]] = linalg.generic
+// CHECK-NOT: "reduction"
+// CHECK: linalg.reduce ins(%[[Q]]
+// CHECK-SAME: dimensions = [1]
+// CHECK: return
+func.func @reductions_kept(%x: tensor<?x8xf32>, %y: tensor<?x8xf32>)
+    -> (tensor<8xf32>, tensor<?xf32>, tensor<?x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %p = arith.mulf %x, %y : tensor<?x8xf32>
+  %e1 = tensor.empty() : tensor<8xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %s1 = linalg.reduce ins(%p : tensor<?x8xf32>) outs(%z1 : tensor<8xf32>) dimensions = [0]
+    (%in: f32, %init: f32) {
+      %s = arith.addf %in, %init : f32
+      linalg.yield %s : f32
+    }
+  %q = arith.addf %x, %y : tensor<?x8xf32>
+  %e2 = tensor.empty(%n) : tensor<?xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<?xf32>) -> tensor<?xf32>
+  %s2 = linalg.reduce ins(%q : tensor<?x8xf32>) outs(%z2 : tensor<?xf32>) dimensions = [1]
+    (%in: f32, %init: f32) {
+      %s = arith.addf %in, %init : f32
+      linalg.yield %s : f32
+    }
+  return %s1, %s2, %q : tensor<8xf32>, tensor<?xf32>, tensor<?x8xf32>
+}

@@ -79,6 +79,54 @@ SmallVector<Idx> indicesOf(AffineMap map, ArrayRef<Idx> loops) {
     indices.push_back(loops[cast<AffineDimExpr>(result).getPosition()]);
   return indices;
 }
+} // namespace
+
+bool isScalarPayload(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  for (Operation &inner : body) {
+    if (inner.getNumRegions() != 0 ||
+        (!isa<linalg::YieldOp>(inner) &&
+         (!isMemoryEffectFree(&inner) ||
+          !isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))))
+      return false;
+    for (Value value : inner.getOperands())
+      if (value.getParentBlock() != &body &&
+          !value.getDefiningOp<arith::ConstantOp>())
+        return false;
+  }
+  return true;
+}
+
+SmallVector<Num> emitPayloadAt(linalg::GenericOp op, KernelIO &io,
+                               ArrayRef<Idx> loops,
+                               std::pair<Value, Num> given) {
+  Emitter &em = io.emitter();
+  Block &body = op.getRegion().front();
+  IRMapping payload;
+  for (auto [arg, input] :
+       llvm::zip(body.getArguments(), op.getDpsInputOperands())) {
+    if (given.first && input->get() == given.first) {
+      payload.map(arg, given.second.in(em));
+      continue;
+    }
+    // A scalar (a constant the elementwise conversion made an input).
+    if (!isa<ShapedType>(input->get().getType())) {
+      payload.map(arg, input->get());
+      continue;
+    }
+    payload.map(arg, em.load(io.in(input->get()),
+                             indicesOf(op.getMatchingIndexingMap(input), loops))
+                         .in(em));
+  }
+  for (Operation &inner : body.without_terminator())
+    em.builder.clone(inner, payload);
+  SmallVector<Num> results;
+  for (Value result : body.getTerminator()->getOperands())
+    results.push_back(em.num(payload.lookupOrDefault(result)));
+  return results;
+}
+
+namespace {
 
 /// Launches `op`'s product of rows by a static matrix from its init (a
 /// constant fill folded in), handing each output to `store`.
@@ -142,18 +190,8 @@ linalg::MatmulOp epilogueProducer(linalg::GenericOp op) {
     if (op.getMatchingIndexingMap(&init) != identity ||
         !op.getMatchingBlockArgument(&init).use_empty())
       return {};
-  Block &body = op.getRegion().front();
-  for (Operation &inner : body) {
-    if (inner.getNumRegions() != 0 ||
-        (!isa<linalg::YieldOp>(inner) &&
-         (!isMemoryEffectFree(&inner) ||
-          !isa<arith::ArithDialect, math::MathDialect>(inner.getDialect()))))
-      return {};
-    for (Value value : inner.getOperands())
-      if (value.getParentBlock() != &body &&
-          !value.getDefiningOp<arith::ConstantOp>())
-        return {};
-  }
+  if (!isScalarPayload(op))
+    return {};
   linalg::MatmulOp producer;
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
@@ -207,30 +245,10 @@ void emitMatmulEpilogue(linalg::GenericOp op, KernelIO &io,
   for (auto [index, type] : llvm::enumerate(op.getResultTypes()))
     outs.push_back(io.allocate(
         index, {rows, Idx(cast<RankedTensorType>(type).getDimSize(1))}));
-  Block &body = op.getRegion().front();
   emitRowsProduct(matmul, io, config, [&](Idx row, Idx column, Num value) {
-    IRMapping payload;
-    for (auto [arg, input] :
-         llvm::zip(body.getArguments(), op.getDpsInputOperands())) {
-      if (input->get() == product) {
-        payload.map(arg, value.in(em));
-        continue;
-      }
-      // A scalar (a constant the elementwise conversion made an input).
-      if (!isa<ShapedType>(input->get().getType())) {
-        payload.map(arg, input->get());
-        continue;
-      }
-      payload.map(arg, em.load(io.in(input->get()),
-                               indicesOf(op.getMatchingIndexingMap(input),
-                                         {row, column}))
-                           .in(em));
-    }
-    for (Operation &inner : body.without_terminator())
-      em.builder.clone(inner, payload);
-    for (auto [out, result] :
-         llvm::zip_equal(outs, body.getTerminator()->getOperands()))
-      em.store(em.num(payload.lookupOrDefault(result)), out, {row, column});
+    for (auto [out, result] : llvm::zip_equal(
+             outs, emitPayloadAt(op, io, {row, column}, {product, value})))
+      em.store(result, out, {row, column});
   });
 }
 

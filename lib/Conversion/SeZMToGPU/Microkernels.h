@@ -62,6 +62,19 @@ void emitDegreeLinear(DegreeLinearOp op, KernelIO &io, KernelConfigAttr config);
 bool isRowsMatmul(linalg::MatmulOp op);
 ProductTiles rowsMatmulTiles(linalg::MatmulOp op);
 void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
+/// Whether `op`'s payload is scalar arith and math on its block's arguments
+/// and constants: what a kernel can compute per element where it loads.
+bool isScalarPayload(linalg::GenericOp op);
+/// The values `op`'s payload (a scalar one) yields on the iteration
+/// `loops`, each input loaded where its map reads it there, except the one
+/// `given` names, which is `given`'s value.
+SmallVector<kernel::Num> emitPayloadAt(linalg::GenericOp op, KernelIO &io,
+                                       ArrayRef<kernel::Idx> loops,
+                                       std::pair<Value, kernel::Num> given);
+/// The elementwise generic whose values `op` sums, which its kernel
+/// computes as it loads them: read by `op` alone, one result of static row
+/// extents, a scalar payload; null where none is.
+linalg::GenericOp segmentReduceProducer(SegmentReduceOp op);
 /// The tiled matmul whose product `op` (elementwise over its rows and
 /// columns, with one result or several) finishes in the GEMM's stores:
 /// read by `op` alone, in place, where the strategy room gives it the tiled

@@ -35,9 +35,12 @@ bool producesF32(Operation *op) {
 /// The name of `op`'s loop kernel: the op's name without its dialect, and
 /// for a linalg.generic (elementwise arith made linalg, fused chains) the
 /// name of the op that computes what its payload yields, so that a profile
-/// says `mulf` rather than `generic`.
+/// says `mulf` rather than `generic` (`reduce` where it sums over loops).
 std::string loopKernelName(Operation *op) {
   if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+    // A sum with its terms' arithmetic fused in (sezm-fuse-elementwise).
+    if (generic.getNumReductionLoops() > 0)
+      return "reduce";
     Operation *yield = generic.getBody()->getTerminator();
     if (yield->getNumOperands() > 0)
       if (Operation *producer = yield->getOperand(0).getDefiningOp();
@@ -59,6 +62,15 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
       return KernelConfigAttr::get(
           context, Strategy::Fused,
           StringAttr::get(context, "tiled_matmul_epilogue"),
+          /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
+          GemmPrecision::IEEE, /*warpTile=*/{});
+  // Values that their one user, a segment_reduce, computes as it sums them.
+  if (auto generic = dyn_cast<linalg::GenericOp>(op);
+      generic && op->hasOneUse())
+    if (auto user = dyn_cast<SegmentReduceOp>(*op->user_begin());
+        user && microkernels::segmentReduceProducer(user) == generic)
+      return KernelConfigAttr::get(
+          context, Strategy::Fused, StringAttr::get(context, "segment_reduce"),
           /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
           GemmPrecision::IEEE, /*warpTile=*/{});
   if (const Microkernel *microkernel = firstMicrokernelFor(op)) {
