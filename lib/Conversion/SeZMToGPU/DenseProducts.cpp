@@ -252,6 +252,56 @@ void emitMatmulEpilogue(linalg::GenericOp op, KernelIO &io,
   });
 }
 
+linalg::GenericOp computableOperand(Value operand) {
+  auto producer = operand.getDefiningOp<linalg::GenericOp>();
+  if (!producer || !producer.hasPureTensorSemantics() ||
+      producer->getNumResults() != 1 || !operand.hasOneUse() ||
+      producer.getNumParallelLoops() != producer.getNumLoops() ||
+      llvm::any_of(
+          cast<RankedTensorType>(operand.getType()).getShape().drop_front(),
+          ShapedType::isDynamic) ||
+      !isScalarPayload(producer))
+    return {};
+  OpOperand &init = producer.getDpsInitsMutable()[0];
+  if (!producer.getMatchingIndexingMap(&init).isIdentity() ||
+      !producer.getMatchingBlockArgument(&init).use_empty())
+    return {};
+  for (OpOperand *input : producer.getDpsInputOperands())
+    if (!producer.getMatchingIndexingMap(input).isProjectedPermutation())
+      return {};
+  return producer;
+}
+
+StringRef kernelComputingOperand(OpOperand &use) {
+  if (!computableOperand(use.get()))
+    return {};
+  Operation *user = use.getOwner();
+  if (auto reduce = dyn_cast<SegmentReduceOp>(user);
+      reduce && use.get() == reduce.getValues())
+    return "segment_reduce";
+  if (auto product = dyn_cast<linalg::GenericOp>(user);
+      product && isMiddleAxisProduct(product) && use.getOperandNumber() == 0)
+    return "middle_axis_product";
+  return {};
+}
+
+Value shapeOf(KernelIO &io, Value operand) {
+  Operation *producer = operand.getDefiningOp();
+  if (!producer || !isFusedIntoUser(producer))
+    return io.in(operand);
+  return io.in(cast<linalg::GenericOp>(producer).getDpsInits()[0]);
+}
+
+Num loadOrCompute(KernelIO &io, Value operand, ArrayRef<Idx> indices) {
+  Operation *producer = operand.getDefiningOp();
+  if (!producer || !isFusedIntoUser(producer))
+    return io.emitter().load(io.in(operand), indices);
+  // The producer's loops are its result's axes (written in place).
+  return emitPayloadAt(cast<linalg::GenericOp>(producer), io, indices,
+                       {Value(), Num(0.0)})
+      .front();
+}
+
 /// The operands of a narrow or small matmul (rows by a static matrix of a
 /// few columns) and its result, allocated; its init a constant fill's value
 /// or read.
@@ -420,7 +470,7 @@ void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
                            KernelConfigAttr config) {
   Emitter &em = io.emitter();
   auto outType = cast<RankedTensorType>(op.getResultTypes()[0]);
-  Value x = io.in(op.getDpsInputs()[0]), w = io.in(op.getDpsInputs()[1]);
+  Value x = op.getDpsInputs()[0], w = io.in(op.getDpsInputs()[1]);
   std::optional<double> filled = getConstantFillValue(op.getDpsInits()[0]);
   Value init = filled ? Value() : io.in(op.getDpsInits()[0]);
   AffineMap xMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
@@ -430,7 +480,7 @@ void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
   int64_t depth = wType.getDimSize(
       *wMap.getResultPosition(getAffineDimExpr(3, op.getContext())));
   int64_t middle = outType.getDimSize(1), last = outType.getDimSize(2);
-  Idx rows = em.dim(x, 0);
+  Idx rows = em.dim(shapeOf(io, x), 0);
   Value out = io.allocate(0, {rows, Idx(middle), Idx(last)});
   Idx outputs = rows * Idx(middle * last);
   em.launchKernel(
@@ -446,9 +496,9 @@ void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
               Idx(0), Idx(depth), Idx(1), {initial},
               [&](Idx i, ArrayRef<Num> partial) {
                 SmallVector<Idx> loops = {e, a, b, i};
-                return SmallVector<Num>{partial[0] +
-                                        em.load(x, indicesOf(xMap, loops)) *
-                                            em.load(w, indicesOf(wMap, loops))};
+                return SmallVector<Num>{
+                    partial[0] + loadOrCompute(io, x, indicesOf(xMap, loops)) *
+                                     em.load(w, indicesOf(wMap, loops))};
               });
           em.store(sum[0], out, {e, a, b});
         });

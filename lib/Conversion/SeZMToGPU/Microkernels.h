@@ -71,10 +71,23 @@ bool isScalarPayload(linalg::GenericOp op);
 SmallVector<kernel::Num> emitPayloadAt(linalg::GenericOp op, KernelIO &io,
                                        ArrayRef<kernel::Idx> loops,
                                        std::pair<Value, kernel::Num> given);
-/// The elementwise generic whose values `op` sums, which its kernel
-/// computes as it loads them: read by `op` alone, one result of static row
-/// extents, a scalar payload; null where none is.
-linalg::GenericOp segmentReduceProducer(SegmentReduceOp op);
+/// The elementwise generic that computes `operand`, where the kernel of its
+/// one user may compute each element as it loads it instead of reading it:
+/// one result, in place over its loops, read by that user alone, inputs
+/// read through projections, a scalar payload; null where none is.
+linalg::GenericOp computableOperand(Value operand);
+/// The kernel that computes operand `use` as it loads it, where the user's
+/// microkernel does (a segment_reduce's values, a middle-axis product's x)
+/// and computableOperand allows; empty where none does.
+StringRef kernelComputingOperand(OpOperand &use);
+/// A buffer of `operand`'s shape: its own, or where its producer is
+/// computed in this kernel, the producer's destination.
+Value shapeOf(KernelIO &io, Value operand);
+/// `operand`'s element at `indices`: loaded, or computed from its
+/// producer's inputs where the strategy room fused the producer into this
+/// kernel.
+kernel::Num loadOrCompute(KernelIO &io, Value operand,
+                          ArrayRef<kernel::Idx> indices);
 /// The tiled matmul whose product `op` (elementwise over its rows and
 /// columns, with one result or several) finishes in the GEMM's stores:
 /// read by `op` alone, in place, where the strategy room gives it the tiled

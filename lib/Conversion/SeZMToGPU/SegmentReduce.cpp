@@ -16,63 +16,36 @@ namespace mlir::sezm::microkernels {
 // segment_reduce: one thread per (node, row element), the sum in a register
 //===----------------------------------------------------------------------===//
 
-linalg::GenericOp segmentReduceProducer(SegmentReduceOp op) {
-  auto producer = op.getValues().getDefiningOp<linalg::GenericOp>();
-  if (!producer || !producer.hasPureTensorSemantics() ||
-      producer->getNumResults() != 1 ||
-      producer.getNumParallelLoops() != producer.getNumLoops() ||
-      !isScalarPayload(producer) ||
-      llvm::any_of(producer->getUsers(),
-                   [&](Operation *user) { return user != op; }))
-    return {};
-  auto type = cast<RankedTensorType>(op.getValues().getType());
-  if (llvm::any_of(type.getShape().drop_front(), ShapedType::isDynamic))
-    return {};
-  OpOperand &init = producer.getDpsInitsMutable()[0];
-  if (!producer.getMatchingIndexingMap(&init).isIdentity() ||
-      !producer.getMatchingBlockArgument(&init).use_empty())
-    return {};
-  return llvm::all_of(producer.getDpsInputOperands(),
-                      [&](OpOperand *input) {
-                        return producer.getMatchingIndexingMap(input)
-                            .isProjectedPermutation();
-                      })
-             ? producer
-             : linalg::GenericOp();
-}
-
 void emitSegmentReduce(SegmentReduceOp op, KernelIO &io,
                        KernelConfigAttr config) {
   Emitter &em = io.emitter();
-  // Values an elementwise generic computes are computed here, as they are
-  // loaded (the strategy room fused it), and never stored.
-  linalg::GenericOp producer;
-  if (auto generic = op.getValues().getDefiningOp<linalg::GenericOp>();
-      generic && isFusedIntoUser(generic))
-    producer = generic;
   Value order = io.in(op.getOrder()), rowptr = io.in(op.getRowptr());
   Idx nodes = em.dim(rowptr, 0) - 1;
-  auto type = cast<RankedTensorType>(op.getResult().getType());
-  auto valuesType = cast<RankedTensorType>(op.getValues().getType());
+  auto type = cast<RankedTensorType>(op.getValues().getType());
+  // Values an elementwise generic computes, where the strategy room fused
+  // it, are computed here as they are added (their rows are static).
+  Value values = op.getValues();
+  bool computed =
+      values.getDefiningOp() && isFusedIntoUser(values.getDefiningOp());
+  Value flatValues = computed ? Value() : flattenRows(em, io.in(values));
   SmallVector<Idx> extents{nodes};
   for (int64_t axis = 1; axis < type.getRank(); ++axis)
-    extents.push_back(Idx(valuesType.getDimSize(axis)));
+    extents.push_back(computed ? Idx(type.getDimSize(axis))
+                               : em.dim(io.in(values), axis));
   Value out = io.allocate(0, extents);
   Value flatOut = flattenRows(em, out);
-  Value flatValues =
-      producer ? Value() : flattenRows(em, io.in(op.getValues()));
   Idx row = em.dim(flatOut, 1);
   // The value at edge e and place p of the flattened row.
   auto valueAt = [&](Idx e, Idx p) -> Num {
-    if (!producer)
+    if (!computed)
       return em.load(flatValues, {e, p});
-    SmallVector<Idx> loops{e};
-    int64_t stride = llvm::product_of(valuesType.getShape().drop_front());
-    for (int64_t size : valuesType.getShape().drop_front()) {
+    SmallVector<Idx> indices{e};
+    int64_t stride = llvm::product_of(type.getShape().drop_front());
+    for (int64_t size : type.getShape().drop_front()) {
       stride /= size;
-      loops.push_back(p / Idx(stride) % Idx(size));
+      indices.push_back(p / Idx(stride) % Idx(size));
     }
-    return emitPayloadAt(producer, io, loops, {Value(), Num(0.0)}).front();
+    return loadOrCompute(io, values, indices);
   };
   // Nodes on the grid's x (up to 2^31 - 1 blocks; y stops at 65,535).
   em.launchKernel(

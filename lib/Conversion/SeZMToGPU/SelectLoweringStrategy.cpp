@@ -64,13 +64,13 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
           StringAttr::get(context, "tiled_matmul_epilogue"),
           /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
           GemmPrecision::IEEE, /*warpTile=*/{});
-  // Values that their one user, a segment_reduce, computes as it sums them.
-  if (auto generic = dyn_cast<linalg::GenericOp>(op);
-      generic && op->hasOneUse())
-    if (auto user = dyn_cast<SegmentReduceOp>(*op->user_begin());
-        user && microkernels::segmentReduceProducer(user) == generic)
+  // An operand that its one user's kernel computes as it loads it.
+  if (isa<linalg::GenericOp>(op) && op->hasOneUse())
+    if (StringRef kernel =
+            microkernels::kernelComputingOperand(*op->use_begin());
+        !kernel.empty())
       return KernelConfigAttr::get(
-          context, Strategy::Fused, StringAttr::get(context, "segment_reduce"),
+          context, Strategy::Fused, StringAttr::get(context, kernel),
           /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
           GemmPrecision::IEEE, /*warpTile=*/{});
   if (const Microkernel *microkernel = firstMicrokernelFor(op)) {

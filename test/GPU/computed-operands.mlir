@@ -1,7 +1,7 @@
-// Values that an elementwise op computes and only a segment_reduce reads:
-// the strategy room fuses the op into the reduction (the op `fused`), and
-// the lowering writes one kernel, which computes each value from the op's
-// inputs as it adds it.
+// Values that an elementwise op computes and only a segment_reduce or a
+// product over the middle axis reads: the strategy room fuses the op into
+// its reader (the op `fused`), and the lowering writes one kernel, which
+// computes each value from the op's inputs as it loads it.
 // RUN: sezm-opt %s --split-input-file --sezm-select-lowering-strategy | FileCheck %s --check-prefix=CHOICE
 // RUN: sezm-opt %s --split-input-file --sezm-select-lowering-strategy --convert-sezm-to-gpu-kernels | FileCheck %s --check-prefix=KERNEL
 
@@ -74,4 +74,54 @@ func.func @values_kept(%a: tensor<?x4xf32>, %v: tensor<?x32xf32>,
   } -> tensor<?x4x32xf32>
   %s = sezm.segment_reduce %p over(%order, %rowptr) : (tensor<?x4x32xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x4x32xf32>
   return %s, %p : tensor<?x4x32xf32>, tensor<?x4x32xf32>
+}
+
+// -----
+
+// A middle-axis product's x scaled per (degree, channel) first (DPA4-Mini's
+// degree scaling before its mixing into grid directions): the product's
+// kernel scales each x it loads, and the scaled copy is never written.
+// CHOICE-LABEL: func.func @scaled_middle_axis
+// CHOICE: linalg.generic {{.*}}kernel_config<strategy = fused, kernel = "middle_axis_product">
+// CHOICE: linalg.generic {{.*}}kernel_config<strategy = microkernel, kernel = "middle_axis_product">
+// KERNEL-LABEL: func.func @scaled_middle_axis
+// KERNEL: gpu.launch {{.*}} function(@middle_axis_product)
+// KERNEL: scf.for %[[I:.*]] = %{{.*}} to %c3 step
+// KERNEL: %[[X:.*]] = memref.load %{{.*}}[%{{.*}}, %[[I]], %{{.*}}] : memref<?x3x32xf32>
+// KERNEL: %[[S:.*]] = memref.load %{{.*}}[%[[I]], %{{.*}}] : memref<3x32xf32>
+// KERNEL: %[[XS:.*]] = arith.mulf %[[X]], %[[S]] : f32
+// KERNEL: %[[W:.*]] = memref.load %{{.*}}[%[[I]], %{{.*}}] : memref<3x7xf32>
+// KERNEL: arith.mulf %[[XS]], %[[W]]
+// KERNEL-NOT: gpu.launch
+// KERNEL-NOT: linalg
+// KERNEL: return
+#rows = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#scale = affine_map<(d0, d1, d2) -> (d1, d2)>
+#xIn = affine_map<(e, j, c, i) -> (e, i, c)>
+#wIn = affine_map<(e, j, c, i) -> (i, j)>
+#outAt = affine_map<(e, j, c, i) -> (e, j, c)>
+func.func @scaled_middle_axis(%x: tensor<?x3x32xf32>, %s: tensor<3x32xf32>,
+                              %w: tensor<3x7xf32>) -> tensor<?x7x32xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x3x32xf32>
+  %xs = linalg.generic {indexing_maps = [#rows, #scale, #rows],
+                        iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %s : tensor<?x3x32xf32>, tensor<3x32xf32>)
+      outs(%x : tensor<?x3x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<?x3x32xf32>
+  %e = tensor.empty(%n) : tensor<?x7x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x7x32xf32>) -> tensor<?x7x32xf32>
+  %y = linalg.generic {indexing_maps = [#xIn, #wIn, #outAt],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%xs, %w : tensor<?x3x32xf32>, tensor<3x7xf32>) outs(%init : tensor<?x7x32xf32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %p = arith.mulf %a, %b : f32
+      %t = arith.addf %acc, %p : f32
+      linalg.yield %t : f32
+  } -> tensor<?x7x32xf32>
+  return %y : tensor<?x7x32xf32>
 }
