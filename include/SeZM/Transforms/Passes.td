@@ -181,7 +181,10 @@ def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
     backward, da = g * b and db = g * a) become one generic with both
     results at the later one's place, which reads that tensor once, where
     the later one does not read the earlier's result and nothing reads that
-    before the later one.
+    before the later one. An elementwise generic of one result read only by
+    a `linalg.reduce` along rows (a product's gradient summed over the axes
+    a factor was broadcast along) is fused into it, which becomes a generic
+    with reduction loops that computes each term as it adds it.
 
     Before:
     ```mlir
