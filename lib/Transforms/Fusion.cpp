@@ -490,6 +490,21 @@ static void contractMiddleAxes(RewriterBase &rewriter, func::FuncOp func) {
         ShapedType::isDynamic(expand.getResultType().getDimSize(1)))
       continue;
     linalg::TransposeOp inSwap = swapOfLastTwo(collapse.getSrc());
+    // The product's extents (autodiff sizes its users' inits by them) are
+    // its rows' and its static ones: they keep no use of it.
+    for (OpOperand &use : llvm::make_early_inc_range(expand->getUses())) {
+      auto dim = dyn_cast<tensor::DimOp>(use.getOwner());
+      std::optional<int64_t> axis = dim ? dim.getConstantIndex() : std::nullopt;
+      if (!axis)
+        continue;
+      rewriter.setInsertionPoint(dim);
+      if (*axis == 0)
+        rewriter.replaceOpWithNewOp<tensor::DimOp>(
+            dim, inSwap ? inSwap.getInput() : collapse.getSrc(), 0);
+      else if (!expand.getResultType().isDynamicDim(*axis))
+        rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(
+            dim, expand.getResultType().getDimSize(*axis));
+    }
     linalg::TransposeOp outSwap =
         expand->hasOneUse()
             ? dyn_cast<linalg::TransposeOp>(*expand->user_begin())
