@@ -1,5 +1,7 @@
 // Linalg ops outside launches become scf.parallel nests (reductions as
-// scf.for inside), their static extents folded to constants; a launch's
+// scf.for inside, each output element carried through them in a register,
+// loaded before and stored after: not read and written every step), their
+// static extents folded to constants; a launch's
 // body is not visited (its foldable add stays, where upstream's
 // convert-linalg-to-parallel-loops folds, and would here erase, the whole
 // side-effect-free launch).
@@ -11,10 +13,12 @@
 // CHECK-NOT: linalg.
 // CHECK: %[[N:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x8xf32>
 // CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[N]])
-// CHECK: scf.for %[[K:.*]] = %{{.*}} to %[[C8:.*]] step
-// CHECK: memref.load %{{.*}}[%[[I]], %[[K]]] : memref<?x8xf32>
-// CHECK: arith.addf
-// CHECK: memref.store %{{.*}}, %{{.*}}[%[[I]]] : memref<?xf32>
+// CHECK: %[[INIT:.*]] = memref.load %{{.*}}[%[[I]]] : memref<?xf32>
+// CHECK: %[[SUM:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[C8:.*]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32)
+// CHECK-NEXT: %[[X:.*]] = memref.load %{{.*}}[%[[I]], %[[K]]] : memref<?x8xf32>
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addf %[[X]], %[[ACC]]
+// CHECK-NEXT: scf.yield %[[NEXT]]
+// CHECK: memref.store %[[SUM]], %{{.*}}[%[[I]]] : memref<?xf32>
 // CHECK: gpu.launch
 // CHECK: %[[Z:.*]] = arith.constant 0 : index
 // CHECK-NEXT: arith.addi %[[Z]], %[[Z]] : index

@@ -21,6 +21,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -42,6 +44,74 @@ struct CreatedOps : RewriterBase::Listener {
   void notifyOperationErased(Operation *op) override { created.remove(op); }
   llvm::SetVector<Operation *> created;
 };
+
+/// A reduction loop of a lowered linalg op reads and writes its output
+/// element through memory on every step (out[e, i] = out[e, i] + term),
+/// since nothing tells LLVM that the op's inputs do not alias its output:
+/// the loop carries the element in a register instead, loaded before it
+/// and stored after it. The same values in the same order: the same bits.
+/// Linalg's buffers of one op do not overlap an output it writes.
+static void accumulateInRegister(RewriterBase &rewriter, scf::ForOp loop) {
+  Block *body = loop.getBody();
+  memref::StoreOp store;
+  for (Operation &op : body->without_terminator()) {
+    auto candidate = dyn_cast<memref::StoreOp>(op);
+    if (!candidate)
+      continue;
+    if (store)
+      return;
+    store = candidate;
+  }
+  if (!store || !llvm::all_of(store.getIndices(), [&](Value index) {
+        return loop.isDefinedOutsideOfLoop(index);
+      }))
+    return;
+  // One load of the same element before the store; nothing else in the
+  // loop touches the output or writes memory.
+  memref::LoadOp load;
+  WalkResult other = body->walk([&](Operation *op) {
+    if (op == store.getOperation())
+      return WalkResult::advance();
+    if (auto candidate = dyn_cast<memref::LoadOp>(op);
+        candidate && candidate.getMemRef() == store.getMemRef()) {
+      if (load || candidate->getBlock() != body ||
+          candidate.getIndices() != store.getIndices() ||
+          !candidate->isBeforeInBlock(store))
+        return WalkResult::interrupt();
+      load = candidate;
+      return WalkResult::advance();
+    }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
+        (effects && !effects.hasEffect<MemoryEffects::Write>()))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  if (other.wasInterrupted() || !load)
+    return;
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  Value initial = memref::LoadOp::create(rewriter, loc, store.getMemRef(),
+                                         store.getIndices());
+  Value stored = store.getValueToStore();
+  FailureOr<LoopLikeOpInterface> carried =
+      cast<LoopLikeOpInterface>(loop.getOperation())
+          .replaceWithAdditionalYields(
+              rewriter, initial, /*replaceInitOperandUsesInLoop=*/false,
+              [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+                return SmallVector<Value>{stored};
+              });
+  if (failed(carried))
+    return;
+  auto accumulating = cast<scf::ForOp>(carried->getOperation());
+  rewriter.replaceAllUsesWith(load.getResult(),
+                              accumulating.getRegionIterArgs().back());
+  rewriter.setInsertionPointAfter(accumulating);
+  memref::StoreOp::create(rewriter, loc, accumulating.getResults().back(),
+                          store.getMemRef(), store.getIndices());
+  rewriter.eraseOp(store);
+  rewriter.eraseOp(load);
+}
 
 struct LinalgToParallelLoops
     : sezm::impl::LinalgToParallelLoopsBase<LinalgToParallelLoops> {
@@ -77,6 +147,7 @@ struct LinalgToParallelLoops
     });
     CreatedOps listener;
     IRRewriter rewriter(&getContext(), &listener);
+    SmallVector<Operation *> kernels;
     for (linalg::LinalgOp op : ops) {
       rewriter.setInsertionPoint(op);
       FailureOr<linalg::LinalgLoops> loops =
@@ -99,6 +170,7 @@ struct LinalgToParallelLoops
               /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
               sezm::GemmPrecision::IEEE, /*warpTile=*/{});
         loops->front()->setAttr(sezm::kKernelConfigAttr, config);
+        kernels.push_back(loops->front());
       }
       rewriter.eraseOp(op);
     }
@@ -112,6 +184,14 @@ struct LinalgToParallelLoops
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     (void)applyOpPatternsGreedily(created, std::move(patterns), config);
+    // With the indices folded, innermost first: an outer reduction loop
+    // then carries what the inner one loads before it and stores after it.
+    for (Operation *kernel : kernels) {
+      SmallVector<scf::ForOp> reductions;
+      kernel->walk([&](scf::ForOp loop) { reductions.push_back(loop); });
+      for (scf::ForOp loop : reductions)
+        accumulateInRegister(rewriter, loop);
+    }
   }
 };
 } // namespace
