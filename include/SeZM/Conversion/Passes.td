@@ -228,6 +228,16 @@ def LinalgToParallelLoops
     `sezm-select-lowering-strategy`, a loop kernel's named after the op), by
     which `sezm-parallel-loops-to-launches` names its kernel.
 
+    Each reduction loop carries its output element in a register
+    (`iter_args`), loaded before the loop and stored after it, where
+    upstream's lowering reads and writes it through memory every step
+    (nothing tells LLVM that the op's inputs do not alias its output). A
+    `linalg.fill` that only gives such an op its initial value (the op's one
+    output is indexed by each parallel dimension once, no input aliases it,
+    and nothing between them has a memory effect) is then not a kernel of
+    its own: its value starts the register. The same values in the same
+    order either way.
+
     Before:
     ```mlir
     linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}

@@ -113,6 +113,75 @@ static void accumulateInRegister(RewriterBase &rewriter, scf::ForOp loop) {
   rewriter.eraseOp(load);
 }
 
+/// The root allocation or argument a view is taken of.
+static Value viewRoot(Value buffer) {
+  while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
+    buffer = view.getViewSource();
+  return buffer;
+}
+
+/// The fill that gives `op`'s output its initial value, where `op` then
+/// reads each output element once, in the iteration that writes it: its one
+/// output is indexed by its parallel dimensions alone, each once; no input
+/// aliases it; and only side-effect-free ops lie between the fill and it.
+/// Such a fill need not be a kernel of its own: its value can start the
+/// register that accumulates each element (foldFillIntoAccumulator).
+static linalg::FillOp initializingFill(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1 || !op.hasPureBufferSemantics())
+    return {};
+  OpOperand *init = op.getDpsInitOperand(0);
+  AffineMap map = op.getMatchingIndexingMap(init);
+  if (!map.isProjectedPermutation())
+    return {};
+  SmallVector<unsigned> parallel;
+  op.getParallelDims(parallel);
+  if (map.getNumResults() != parallel.size() ||
+      !llvm::all_of(parallel,
+                    [&](unsigned dim) { return map.isFunctionOfDim(dim); }))
+    return {};
+  Value root = viewRoot(init->get());
+  if (llvm::any_of(op.getDpsInputs(),
+                   [&](Value input) { return viewRoot(input) == root; }))
+    return {};
+  for (Operation *before = op->getPrevNode(); before;
+       before = before->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(before))
+      return fill.hasPureBufferSemantics() &&
+                     fill.getDpsInitOperand(0)->get() == init->get()
+                 ? fill
+                 : linalg::FillOp();
+    if (!isMemoryEffectFree(before))
+      return {};
+  }
+  return {};
+}
+
+/// Where the kernel of an op that a fill initializes reads each output
+/// element once, before its reduction loops and into their accumulator
+/// (accumulateInRegister), that read takes the fill's value and the fill's
+/// kernel goes: one launch and one pass over the output less.
+static void foldFillIntoAccumulator(RewriterBase &rewriter, Operation *kernel,
+                                    Operation *fillKernel, Value output,
+                                    Value value) {
+  memref::LoadOp initial;
+  WalkResult reads = kernel->walk([&](memref::LoadOp load) {
+    if (viewRoot(load.getMemRef()) != viewRoot(output))
+      return WalkResult::advance();
+    if (initial || load.getMemRef() != output ||
+        load->getParentOp() != kernel ||
+        !llvm::all_of(load->getUsers(),
+                      [](Operation *user) { return isa<scf::ForOp>(user); }))
+      return WalkResult::interrupt();
+    initial = load;
+    return WalkResult::advance();
+  });
+  if (reads.wasInterrupted() || !initial || initial->use_empty())
+    return;
+  rewriter.replaceAllUsesWith(initial.getResult(), value);
+  rewriter.eraseOp(initial);
+  rewriter.eraseOp(fillKernel);
+}
+
 struct LinalgToParallelLoops
     : sezm::impl::LinalgToParallelLoopsBase<LinalgToParallelLoops> {
   void runOnOperation() override {
@@ -145,6 +214,18 @@ struct LinalgToParallelLoops
         ops.push_back(linalgOp);
       return WalkResult::advance();
     });
+    // The fills that initialize an accumulating op, by that op.
+    // (The fill and its value are taken before either is lowered and erased.)
+    llvm::DenseMap<Operation *, std::pair<Operation *, Value>> fills;
+    for (linalg::LinalgOp op : ops)
+      if (linalg::FillOp fill = initializingFill(op))
+        fills[op] = {fill, fill.value()};
+    struct Initialized {
+      Operation *kernel, *fillKernel;
+      Value output, value;
+    };
+    SmallVector<Initialized> initialized;
+    llvm::DenseMap<Operation *, Operation *> fillKernels;
     CreatedOps listener;
     IRRewriter rewriter(&getContext(), &listener);
     SmallVector<Operation *> kernels;
@@ -171,6 +252,11 @@ struct LinalgToParallelLoops
               sezm::GemmPrecision::IEEE, /*warpTile=*/{});
         loops->front()->setAttr(sezm::kKernelConfigAttr, config);
         kernels.push_back(loops->front());
+        if (isa<linalg::FillOp>(op))
+          fillKernels[op] = loops->front();
+        if (auto [fill, value] = fills.lookup(op); fillKernels.count(fill))
+          initialized.push_back({loops->front(), fillKernels[fill],
+                                 op.getDpsInitOperand(0)->get(), value});
       }
       rewriter.eraseOp(op);
     }
@@ -192,6 +278,9 @@ struct LinalgToParallelLoops
       for (scf::ForOp loop : reductions)
         accumulateInRegister(rewriter, loop);
     }
+    for (const Initialized &op : initialized)
+      foldFillIntoAccumulator(rewriter, op.kernel, op.fillKernel, op.output,
+                              op.value);
   }
 };
 } // namespace
