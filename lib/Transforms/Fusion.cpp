@@ -5,6 +5,7 @@
 #include "SeZM/Dialect/SeZM/FillValue.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -12,6 +13,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -316,6 +318,31 @@ struct FuseAccumulatePass : sezm::impl::FuseAccumulateBase<FuseAccumulatePass> {
 
 /// Whether `map` reads an operand in place or broadcast along some of the
 /// loops: the loops it keeps, in order (no transposition).
+/// Points the `tensor.dim` users of `value` at what its producer makes its
+/// extents of (its destination's extents for a linalg op, the output shape of
+/// an expand_shape), so that they keep no use of it: autodiff sizes inits
+/// through the values it differentiates, and such a use would keep a fusion
+/// from consuming the value.
+static void detachExtents(RewriterBase &rewriter, Value value) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
+    return;
+  for (OpOperand &use : llvm::make_early_inc_range(value.getUses())) {
+    auto dim = dyn_cast<tensor::DimOp>(use.getOwner());
+    std::optional<int64_t> axis = dim ? dim.getConstantIndex() : std::nullopt;
+    if (!axis)
+      continue;
+    rewriter.setInsertionPoint(dim);
+    FailureOr<OpFoldResult> extent =
+        reifyDimOfResult(rewriter, result.getOwner(), result.getResultNumber(),
+                         static_cast<int>(*axis));
+    if (failed(extent))
+      continue;
+    rewriter.replaceOp(
+        dim, getValueOrCreateConstantIndexOp(rewriter, dim.getLoc(), *extent));
+  }
+}
+
 static bool isInOrderProjection(AffineMap map) {
   if (!map.isProjectedPermutation())
     return false;
@@ -490,21 +517,7 @@ static void contractMiddleAxes(RewriterBase &rewriter, func::FuncOp func) {
         ShapedType::isDynamic(expand.getResultType().getDimSize(1)))
       continue;
     linalg::TransposeOp inSwap = swapOfLastTwo(collapse.getSrc());
-    // The product's extents (autodiff sizes its users' inits by them) are
-    // its rows' and its static ones: they keep no use of it.
-    for (OpOperand &use : llvm::make_early_inc_range(expand->getUses())) {
-      auto dim = dyn_cast<tensor::DimOp>(use.getOwner());
-      std::optional<int64_t> axis = dim ? dim.getConstantIndex() : std::nullopt;
-      if (!axis)
-        continue;
-      rewriter.setInsertionPoint(dim);
-      if (*axis == 0)
-        rewriter.replaceOpWithNewOp<tensor::DimOp>(
-            dim, inSwap ? inSwap.getInput() : collapse.getSrc(), 0);
-      else if (!expand.getResultType().isDynamicDim(*axis))
-        rewriter.replaceOpWithNewOp<arith::ConstantIndexOp>(
-            dim, expand.getResultType().getDimSize(*axis));
-    }
+    detachExtents(rewriter, expand.getResult());
     linalg::TransposeOp outSwap =
         expand->hasOneUse()
             ? dyn_cast<linalg::TransposeOp>(*expand->user_begin())
@@ -725,12 +738,7 @@ static void fuseIntoReductions(RewriterBase &rewriter, func::FuncOp func) {
         producer->getBlock() != reduce->getBlock() ||
         !isUnreadInit(producer, producer.getDpsInitsMutable()[0]))
       continue;
-    // The terms' extents (autodiff sizes the sum's init by them) are their
-    // destination's.
-    for (OpOperand &use : llvm::make_early_inc_range(terms.getUses()))
-      if (auto dim = dyn_cast<tensor::DimOp>(use.getOwner()))
-        rewriter.modifyOpInPlace(dim,
-                                 [&] { use.set(producer.getDpsInits()[0]); });
+    detachExtents(rewriter, terms);
     if (!terms.hasOneUse())
       continue;
     llvm::SmallBitVector spanned(producer.getNumLoops());
