@@ -125,3 +125,47 @@ func.func @scaled_middle_axis(%x: tensor<?x3x32xf32>, %s: tensor<3x32xf32>,
   } -> tensor<?x7x32xf32>
   return %y : tensor<?x7x32xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A GEMM's epilogue that a segment_reduce alone reads stays the epilogue
+// (the strategy room fused the product into it; a segment_reduce computing
+// it instead would leave the product to no kernel). In a loop (a chunk of
+// edges) too, the product the epilogue computed leaves no op behind.
+// CHOICE-LABEL: func.func @epilogue_values
+// CHOICE: linalg.matmul {{.*}}kernel_config<strategy = fused, kernel = "tiled_matmul_epilogue">
+// CHOICE: linalg.generic {{.*}}kernel_config<strategy = microkernel, kernel = "tiled_matmul_epilogue"
+// CHOICE: sezm.segment_reduce
+// KERNEL-LABEL: func.func @epilogue_values
+// KERNEL: scf.for
+// KERNEL: gpu.launch {{.*}} function(@tiled_matmul_epilogue)
+// KERNEL: gpu.launch {{.*}} function(@segment_reduce)
+// KERNEL-NOT: linalg
+// KERNEL: return
+func.func @epilogue_values(%x: tensor<?x16xf32>, %w: tensor<16x32xf32>,
+                           %v: tensor<?x32xf32>, %order: tensor<?xi64>,
+                           %rowptr: tensor<?xi64>, %chunks: index)
+    -> tensor<?x32xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %e = tensor.empty(%n) : tensor<?x32xf32>
+  %r = scf.for %i = %c0 to %chunks step %c1 iter_args(%acc = %v) -> tensor<?x32xf32> {
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x32xf32>) -> tensor<?x32xf32>
+    %p = linalg.matmul ins(%x, %w : tensor<?x16xf32>, tensor<16x32xf32>)
+        outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
+    %q = linalg.generic {indexing_maps = [#id, #id, #id],
+                         iterator_types = ["parallel", "parallel"]}
+        ins(%p, %acc : tensor<?x32xf32>, tensor<?x32xf32>) outs(%p : tensor<?x32xf32>) {
+    ^bb0(%a: f32, %b: f32, %out: f32):
+      %m = arith.mulf %a, %b : f32
+      linalg.yield %m : f32
+    } -> tensor<?x32xf32>
+    %s = sezm.segment_reduce %q over(%order, %rowptr) : (tensor<?x32xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x32xf32>
+    scf.yield %s : tensor<?x32xf32>
+  }
+  return %r : tensor<?x32xf32>
+}

@@ -193,11 +193,15 @@ struct ConvertSeZMToGPUKernelsPass
     patterns.add<LowerToMicrokernel>(&getContext());
     walkAndApplyPatterns(getOperation(), std::move(patterns));
     // What fed only an operand that a kernel does not read (a matmul's
-    // constant init) goes, rather than becoming a kernel of its own. Users
-    // come after their operands: erasing from the end frees chains.
+    // constant init, a product an epilogue computed) goes, rather than
+    // becoming a kernel of its own, in loop bodies too (a chunk of edges).
+    // Users come after their operands: erasing from the end frees chains,
+    // and inner blocks go first.
     getOperation().walk([](func::FuncOp function) {
-      for (Block &block : function.getBody())
-        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+      SmallVector<Block *> blocks;
+      function.getBody().walk([&](Block *block) { blocks.push_back(block); });
+      for (Block *block : blocks)
+        for (Operation &op : llvm::make_early_inc_range(llvm::reverse(*block)))
           if (isOpTriviallyDead(&op))
             op.erase();
     });

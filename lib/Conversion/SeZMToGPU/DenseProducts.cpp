@@ -269,6 +269,10 @@ linalg::GenericOp computableOperand(Value operand) {
           ShapedType::isDynamic) ||
       !isScalarPayload(producer))
     return {};
+  // A GEMM's epilogue computes it where the GEMM stores its sums (the
+  // strategy room fuses the product into it): it is that kernel's.
+  if (isMatmulEpilogue(producer))
+    return {};
   OpOperand &init = producer.getDpsInitsMutable()[0];
   if (!producer.getMatchingIndexingMap(&init).isIdentity() ||
       !producer.getMatchingBlockArgument(&init).use_empty())

@@ -74,7 +74,8 @@ SmallVector<kernel::Num> emitPayloadAt(linalg::GenericOp op, KernelIO &io,
 /// The elementwise generic that computes `operand`, where the kernel of its
 /// one user may compute each element as it loads it instead of reading it:
 /// one result, in place over its loops, read by that user alone, inputs
-/// read through projections, a scalar payload; null where none is.
+/// read through projections, a scalar payload, not a GEMM's epilogue; null
+/// where none is.
 linalg::GenericOp computableOperand(Value operand);
 /// The transpose of a static matrix that `use`, the right operand of a
 /// matmul that the strategy room gives the tiled GEMM, alone reads: the
