@@ -23,7 +23,7 @@ LoweringFlags::LoweringFlags(cl::OptionCategory &category)
           cl::desc("Recompute each block's mixing stack (so2_linear, gates, "
                    "focus scaling) when its backward starts instead of "
                    "keeping it through the later blocks: less device memory "
-                   "per edge (SeZM-min E+F 20,176 -> 13,272 bytes), one more "
+                   "per edge (SeZM-min E+F 19,920 -> 13,016 bytes), one more "
                    "stack forward per block but the last; the same numbers"),
           cl::cat(category)),
       edgeChunk("edge-chunk",
@@ -31,7 +31,7 @@ LoweringFlags::LoweringFlags(cl::OptionCategory &category)
                          "mixing stack, the sums into atoms and their "
                          "gradients) in chunks of this many edges, "
                          "recomputing the stack per chunk in the backward: "
-                         "less memory per edge (SeZM-min E+F 20,176 -> 1,756 "
+                         "less memory per edge (SeZM-min E+F 19,920 -> 1,756 "
                          "bytes), more work; the same numbers to fp32 "
                          "rounding (an atom whose edges span two chunks "
                          "sums two parts); 0 (the default): all edges at "

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
@@ -17,6 +18,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir::sezm {
@@ -442,6 +444,195 @@ static linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
   return nullptr;
 }
 
+/// The most ops a generic's body, and the most generics a recomputation,
+/// may have: a few instructions per element against a store and a load.
+static constexpr int64_t kMaxRecomputedOps = 8;
+static constexpr int64_t kMaxRecomputedGenerics = 6;
+
+/// A plain elementwise generic of one result whose body only computes
+/// (arith and math ops, no loads, few of them): cheaper to compute again
+/// where a later reader needs it than to store it until then.
+static bool isCheapToRecompute(linalg::GenericOp generic) {
+  if (!isPlainElementwise(generic) || generic->getNumResults() != 1 ||
+      !isUnreadInit(generic, generic.getDpsInitsMutable()[0]))
+    return false;
+  Block &body = generic.getRegion().front();
+  if (static_cast<int64_t>(body.getOperations().size()) - 1 > kMaxRecomputedOps)
+    return false;
+  return llvm::all_of(body.without_terminator(), [](Operation &op) {
+    return isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) &&
+           isPure(&op) && op.getNumRegions() == 0;
+  });
+}
+
+/// Whether `value` is read at or after `point`, an op of the block that
+/// defines it (or it is defined outside that block, and so live there).
+static bool isReadFrom(Value value, Operation *point) {
+  Block *block = point->getBlock();
+  if (isa<BlockArgument>(value) || value.getParentBlock() != block)
+    return true;
+  return llvm::any_of(value.getUsers(), [&](Operation *user) {
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    return ancestor && (ancestor == point || point->isBeforeInBlock(ancestor));
+  });
+}
+
+/// What the extents of `value` can be read from without reading it: the
+/// `tensor.empty` at the end of its chain of destinations, or the argument
+/// that chain ends at; failure otherwise.
+static FailureOr<Value> extentSource(Value value) {
+  while (true) {
+    if (isa<BlockArgument>(value) || value.getDefiningOp<tensor::EmptyOp>())
+      return value;
+    auto result = dyn_cast<OpResult>(value);
+    auto op = value.getDefiningOp<DestinationStyleOpInterface>();
+    if (!result || !op)
+      return failure();
+    value = op.getTiedOpOperand(result)->get();
+  }
+}
+
+/// A `tensor.empty` of the type of `like` with its extents, built at the
+/// rewriter's insertion point.
+static Value emptyLike(RewriterBase &rewriter, Location loc, Value like) {
+  auto type = cast<RankedTensorType>(like.getType());
+  Value source = *extentSource(like);
+  SmallVector<Value> extents;
+  if (auto empty = source.getDefiningOp<tensor::EmptyOp>())
+    extents.assign(empty.getDynamicSizes().begin(),
+                   empty.getDynamicSizes().end());
+  else
+    for (int64_t axis = 0; axis < type.getRank(); ++axis)
+      if (type.isDynamicDim(axis))
+        extents.push_back(tensor::DimOp::create(rewriter, loc, source, axis));
+  return tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                 type.getElementType(), extents);
+}
+
+/// The generics, in program order, that recompute `root` at `point` from
+/// values live there anyway: `root` and, transitively, each cheap producer
+/// it reads in place whose value is not read from `point` on. Empty where
+/// that would keep more alive than storing `root` does: more than one
+/// tensor read in place (the size of `root`) whose last read was before
+/// `point`, or too many generics.
+static SmallVector<Operation *> recomputation(linalg::GenericOp root,
+                                              Operation *point) {
+  llvm::SetVector<Operation *> generics;
+  generics.insert(root);
+  llvm::SetVector<Value> extended;
+  for (size_t next = 0; next < generics.size(); ++next) {
+    auto generic = cast<linalg::GenericOp>(generics[next]);
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      Value value = input->get();
+      if (!isa<RankedTensorType>(value.getType()) ||
+          isa_and_present<linalg::FillOp, arith::ConstantOp, tensor::EmptyOp>(
+              value.getDefiningOp()) ||
+          isReadFrom(value, point))
+        continue;
+      // A broadcast read is smaller than `root` (and a producer read so
+      // would be recomputed per element): it stays stored, a little longer.
+      if (!generic.getMatchingIndexingMap(input).isIdentity())
+        continue;
+      auto producer = value.getDefiningOp<linalg::GenericOp>();
+      if (producer && producer->getBlock() == root->getBlock() &&
+          isCheapToRecompute(producer) &&
+          succeeded(extentSource(producer.getDpsInits()[0])))
+        generics.insert(producer);
+      else
+        extended.insert(value);
+    }
+  }
+  if (extended.size() > 1 ||
+      static_cast<int64_t>(generics.size()) > kMaxRecomputedGenerics)
+    return {};
+  SmallVector<Operation *> ordered(generics.begin(), generics.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// A cheap elementwise value (the SiLU's tanh and sigmoid, which the
+/// backward reads again) is computed again, from values live there anyway,
+/// in front of each of its readers after the first, where each of its
+/// readers is a plain elementwise generic that reads it once in place: the
+/// copies fuse into the later readers, the value into the first, and it is
+/// no longer stored from the forward to the backward. At no point does more
+/// stay alive: what the copies read that would have died earlier is at most
+/// one tensor the size of the value (and ones read broadcast, smaller). The
+/// same operations on the same operands: the same bits.
+static void recomputeForLaterReaders(RewriterBase &rewriter,
+                                     func::FuncOp func) {
+  SmallVector<linalg::GenericOp> roots;
+  func.walk([&](linalg::GenericOp generic) {
+    if (isCheapToRecompute(generic) &&
+        succeeded(extentSource(generic.getDpsInits()[0])))
+      roots.push_back(generic);
+  });
+  for (linalg::GenericOp root : roots) {
+    Value value = root->getResult(0);
+    // Extents are read without keeping the value (detachExtents, once the
+    // value qualifies).
+    SmallVector<Operation *> readers;
+    for (Operation *user : value.getUsers())
+      if (!isa<tensor::DimOp>(user))
+        readers.push_back(user);
+    llvm::sort(readers);
+    readers.erase(llvm::unique(readers), readers.end());
+    if (readers.size() < 2 || llvm::any_of(readers, [&](Operation *reader) {
+          return reader->getBlock() != root->getBlock();
+        }))
+      continue;
+    llvm::sort(readers, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    // The first reader too: a value stored for it anyway is better read
+    // again than recomputed.
+    auto later = llvm::drop_begin(readers);
+    bool eligible = llvm::all_of(readers, [&](Operation *op) {
+      auto reader = dyn_cast<linalg::GenericOp>(op);
+      if (!isPlainElementwise(reader))
+        return false;
+      int64_t reads = 0;
+      for (OpOperand &use : reader->getOpOperands()) {
+        if (use.get() != value)
+          continue;
+        if (!reader.isDpsInput(&use)) {
+          if (!isUnreadInit(reader, use))
+            return false;
+          continue;
+        }
+        if (!reader.getMatchingIndexingMap(&use).isIdentity())
+          return false;
+        ++reads;
+      }
+      return reads == 1;
+    });
+    if (!eligible)
+      continue;
+    SmallVector<Operation *> generics = recomputation(root, readers.back());
+    if (generics.empty())
+      continue;
+    detachExtents(rewriter, value);
+    for (Operation *reader : later) {
+      rewriter.setInsertionPoint(reader);
+      IRMapping mapping;
+      for (Operation *op : generics) {
+        auto generic = cast<linalg::GenericOp>(op);
+        OpOperand &init = generic.getDpsInitsMutable()[0];
+        Value empty = emptyLike(rewriter, generic.getLoc(), init.get());
+        Operation *copy = rewriter.clone(*generic, mapping);
+        copy->setOperand(init.getOperandNumber(), empty);
+      }
+      Value copied = mapping.lookup(value);
+      rewriter.modifyOpInPlace(reader, [&] {
+        for (OpOperand &use : reader->getOpOperands())
+          if (use.get() == value)
+            use.set(copied);
+      });
+    }
+  }
+}
+
 /// A column (M x 1) times a constant row of ones (1 x N) from a zero init
 /// becomes the column broadcast along the rows (a 1 x 1 product of each
 /// element with one: the same values). The DPA4 import writes the env
@@ -772,6 +963,7 @@ static void fuseIntoReductions(RewriterBase &rewriter, func::FuncOp func) {
 static void fuseElementwiseChains(RewriterBase &rewriter, func::FuncOp func) {
   contractMiddleAxes(rewriter, func);
   broadcastProductsWithOnes(rewriter, func);
+  recomputeForLaterReaders(rewriter, func);
   spreadIntoReaders(rewriter, func);
   SmallVector<linalg::GenericOp> generics;
   func.walk([&](linalg::GenericOp generic) { generics.push_back(generic); });

@@ -61,6 +61,89 @@ func.func @kept_chain(%x: tensor<?x16xf32>, %h: tensor<?x16xf32>)
   return %t, %s, %y : tensor<?x16xf32>, tensor<?x16xf32>, tensor<?x16xf32>
 }
 
+// A cheap value that the backward reads again (the SiLU's tanh and
+// sigmoid) is computed again there from what the backward reads anyway
+// (x): the forward stores only y, and the backward's generic recomputes
+// tanh(x) for each of its two uses.
+// CHECK-LABEL: func.func @recomputed
+// CHECK-SAME: (%[[X:[^:]*]]: tensor<?x16xf32>, %[[H:[^:]*]]: tensor<?x16xf32>,
+// CHECK: %[[Y:.*]] = linalg.generic
+// CHECK-SAME: outs(%{{[^:]*}} : tensor<?x16xf32>)
+// CHECK: math.tanh
+// CHECK: linalg.yield %{{[^,]*}} : f32
+// CHECK: %[[G:.*]] = linalg.matmul ins(%[[Y]],
+// CHECK: %[[R:.*]] = linalg.generic
+// CHECK-SAME: ins(%[[G]], %[[X]], %[[H]], %[[G]], %[[X]], %[[X]] :
+// CHECK-COUNT-2: math.tanh
+// CHECK: linalg.yield %{{[^,]*}} : f32
+// CHECK: return %[[Y]], %[[R]]
+func.func @recomputed(%x: tensor<?x16xf32>, %h: tensor<?x16xf32>,
+                      %w: tensor<16x16xf32>, %z: tensor<?x16xf32>)
+    -> (tensor<?x16xf32>, tensor<?x16xf32>) {
+  %t = math.tanh %x : tensor<?x16xf32>
+  %s = arith.addf %t, %h : tensor<?x16xf32>
+  %y = arith.mulf %x, %s : tensor<?x16xf32>
+  %g = linalg.matmul ins(%y, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+      outs(%z : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %d = arith.mulf %g, %x : tensor<?x16xf32>
+  %ds = arith.mulf %g, %s : tensor<?x16xf32>
+  %dt = arith.mulf %d, %t : tensor<?x16xf32>
+  %r = arith.addf %ds, %dt : tensor<?x16xf32>
+  return %y, %r : tensor<?x16xf32>, tensor<?x16xf32>
+}
+
+// Not where the recomputation would keep more alive than the value: the
+// tanh of a product of two products (not arguments) that die before the
+// backward stays stored, as does one that a matmul reads again.
+// CHECK-LABEL: func.func @recompute_refused
+// CHECK: %[[A:.*]] = linalg.matmul
+// CHECK: %[[B:.*]] = linalg.matmul
+// CHECK: %[[F:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%[[A]], %[[B]], %{{.*}} :
+// CHECK: math.tanh
+// CHECK: linalg.yield {{.*}} : f32, f32
+// CHECK: %[[G:.*]] = linalg.matmul
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[G]], %[[F]]#0 :
+// CHECK-NOT: math.tanh
+// CHECK: return
+func.func @recompute_refused(%x: tensor<?x16xf32>, %w: tensor<16x16xf32>,
+                             %z: tensor<?x16xf32>)
+    -> (tensor<?x16xf32>, tensor<?x16xf32>) {
+  %a = linalg.matmul ins(%x, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+      outs(%z : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %b = linalg.matmul ins(%a, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+      outs(%z : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %p = arith.mulf %a, %b : tensor<?x16xf32>
+  %t = math.tanh %p : tensor<?x16xf32>
+  %y = arith.addf %t, %x : tensor<?x16xf32>
+  %g = linalg.matmul ins(%y, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+      outs(%z : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %dt = arith.mulf %g, %t : tensor<?x16xf32>
+  return %y, %dt : tensor<?x16xf32>, tensor<?x16xf32>
+}
+
+// CHECK-LABEL: func.func @recompute_matmul_reader
+// CHECK: %[[F:.*]]:2 = linalg.generic
+// CHECK: math.tanh
+// CHECK: linalg.yield {{.*}} : f32, f32
+// CHECK: linalg.matmul ins(%[[F]]#1,
+// CHECK: linalg.matmul ins(%[[F]]#0,
+// CHECK-NOT: math.tanh
+// CHECK: return
+func.func @recompute_matmul_reader(%x: tensor<?x16xf32>,
+                                   %w: tensor<16x16xf32>,
+                                   %z: tensor<?x16xf32>)
+    -> (tensor<?x16xf32>, tensor<?x16xf32>) {
+  %t = math.tanh %x : tensor<?x16xf32>
+  %y = arith.addf %t, %x : tensor<?x16xf32>
+  %g = linalg.matmul ins(%y, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+      outs(%z : tensor<?x16xf32>) -> tensor<?x16xf32>
+  %u = linalg.matmul ins(%t, %w : tensor<?x16xf32>, tensor<16x16xf32>)
+      outs(%g : tensor<?x16xf32>) -> tensor<?x16xf32>
+  return %y, %u : tensor<?x16xf32>, tensor<?x16xf32>
+}
+
 // A value that something reads before its consumer's place stays where it
 // is: the fused generic would come after that reader.
 // CHECK-LABEL: func.func @read_before

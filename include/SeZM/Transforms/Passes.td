@@ -155,7 +155,13 @@ def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
     another is fused into that reader: one kernel, one pass over memory, the
     intermediate never stored; where ops after the reader use the result
     too (a forward value that the backward reads again), it stays a result
-    of the fused generic, which the reader's chain no longer reads back. A
+    of the fused generic, which the reader's chain no longer reads back,
+    unless it is cheap to compute again (a few arith and math ops, every
+    reader an elementwise generic reading it once in place): then each
+    later reader gets a copy of it, and of the cheap producers it reads
+    whose values are dead there, which fuses into that reader, so that it
+    is not stored from the forward to the backward (refused where more
+    than one tensor of its size would then stay alive longer). A
     `linalg.broadcast` or `linalg.fill` that
     such generics read in place first becomes, in each of them, a read of
     its input broadcast, so that the broadcast tensor (an (E, 4, 64) copy of
