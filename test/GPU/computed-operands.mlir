@@ -86,12 +86,14 @@ func.func @values_kept(%a: tensor<?x4xf32>, %v: tensor<?x32xf32>,
 // CHOICE: linalg.generic {{.*}}kernel_config<strategy = microkernel, kernel = "middle_axis_product">
 // KERNEL-LABEL: func.func @scaled_middle_axis
 // KERNEL: gpu.launch {{.*}} function(@middle_axis_product)
-// KERNEL: scf.for %[[I:.*]] = %{{.*}} to %c3 step
-// KERNEL: %[[X:.*]] = memref.load %{{.*}}[%{{.*}}, %[[I]], %{{.*}}] : memref<?x3x32xf32>
-// KERNEL: %[[S:.*]] = memref.load %{{.*}}[%[[I]], %{{.*}}] : memref<3x32xf32>
-// KERNEL: %[[XS:.*]] = arith.mulf %[[X]], %[[S]] : f32
-// KERNEL: %[[W:.*]] = memref.load %{{.*}}[%[[I]], %{{.*}}] : memref<3x7xf32>
+// KERNEL: %[[X:.*]] = memref.load %{{.*}}[%{{.*}}, %c0{{.*}}, %{{.*}}] : memref<?x3x32xf32>
+// KERNEL: %[[S:.*]] = memref.load %{{.*}}[%c0{{.*}}, %{{.*}}] : memref<3x32xf32>
+// KERNEL: %[[XS:.*]] = arith.mulf %[[X]], %[[S]] {{.*}}: f32
+// KERNEL-COUNT-2: memref.load %{{.*}} : memref<?x3x32xf32>
+// KERNEL: %[[W:.*]] = memref.load %{{.*}}[%c0{{.*}}, %c0{{.*}}] : memref<3x7xf32>
 // KERNEL: arith.mulf %[[XS]], %[[W]]
+// KERNEL-NOT: memref<?x3x32xf32>
+// KERNEL: gpu.terminator
 // KERNEL-NOT: gpu.launch
 // KERNEL-NOT: linalg
 // KERNEL: return

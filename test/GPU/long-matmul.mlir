@@ -104,16 +104,20 @@ func.func @shallow_zero(%a: tensor<?x4xf32>, %b: tensor<4x6xf32>) -> tensor<?x6x
 }
 
 // A product over the middle axis (sezm-fuse-elementwise's contraction),
-// out[e, j, c] = sum_i x[e, i, c] w[i, j]: one thread per output in out's
-// order, x and w read in place, the sum over i in order from the zero fill,
-// which is folded in (no fill kernel, no read of the init).
+// out[e, j, c] = sum_i x[e, i, c] w[i, j]: one thread per (e, c), c
+// across a warp, x and w read in place; x's three depths loaded once for
+// the seven outputs, each summed over i in order from the zero fill, which
+// is folded in (no fill kernel, no read of the init).
 // CHECK-LABEL: func.func @middle_axis
 // CHECK-NOT: linalg.fill
+// CHECK: %[[OWNERS:.*]] = arith.muli %{{.*}}, %c32 : index
 // CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c128{{.*}}, {{.*}}) function(@middle_axis_product)
-// CHECK: scf.for %[[I:.*]] = %{{.*}} to %c3 step
-// CHECK: memref.load %{{.*}}[%{{.*}}, %[[I]], %{{.*}}] : memref<?x3x32xf32>
-// CHECK: memref.load %{{.*}}[%[[I]], %{{.*}}] : memref<3x7xf32>
-// CHECK: memref.store {{.*}} : memref<?x7x32xf32>
+// CHECK: arith.cmpi ult, %{{.*}}, %[[OWNERS]]
+// CHECK-COUNT-3: memref.load %{{.*}} : memref<?x3x32xf32>
+// CHECK-NOT: memref<?x3x32xf32>
+// CHECK-COUNT-7: memref.store {{.*}} : memref<?x7x32xf32>
+// CHECK-NOT: memref.store
+// CHECK: gpu.terminator
 // CHECK-NOT: gpu.launch
 #xIn = affine_map<(e, j, c, i) -> (e, i, c)>
 #wIn = affine_map<(e, j, c, i) -> (i, j)>

@@ -442,6 +442,10 @@ void emitSmallMatmul(linalg::MatmulOp op, KernelIO &io,
                   });
 }
 
+/// The most elements of w a middle-axis product unrolls (DPA4's mixings
+/// into grid directions are 4 x 10 and 3 x 7).
+constexpr int64_t kMaxMiddleAxisWeights = 256;
+
 /// Whether `op` is a product over the middle axis as sezm-fuse-elementwise
 /// writes it: out[e, a, b] = init + sum_i x[e, ..] w[..] over loops (e, a,
 /// b, i), x 3-D and w a static 2-D matrix read through projections, the
@@ -473,6 +477,15 @@ bool isMiddleAxisProduct(linalg::GenericOp op) {
       xMap.getResult(0) != getAffineDimExpr(0, context) ||
       !wMap.getResultPosition(getAffineDimExpr(3, context)))
     return false;
+  // x reads the depth and one output loop c, w the depth and the other, j:
+  // a thread sums every j of its (e, c) from x's depth row, loaded once
+  // (and unrolled: w is small).
+  bool xReadsA = xMap.isFunctionOfDim(1), xReadsB = xMap.isFunctionOfDim(2);
+  unsigned kept = xReadsA ? 1 : 2;
+  if (xReadsA == xReadsB || !xMap.isFunctionOfDim(3) ||
+      wMap.isFunctionOfDim(0) || wMap.isFunctionOfDim(kept) ||
+      w.getNumElements() > kMaxMiddleAxisWeights)
+    return false;
   // yield(addf(out, mulf(in0, in1))), the add's operands in either order.
   Block &body = op.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -488,11 +501,11 @@ bool isMiddleAxisProduct(linalg::GenericOp op) {
          body.getOperations().size() == 3;
 }
 
-/// A product over the middle axis as one thread per output, in the
-/// output's order (its last axis across a warp: coalesced stores, and
-/// reads of x along its contiguous axis or shared by neighbours), summed
-/// over i in order from the init, a constant fill of which is folded in
-/// (no fill kernel, no read of the init).
+/// A product over the middle axis as one thread per row e and output axis c
+/// that x reads, consecutive c across a warp (x's contiguous axis: coalesced
+/// reads, and coalesced stores where c is out's last axis); each output
+/// summed over i in order from the init, a constant fill of which is folded
+/// in (no fill kernel, no read of the init).
 void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
                            KernelConfigAttr config) {
   Emitter &em = io.emitter();
@@ -502,32 +515,47 @@ void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
   Value init = filled ? Value() : io.in(op.getDpsInits()[0]);
   AffineMap xMap = op.getMatchingIndexingMap(op.getDpsInputOperand(0));
   AffineMap wMap = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+  MLIRContext *context = op.getContext();
   // The reduction's extent: w's axis that loop 3 indexes.
   auto wType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-  int64_t depth = wType.getDimSize(
-      *wMap.getResultPosition(getAffineDimExpr(3, op.getContext())));
-  int64_t middle = outType.getDimSize(1), last = outType.getDimSize(2);
+  int64_t depth =
+      wType.getDimSize(*wMap.getResultPosition(getAffineDimExpr(3, context)));
   Idx rows = em.dim(shapeOf(io, x), 0);
-  Value out = io.allocate(0, {rows, Idx(middle), Idx(last)});
-  Idx outputs = rows * Idx(middle * last);
+  Value out = io.allocate(
+      0, {rows, Idx(outType.getDimSize(1)), Idx(outType.getDimSize(2))});
+  // A thread per (e, c), c the output loop x reads, sums every output j of
+  // its mixing: x's depth row is loaded (or computed) once for them all,
+  // and there are `mixed` times fewer threads, whose blocks the GPU started
+  // at a rate that bound the thread-per-output kernel.
+  unsigned mixedLoop = xMap.isFunctionOfDim(1) ? 2 : 1;
+  unsigned keptLoop = 3 - mixedLoop;
+  int64_t kept = outType.getDimSize(keptLoop);
+  int64_t mixed = outType.getDimSize(mixedLoop);
+  Idx owners = rows * Idx(kept);
   em.launchKernel(
       config.getKernel().getValue(),
-      {ceilDiv(outputs, kBlockThreads), Idx(1), Idx(1)},
+      {ceilDiv(owners, kBlockThreads), Idx(1), Idx(1)},
       {Idx(kBlockThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
         Idx flat = ids.block[0] * Idx(kBlockThreads) + ids.thread[0];
-        em.ifThen(flat < outputs, [&] {
-          Idx e = flat / Idx(middle * last), a = flat / Idx(last) % Idx(middle);
-          Idx b = flat % Idx(last);
-          Num initial = filled ? Num(*filled) : em.load(init, {e, a, b});
-          SmallVector<Num> sum = em.foldRangeStep(
-              Idx(0), Idx(depth), Idx(1), {initial},
-              [&](Idx i, ArrayRef<Num> partial) {
-                SmallVector<Idx> loops = {e, a, b, i};
-                return SmallVector<Num>{
-                    partial[0] + loadOrCompute(io, x, indicesOf(xMap, loops)) *
-                                     em.load(w, indicesOf(wMap, loops))};
-              });
-          em.store(sum[0], out, {e, a, b});
+        em.ifThen(flat < owners, [&] {
+          SmallVector<Idx> loops = {flat / Idx(kept), Idx(0), Idx(0), Idx(0)};
+          loops[keptLoop] = flat % Idx(kept);
+          SmallVector<Num> xs;
+          for (int64_t i = 0; i < depth; ++i) {
+            loops[3] = Idx(i);
+            xs.push_back(loadOrCompute(io, x, indicesOf(xMap, loops)));
+          }
+          for (int64_t j = 0; j < mixed; ++j) {
+            loops[mixedLoop] = Idx(j);
+            SmallVector<Idx> at = {loops[0], loops[1], loops[2]};
+            // From the init, over i in order: the thread-per-output sums.
+            Num sum = filled ? Num(*filled) : em.load(init, at);
+            for (int64_t i = 0; i < depth; ++i) {
+              loops[3] = Idx(i);
+              sum = sum + xs[i] * em.load(w, indicesOf(wMap, loops));
+            }
+            em.store(sum, out, at);
+          }
         });
       });
 }
