@@ -478,11 +478,14 @@ static bool isReadFrom(Value value, Operation *point) {
 }
 
 /// What the extents of `value` can be read from without reading it: the
-/// `tensor.empty` at the end of its chain of destinations, or the argument
-/// that chain ends at; failure otherwise.
+/// `tensor.empty` or `tensor.expand_shape` (its output shape) at the end of
+/// its chain of destinations, or the argument that chain ends at; failure
+/// otherwise.
 static FailureOr<Value> extentSource(Value value) {
   while (true) {
-    if (isa<BlockArgument>(value) || value.getDefiningOp<tensor::EmptyOp>())
+    if (isa<BlockArgument>(value) ||
+        isa_and_present<tensor::EmptyOp, tensor::ExpandShapeOp>(
+            value.getDefiningOp()))
       return value;
     auto result = dyn_cast<OpResult>(value);
     auto op = value.getDefiningOp<DestinationStyleOpInterface>();
@@ -499,8 +502,9 @@ static Value emptyLike(RewriterBase &rewriter, Location loc, Value like) {
   Value source = *extentSource(like);
   SmallVector<Value> extents;
   if (auto empty = source.getDefiningOp<tensor::EmptyOp>())
-    extents.assign(empty.getDynamicSizes().begin(),
-                   empty.getDynamicSizes().end());
+    llvm::append_range(extents, empty.getDynamicSizes());
+  else if (auto expand = source.getDefiningOp<tensor::ExpandShapeOp>())
+    llvm::append_range(extents, expand.getOutputShape());
   else
     for (int64_t axis = 0; axis < type.getRank(); ++axis)
       if (type.isDynamicDim(axis))
@@ -629,6 +633,166 @@ static void recomputeForLaterReaders(RewriterBase &rewriter,
           if (use.get() == value)
             use.set(copied);
       });
+    }
+  }
+}
+
+/// The most weights a contraction recomputed for a late reader may have
+/// (DPA4's mixings into grid directions are 3 x 7 and 4 x 10): a few
+/// multiply-adds per output, against keeping the output.
+static constexpr int64_t kMaxRecomputedWeights = 64;
+
+/// A product over the middle axis as contractMiddleAxes writes it (x by a
+/// small static w, from a fill), cheap to compute again.
+static bool isSmallContraction(linalg::GenericOp generic) {
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic.getNumDpsInputs() != 2 || generic->getNumResults() != 1 ||
+      generic.getNumReductionLoops() != 1 ||
+      !generic.getDpsInits()[0].getDefiningOp<linalg::FillOp>())
+    return false;
+  auto w = dyn_cast<RankedTensorType>(generic.getDpsInputs()[1].getType());
+  Block &body = generic.getRegion().front();
+  return w && w.hasStaticShape() &&
+         w.getNumElements() <= kMaxRecomputedWeights &&
+         body.getOperations().size() == 3 && isa<arith::MulFOp>(body.front()) &&
+         isa<arith::AddFOp>(*std::next(body.begin()));
+}
+
+/// The static elements of a row of `type` (the product of its extents but a
+/// dynamic first); nullopt where another extent is dynamic, 0 where the
+/// first is static too (a weight: nothing per row).
+static std::optional<int64_t> rowElements(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || tensor.getRank() == 0)
+    return 0;
+  if (!tensor.isDynamicDim(0))
+    return tensor.hasStaticShape() ? std::optional<int64_t>(0) : std::nullopt;
+  int64_t elements = 1;
+  for (int64_t extent : tensor.getShape().drop_front()) {
+    if (ShapedType::isDynamic(extent))
+      return std::nullopt;
+    elements *= extent;
+  }
+  return elements;
+}
+
+/// The ops, in program order, that compute `root` (a small contraction)
+/// again at `point` from values live there anyway: `root`, the fill it
+/// starts from, and transitively the cheap elementwise generics and the
+/// reshapes whose values it reads that are dead by `point`. Empty where the
+/// values it would keep alive longer instead are more per row than `root`.
+static SmallVector<Operation *> contractionRecomputation(linalg::GenericOp root,
+                                                         Operation *point) {
+  std::optional<int64_t> budget = rowElements(root->getResultTypes()[0]);
+  if (!budget || *budget == 0)
+    return {};
+  llvm::SetVector<Operation *> ops;
+  ops.insert(root);
+  ops.insert(root.getDpsInits()[0].getDefiningOp());
+  int64_t extended = 0;
+  for (size_t next = 0; next < ops.size(); ++next) {
+    Operation *op = ops[next];
+    SmallVector<Value> reads;
+    if (auto generic = dyn_cast<linalg::GenericOp>(op))
+      llvm::append_range(reads, generic.getDpsInputs());
+    else if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op))
+      reads.push_back(op->getOperand(0));
+    for (Value value : reads) {
+      if (!isa<RankedTensorType>(value.getType()) ||
+          isa_and_present<linalg::FillOp, arith::ConstantOp, tensor::EmptyOp>(
+              value.getDefiningOp()) ||
+          isReadFrom(value, point))
+        continue;
+      Operation *producer = value.getDefiningOp();
+      auto generic = dyn_cast_or_null<linalg::GenericOp>(producer);
+      if (producer && producer->getBlock() == root->getBlock() &&
+          (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(producer) ||
+           (isCheapToRecompute(generic) &&
+            succeeded(extentSource(generic.getDpsInits()[0]))))) {
+        ops.insert(producer);
+        continue;
+      }
+      std::optional<int64_t> elements = rowElements(value.getType());
+      extended += elements ? *elements : *budget + 1;
+    }
+  }
+  if (extended > *budget ||
+      static_cast<int64_t>(ops.size()) > 2 + kMaxRecomputedGenerics)
+    return {};
+  SmallVector<Operation *> ordered(ops.begin(), ops.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
+/// A small contraction (a product over the middle axis: DPA4's first
+/// messages, mixed into grid directions, which the aggregation reads at the
+/// start of the step and its backward at the end) read again after other
+/// sezm ops have run since its previous reader is computed again in front
+/// of that reader, from values live there anyway: it is not kept through
+/// the step. Readers close together share a copy. As with the cheap
+/// values, nothing stays alive longer that is larger than it; the same
+/// operations on the same operands, the same bits.
+static void recomputeContractionsForLateReaders(RewriterBase &rewriter,
+                                                func::FuncOp func) {
+  SmallVector<linalg::GenericOp> roots;
+  func.walk([&](linalg::GenericOp generic) {
+    if (isSmallContraction(generic))
+      roots.push_back(generic);
+  });
+  for (linalg::GenericOp root : roots) {
+    Value value = root->getResult(0);
+    Block *block = root->getBlock();
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : value.getUses())
+      if (!isa<tensor::DimOp>(use.getOwner()))
+        uses.push_back(&use);
+    if (uses.size() < 2 || llvm::any_of(uses, [&](OpOperand *use) {
+          return use->getOwner()->getBlock() != block;
+        }))
+      continue;
+    llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
+      if (a->getOwner() == b->getOwner())
+        return a->getOperandNumber() < b->getOperandNumber();
+      return a->getOwner()->isBeforeInBlock(b->getOwner());
+    });
+    Operation *previous = uses.front()->getOwner();
+    Value current = value;
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      Operation *reader = use->getOwner();
+      bool busy = false;
+      if (previous != reader)
+        for (Operation *between = previous->getNextNode(); between != reader;
+             between = between->getNextNode())
+          busy |= isa<SeZMDialect>(between->getDialect());
+      previous = reader;
+      SmallVector<Operation *> ops;
+      if (busy)
+        ops = contractionRecomputation(root, reader);
+      if (!ops.empty()) {
+        detachExtents(rewriter, value);
+        rewriter.setInsertionPoint(reader);
+        IRMapping mapping;
+        for (Operation *op : ops) {
+          // Destinations no body reads are made anew (the original ones
+          // would have to live until here); the root's is its fill's copy.
+          Value destination;
+          if (auto fill = dyn_cast<linalg::FillOp>(op))
+            destination = fill.getOutputs()[0];
+          else if (auto generic = dyn_cast<linalg::GenericOp>(op);
+                   generic && generic != root)
+            destination = generic.getDpsInits()[0];
+          Value empty = destination
+                            ? emptyLike(rewriter, op->getLoc(), destination)
+                            : Value();
+          Operation *copy = rewriter.clone(*op, mapping);
+          if (empty)
+            cast<DestinationStyleOpInterface>(copy).getDpsInitsMutable()[0].set(
+                empty);
+        }
+        current = mapping.lookup(value);
+      }
+      rewriter.modifyOpInPlace(reader, [&] { use->set(current); });
     }
   }
 }
@@ -964,6 +1128,7 @@ static void fuseElementwiseChains(RewriterBase &rewriter, func::FuncOp func) {
   contractMiddleAxes(rewriter, func);
   broadcastProductsWithOnes(rewriter, func);
   recomputeForLaterReaders(rewriter, func);
+  recomputeContractionsForLateReaders(rewriter, func);
   spreadIntoReaders(rewriter, func);
   SmallVector<linalg::GenericOp> generics;
   func.walk([&](linalg::GenericOp generic) { generics.push_back(generic); });

@@ -144,6 +144,100 @@ func.func @recompute_matmul_reader(%x: tensor<?x16xf32>,
   return %y, %u : tensor<?x16xf32>, tensor<?x16xf32>
 }
 
+// A small contraction (a product over the middle axis) that a reader reads
+// again after other sezm ops have run since its first reader is computed
+// again in front of it, from what is live there (r, an argument): the
+// scale, the fill and the contraction are copied, and the first copy is
+// not kept between the two readers.
+// CHECK-LABEL: func.func @recomputed_contraction
+// CHECK: %[[XS:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 :
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[XS]], %arg2 :
+// CHECK: sezm.segment_reduce %[[Y]] over
+// CHECK: sezm.segment_reduce %arg5 over
+// CHECK: %[[XS2:.*]] = linalg.generic {{.*}} ins(%arg0, %arg1 :
+// CHECK: %[[Y2:.*]] = linalg.generic {{.*}}"reduction"{{.*}} ins(%[[XS2]], %arg2 :
+// CHECK: sezm.segment_reduce %[[Y2]] over
+// CHECK-NOT: %[[Y]]
+// CHECK: return
+#rows3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#scale3 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#mixIn = affine_map<(e, j, c, i) -> (e, i, c)>
+#mixW = affine_map<(e, j, c, i) -> (i, j)>
+#mixOut = affine_map<(e, j, c, i) -> (e, j, c)>
+func.func @recomputed_contraction(%r: tensor<?x3x32xf32>, %s: tensor<3x32xf32>,
+                                  %w: tensor<3x7xf32>, %order: tensor<?xi64>,
+                                  %rowptr: tensor<?xi64>, %q: tensor<?x7x32xf32>)
+    -> (tensor<?x7x32xf32>, tensor<?x7x32xf32>, tensor<?x7x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %r, %c0 : tensor<?x3x32xf32>
+  %e0 = tensor.empty(%n) : tensor<?x3x32xf32>
+  %xs = linalg.generic {indexing_maps = [#rows3, #scale3, #rows3],
+                        iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%r, %s : tensor<?x3x32xf32>, tensor<3x32xf32>)
+      outs(%e0 : tensor<?x3x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<?x3x32xf32>
+  %e = tensor.empty(%n) : tensor<?x7x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x7x32xf32>) -> tensor<?x7x32xf32>
+  %y = linalg.generic {indexing_maps = [#mixIn, #mixW, #mixOut],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%xs, %w : tensor<?x3x32xf32>, tensor<3x7xf32>) outs(%init : tensor<?x7x32xf32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %p = arith.mulf %a, %b : f32
+      %t = arith.addf %acc, %p : f32
+      linalg.yield %t : f32
+  } -> tensor<?x7x32xf32>
+  %first = sezm.segment_reduce %y over(%order, %rowptr)
+      : (tensor<?x7x32xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x7x32xf32>
+  %between = sezm.segment_reduce %q over(%order, %rowptr)
+      : (tensor<?x7x32xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x7x32xf32>
+  %late = sezm.segment_reduce %y over(%order, %rowptr)
+      : (tensor<?x7x32xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x7x32xf32>
+  return %first, %between, %late : tensor<?x7x32xf32>, tensor<?x7x32xf32>, tensor<?x7x32xf32>
+}
+
+// Not where what would stay alive longer instead is larger per row: a
+// mixing of 7 directions into 3 whose x (7 x 32 a row, a matmul's, dead
+// after the contraction) would be kept for the copy stays as it is.
+// CHECK-LABEL: func.func @contraction_kept
+// CHECK-COUNT-1: "reduction"
+// CHECK-NOT: "reduction"
+// CHECK: return
+#mixBackIn = affine_map<(e, j, c, i) -> (e, i, c)>
+func.func @contraction_kept(%x: tensor<?x224xf32>, %m: tensor<224x224xf32>,
+                            %z: tensor<?x224xf32>, %w: tensor<7x3xf32>,
+                            %order: tensor<?xi64>, %rowptr: tensor<?xi64>,
+                            %q: tensor<?x3x32xf32>)
+    -> (tensor<?x3x32xf32>, tensor<?x3x32xf32>, tensor<?x3x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %p = linalg.matmul ins(%x, %m : tensor<?x224xf32>, tensor<224x224xf32>)
+      outs(%z : tensor<?x224xf32>) -> tensor<?x224xf32>
+  %n = tensor.dim %x, %c0 : tensor<?x224xf32>
+  %p3 = tensor.expand_shape %p [[0], [1, 2]] output_shape [%n, 7, 32]
+      : tensor<?x224xf32> into tensor<?x7x32xf32>
+  %e = tensor.empty(%n) : tensor<?x3x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x3x32xf32>) -> tensor<?x3x32xf32>
+  %y = linalg.generic {indexing_maps = [#mixBackIn, #mixW, #mixOut],
+                       iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%p3, %w : tensor<?x7x32xf32>, tensor<7x3xf32>) outs(%init : tensor<?x3x32xf32>) {
+    ^bb0(%a: f32, %b: f32, %acc: f32):
+      %pr = arith.mulf %a, %b : f32
+      %t = arith.addf %acc, %pr : f32
+      linalg.yield %t : f32
+  } -> tensor<?x3x32xf32>
+  %first = sezm.segment_reduce %y over(%order, %rowptr)
+      : (tensor<?x3x32xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3x32xf32>
+  %between = sezm.segment_reduce %q over(%order, %rowptr)
+      : (tensor<?x3x32xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3x32xf32>
+  %late = sezm.segment_reduce %y over(%order, %rowptr)
+      : (tensor<?x3x32xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3x32xf32>
+  return %first, %between, %late : tensor<?x3x32xf32>, tensor<?x3x32xf32>, tensor<?x3x32xf32>
+}
+
 // A value that something reads before its consumer's place stays where it
 // is: the fused generic would come after that reader.
 // CHECK-LABEL: func.func @read_before

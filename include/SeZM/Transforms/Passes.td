@@ -161,7 +161,11 @@ def FuseElementwise : Pass<"sezm-fuse-elementwise", "::mlir::func::FuncOp"> {
     later reader gets a copy of it, and of the cheap producers it reads
     whose values are dead there, which fuses into that reader, so that it
     is not stored from the forward to the backward (refused where more
-    than one tensor of its size would then stay alive longer). A
+    than one tensor of its size would then stay alive longer); likewise a
+    product over the middle axis by a small w that a reader reads again
+    after other sezm ops have run is computed again in front of that
+    reader (DPA4's first messages, read at the start of the step and at
+    the end of its backward). A
     `linalg.broadcast` or `linalg.fill` that
     such generics read in place first becomes, in each of them, a read of
     its input broadcast, so that the broadcast tensor (an (E, 4, 64) copy of
