@@ -684,11 +684,12 @@ static std::optional<int64_t> rowElements(Type type) {
 static SmallVector<Operation *> contractionRecomputation(linalg::GenericOp root,
                                                          Operation *point) {
   std::optional<int64_t> budget = rowElements(root->getResultTypes()[0]);
-  if (!budget || *budget == 0)
+  auto fill = root.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!budget || *budget == 0 || failed(extentSource(fill.getOutputs()[0])))
     return {};
   llvm::SetVector<Operation *> ops;
   ops.insert(root);
-  ops.insert(root.getDpsInits()[0].getDefiningOp());
+  ops.insert(fill);
   int64_t extended = 0;
   for (size_t next = 0; next < ops.size(); ++next) {
     Operation *op = ops[next];
