@@ -449,22 +449,6 @@ static linalg::GenericOp fuseOneProducer(RewriterBase &rewriter,
 static constexpr int64_t kMaxRecomputedOps = 8;
 static constexpr int64_t kMaxRecomputedGenerics = 6;
 
-/// A plain elementwise generic of one result whose body only computes
-/// (arith and math ops, no loads, few of them): cheaper to compute again
-/// where a later reader needs it than to store it until then.
-static bool isCheapToRecompute(linalg::GenericOp generic) {
-  if (!isPlainElementwise(generic) || generic->getNumResults() != 1 ||
-      !isUnreadInit(generic, generic.getDpsInitsMutable()[0]))
-    return false;
-  Block &body = generic.getRegion().front();
-  if (static_cast<int64_t>(body.getOperations().size()) - 1 > kMaxRecomputedOps)
-    return false;
-  return llvm::all_of(body.without_terminator(), [](Operation &op) {
-    return isa<arith::ArithDialect, math::MathDialect>(op.getDialect()) &&
-           isPure(&op) && op.getNumRegions() == 0;
-  });
-}
-
 /// Whether `value` is read at or after `point`, an op of the block that
 /// defines it (or it is defined outside that block, and so live there).
 static bool isReadFrom(Value value, Operation *point) {
@@ -513,6 +497,48 @@ static Value emptyLike(RewriterBase &rewriter, Location loc, Value like) {
                                  type.getElementType(), extents);
 }
 
+/// A plain elementwise generic of one result whose body only computes
+/// (arith and math ops, no loads, few of them) and whose destination can be
+/// made again (extentSource): cheaper to compute again where a later reader
+/// needs it than to store it until then.
+static bool isCheapToRecompute(linalg::GenericOp generic) {
+  if (!isPlainElementwise(generic) || generic->getNumResults() != 1 ||
+      !isUnreadInit(generic, generic.getDpsInitsMutable()[0]))
+    return false;
+  Block &body = generic.getRegion().front();
+  if (static_cast<int64_t>(body.getOperations().size()) - 1 > kMaxRecomputedOps)
+    return false;
+  return succeeded(extentSource(generic.getDpsInits()[0])) &&
+         llvm::all_of(body.without_terminator(), [](Operation &op) {
+           return isa<arith::ArithDialect, math::MathDialect>(
+                      op.getDialect()) &&
+                  isPure(&op) && op.getNumRegions() == 0;
+         });
+}
+
+/// Copies `ops` (in program order; generics, fills, reshapes) in front of
+/// `reader`. A destination no body reads is made anew (the original would
+/// have to live until here); one that is read (a contraction's fill) is
+/// the copy's.
+static IRMapping copyInFront(RewriterBase &rewriter, ArrayRef<Operation *> ops,
+                             Operation *reader) {
+  rewriter.setInsertionPoint(reader);
+  IRMapping mapping;
+  for (Operation *op : ops) {
+    OpOperand *init = nullptr;
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+      init = &dps.getDpsInitsMutable()[0];
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    Value empty = init && (!generic || isUnreadInit(generic, *init))
+                      ? emptyLike(rewriter, op->getLoc(), init->get())
+                      : Value();
+    Operation *copy = rewriter.clone(*op, mapping);
+    if (empty)
+      copy->setOperand(init->getOperandNumber(), empty);
+  }
+  return mapping;
+}
+
 /// The generics, in program order, that recompute `root` at `point` from
 /// values live there anyway: `root` and, transitively, each cheap producer
 /// it reads in place whose value is not read from `point` on. Empty where
@@ -539,8 +565,7 @@ static SmallVector<Operation *> recomputation(linalg::GenericOp root,
         continue;
       auto producer = value.getDefiningOp<linalg::GenericOp>();
       if (producer && producer->getBlock() == root->getBlock() &&
-          isCheapToRecompute(producer) &&
-          succeeded(extentSource(producer.getDpsInits()[0])))
+          isCheapToRecompute(producer))
         generics.insert(producer);
       else
         extended.insert(value);
@@ -568,20 +593,18 @@ static void recomputeForLaterReaders(RewriterBase &rewriter,
                                      func::FuncOp func) {
   SmallVector<linalg::GenericOp> roots;
   func.walk([&](linalg::GenericOp generic) {
-    if (isCheapToRecompute(generic) &&
-        succeeded(extentSource(generic.getDpsInits()[0])))
+    if (isCheapToRecompute(generic))
       roots.push_back(generic);
   });
   for (linalg::GenericOp root : roots) {
     Value value = root->getResult(0);
     // Extents are read without keeping the value (detachExtents, once the
     // value qualifies).
-    SmallVector<Operation *> readers;
+    llvm::SmallSetVector<Operation *, 4> distinct;
     for (Operation *user : value.getUsers())
       if (!isa<tensor::DimOp>(user))
-        readers.push_back(user);
-    llvm::sort(readers);
-    readers.erase(llvm::unique(readers), readers.end());
+        distinct.insert(user);
+    SmallVector<Operation *> readers(distinct.begin(), distinct.end());
     if (readers.size() < 2 || llvm::any_of(readers, [&](Operation *reader) {
           return reader->getBlock() != root->getBlock();
         }))
@@ -618,16 +641,7 @@ static void recomputeForLaterReaders(RewriterBase &rewriter,
       continue;
     detachExtents(rewriter, value);
     for (Operation *reader : later) {
-      rewriter.setInsertionPoint(reader);
-      IRMapping mapping;
-      for (Operation *op : generics) {
-        auto generic = cast<linalg::GenericOp>(op);
-        OpOperand &init = generic.getDpsInitsMutable()[0];
-        Value empty = emptyLike(rewriter, generic.getLoc(), init.get());
-        Operation *copy = rewriter.clone(*generic, mapping);
-        copy->setOperand(init.getOperandNumber(), empty);
-      }
-      Value copied = mapping.lookup(value);
+      Value copied = copyInFront(rewriter, generics, reader).lookup(value);
       rewriter.modifyOpInPlace(reader, [&] {
         for (OpOperand &use : reader->getOpOperands())
           if (use.get() == value)
@@ -708,8 +722,7 @@ static SmallVector<Operation *> contractionRecomputation(linalg::GenericOp root,
       auto generic = dyn_cast_or_null<linalg::GenericOp>(producer);
       if (producer && producer->getBlock() == root->getBlock() &&
           (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(producer) ||
-           (isCheapToRecompute(generic) &&
-            succeeded(extentSource(generic.getDpsInits()[0]))))) {
+           isCheapToRecompute(generic))) {
         ops.insert(producer);
         continue;
       }
@@ -772,26 +785,7 @@ static void recomputeContractionsForLateReaders(RewriterBase &rewriter,
         ops = contractionRecomputation(root, reader);
       if (!ops.empty()) {
         detachExtents(rewriter, value);
-        rewriter.setInsertionPoint(reader);
-        IRMapping mapping;
-        for (Operation *op : ops) {
-          // Destinations no body reads are made anew (the original ones
-          // would have to live until here); the root's is its fill's copy.
-          Value destination;
-          if (auto fill = dyn_cast<linalg::FillOp>(op))
-            destination = fill.getOutputs()[0];
-          else if (auto generic = dyn_cast<linalg::GenericOp>(op);
-                   generic && generic != root)
-            destination = generic.getDpsInits()[0];
-          Value empty = destination
-                            ? emptyLike(rewriter, op->getLoc(), destination)
-                            : Value();
-          Operation *copy = rewriter.clone(*op, mapping);
-          if (empty)
-            cast<DestinationStyleOpInterface>(copy).getDpsInitsMutable()[0].set(
-                empty);
-        }
-        current = mapping.lookup(value);
+        current = copyInFront(rewriter, ops, reader).lookup(value);
       }
       rewriter.modifyOpInPlace(reader, [&] { use->set(current); });
     }
