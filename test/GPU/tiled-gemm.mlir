@@ -66,50 +66,6 @@ func.func @odd_depth(%a: tensor<?x42xf32>, %b: tensor<42x64xf32>) -> tensor<?x64
   return %y : tensor<?x64xf32>
 }
 
-// A product by a transposed matrix (autodiff's dY W^T): the transpose is
-// fused into the GEMM (no kernel of its own), which stages B from W itself,
-// a word a copy, element [k][column] from W[column][k].
-// CHECK-LABEL: func.func @transposed_rhs
-// CHECK-NOT: linalg.transpose
-// CHECK: gpu.launch {{.*}} function(@tiled_matmul) workgroup({{.*}}, {{.*}} : memref<2x16x32xf32, #gpu.address_space<workgroup>>)
-// CHECK: nvgpu.device_async_copy {{.*}}, 1 : memref<32x64xf32> to memref<2x16x32xf32, #gpu.address_space<workgroup>>
-// CHECK-NOT: gpu.launch
-// CHECK-NOT: linalg.
-func.func @transposed_rhs(%dy: tensor<?x64xf32>, %w: tensor<32x64xf32>)
-    -> tensor<?x32xf32> {
-  %zero = arith.constant 0.0 : f32
-  %c0 = arith.constant 0 : index
-  %n = tensor.dim %dy, %c0 : tensor<?x64xf32>
-  %t0 = tensor.empty() : tensor<64x32xf32>
-  %wt = linalg.transpose ins(%w : tensor<32x64xf32>)
-      outs(%t0 : tensor<64x32xf32>) permutation = [1, 0]
-  %e = tensor.empty(%n) : tensor<?x32xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x32xf32>) -> tensor<?x32xf32>
-  %y = linalg.matmul ins(%dy, %wt : tensor<?x64xf32>, tensor<64x32xf32>)
-      outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
-  return %y : tensor<?x32xf32>
-}
-
-// A transpose that something else reads too is its own kernel.
-// CHECK-LABEL: func.func @transpose_kept
-// CHECK: linalg.transpose {{.*}}kernel_config<strategy = loops, kernel = "transpose">
-// CHECK: function(@tiled_matmul)
-// CHECK: nvgpu.device_async_copy {{.*}}, 4 : memref<64x32xf32> to memref<2x16x32xf32, #gpu.address_space<workgroup>>
-func.func @transpose_kept(%dy: tensor<?x64xf32>, %w: tensor<32x64xf32>)
-    -> (tensor<?x32xf32>, tensor<64x32xf32>) {
-  %zero = arith.constant 0.0 : f32
-  %c0 = arith.constant 0 : index
-  %n = tensor.dim %dy, %c0 : tensor<?x64xf32>
-  %t0 = tensor.empty() : tensor<64x32xf32>
-  %wt = linalg.transpose ins(%w : tensor<32x64xf32>)
-      outs(%t0 : tensor<64x32xf32>) permutation = [1, 0]
-  %e = tensor.empty(%n) : tensor<?x32xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x32xf32>) -> tensor<?x32xf32>
-  %y = linalg.matmul ins(%dy, %wt : tensor<?x64xf32>, tensor<64x32xf32>)
-      outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
-  return %y, %wt : tensor<?x32xf32>, tensor<64x32xf32>
-}
-
 // An init that is not a constant fill is read: each sum starts from it.
 // CHECK-LABEL: func.func @accumulate
 // CHECK: gpu.launch {{.*}} function(@tiled_matmul)

@@ -21,12 +21,9 @@ KernelIO::KernelIO(Operation *op, OpBuilder &builder, LoopTarget target)
     kernelEmitter.loopAttr = NamedAttribute(
         StringAttr::get(op->getContext(), kKernelConfigAttr), config);
   results.resize(op->getNumResults());
-  // And the operands of what the kernel computes where it would read it,
-  // and of what that computes in turn (a GEMM epilogue's product, reading
-  // a transposed matrix).
   llvm::append_range(operands, op->getOperands());
-  for (size_t i = 0; i < operands.size(); ++i)
-    if (Operation *producer = operands[i].getDefiningOp();
+  for (Value operand : op->getOperands())
+    if (Operation *producer = operand.getDefiningOp();
         producer && isFusedIntoUser(producer))
       llvm::append_range(operands, producer->getOperands());
   for (Value operand : operands) {

@@ -134,20 +134,13 @@ void emitRowsProduct(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config,
                      llvm::function_ref<void(Idx, Idx, Num)> store) {
   Emitter &em = io.emitter();
   auto rhsType = cast<RankedTensorType>(op.getInputs()[1].getType());
-  // A transposed matrix (autodiff's W^T) the strategy room fused: its
-  // source is staged, each element read where the transpose put it.
-  auto transpose = op.getInputs()[1].getDefiningOp<linalg::TransposeOp>();
-  bool transposed = transpose && isFusedIntoUser(transpose);
-  Value lhs = io.in(op.getInputs()[0]),
-        rhs = io.in(transposed ? transpose.getInput() : op.getInputs()[1]);
+  Value lhs = io.in(op.getInputs()[0]), rhs = io.in(op.getInputs()[1]);
   std::optional<double> filled = getConstantFillValue(op.getOutputs()[0]);
   Value init = filled ? Value() : io.in(op.getOutputs()[0]);
   auto placeA = [&](Idx, Idx row, Idx k) -> SmallVector<Idx> {
     return {row, k};
   };
   auto placeB = [&](Idx, Idx k, Idx column) -> SmallVector<Idx> {
-    if (transposed)
-      return {column, k};
     return {k, column};
   };
   auto loadInit = [&](Idx, Idx row, Idx column) {
@@ -157,7 +150,7 @@ void emitRowsProduct(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config,
     store(row, column, value);
   };
   GemmOperand a{lhs, placeA, alignedGroup(lhs, rhsType.getDimSize(0))},
-      b{rhs, placeB, transposed ? 1 : alignedGroup(rhs, rhsType.getDimSize(1))};
+      b{rhs, placeB, alignedGroup(rhs, rhsType.getDimSize(1))};
   GemmProblem problem{em.dim(lhs, 0),
                       /*batches=*/1,
                       rhsType.getDimSize(0),
@@ -283,23 +276,7 @@ linalg::GenericOp computableOperand(Value operand) {
   return producer;
 }
 
-linalg::TransposeOp transposedRhs(OpOperand &use) {
-  auto matmul = dyn_cast<linalg::MatmulOp>(use.getOwner());
-  auto transpose = use.get().getDefiningOp<linalg::TransposeOp>();
-  if (!matmul || !transpose || use.getOperandNumber() != 1 ||
-      !use.get().hasOneUse() || !transpose.hasPureTensorSemantics() ||
-      transpose.getPermutation() != ArrayRef<int64_t>{1, 0} ||
-      !cast<RankedTensorType>(transpose.getInput().getType()).hasStaticShape())
-    return {};
-  const Microkernel *chosen = firstMicrokernelFor(matmul);
-  if (!chosen || chosen->name != "tiled_matmul")
-    return {};
-  return transpose;
-}
-
 StringRef kernelComputingOperand(OpOperand &use) {
-  if (transposedRhs(use))
-    return "tiled_matmul";
   if (!computableOperand(use.get()))
     return {};
   Operation *user = use.getOwner();

@@ -77,14 +77,9 @@ SmallVector<kernel::Num> emitPayloadAt(linalg::GenericOp op, KernelIO &io,
 /// read through projections, a scalar payload, not a GEMM's epilogue; null
 /// where none is.
 linalg::GenericOp computableOperand(Value operand);
-/// The transpose of a static matrix that `use`, the right operand of a
-/// matmul that the strategy room gives the tiled GEMM, alone reads: the
-/// GEMM stages the matrix itself, reading it transposed; null where none is.
-linalg::TransposeOp transposedRhs(OpOperand &use);
 /// The kernel that computes operand `use` as it loads it, where the user's
-/// microkernel does (a segment_reduce's values, a middle-axis product's x,
-/// a tiled GEMM's transposed right operand) and computableOperand or
-/// transposedRhs allows; empty where none does.
+/// microkernel does (a segment_reduce's values, a middle-axis product's x)
+/// and computableOperand allows; empty where none does.
 StringRef kernelComputingOperand(OpOperand &use);
 /// A buffer of `operand`'s shape: its own, or where its producer is
 /// computed in this kernel, the producer's destination.

@@ -65,7 +65,7 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
           /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
           GemmPrecision::IEEE, /*warpTile=*/{});
   // An operand that its one user's kernel computes as it loads it.
-  if (isa<linalg::GenericOp, linalg::TransposeOp>(op) && op->hasOneUse())
+  if (isa<linalg::GenericOp>(op) && op->hasOneUse())
     if (StringRef kernel =
             microkernels::kernelComputingOperand(*op->use_begin());
         !kernel.empty())
