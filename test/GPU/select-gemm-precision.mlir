@@ -23,7 +23,7 @@
 // MIN: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 1, workgroup_tile = [128, 32, 16], precision = tf32x3, warp_tile = [32, 16]
 // MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 1, workgroup_tile = [128, 64, 16], precision = tf32x3, warp_tile = [32, 32]
 // MIN: 2 sezm.envelope_aggregate_grad strategy = microkernel, kernel = "envelope_aggregate_grad"
-// MIN: 8 sezm.gate strategy = microkernel, kernel = "gate", blocks_per_sm = 8
+// MIN: 8 sezm.gate strategy = microkernel, kernel = "gate", blocks_per_sm = 16
 // MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 1, workgroup_tile = [128, 32, 16], precision = tf32x3, warp_tile = [32, 16]
 // MIN: 10 sezm.rotate_mix strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8
 // MIN: 12 sezm.so2_linear strategy = microkernel, kernel = "so2_linear", blocks_per_sm = 1, workgroup_tile = [128, 128, 16, 128, 96, 16], precision = tf32x3, warp_tile = [32, 64, 32, 48]

@@ -47,7 +47,7 @@
 // The focus scales and their backward fold into the aggregation (forward and
 // backward), sezm-fuse-focus-scale.
 // MIN-NOT: sezm.focus_scale
-// MIN: 8 sezm.gate strategy = microkernel, kernel = "gate", blocks_per_sm = 8
+// MIN: 8 sezm.gate strategy = microkernel, kernel = "gate", blocks_per_sm = 16
 // MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]
 // MIN: 10 sezm.rotate_mix strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8
 // MIN-NEXT: 1 sezm.rotate_mix_grad strategy = microkernel, kernel = "rotate_mix_grad"

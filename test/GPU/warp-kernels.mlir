@@ -186,30 +186,3 @@ func.func @gather_vectors(%g: tensor<?x3xf32>, %order: tensor<?xi64>,
       : (tensor<?x3xf32>, tensor<?xi64>, tensor<?xi64>) -> tensor<?x3xf32>
   return %ge : tensor<?x3xf32>
 }
-
-// A gate: a warp takes 4 edges (blocks of 4 warps, 16 edges), each weight
-// gw[k, n] loaded once and added into the 4 edges' logits (each edge's l = 0
-// row handed round by shuffles, 64 channels: 2 passes of the warp); a warp
-// whose 4 edges are not all there takes them one at a time (the else
-// branch's loop), with a load of the weights per edge.
-// CHECK-LABEL: func.func @gate
-// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %{{.*}}, %c16
-// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[BLOCKS]], {{.*}}) threads({{.*}}) in ({{.*}} = %c32{{.*}}, {{.*}} = %c4{{.*}}, {{.*}}) function(@gate)
-// CHECK: scf.if
-// CHECK-COUNT-4: gpu.shuffle idx
-// CHECK-NOT: gpu.shuffle
-// CHECK: %[[W:.*]] = memref.load %{{.*}} : memref<1x64x192xf32>
-// CHECK-COUNT-4: arith.mulf %{{.*}}, %[[W]] fastmath<contract>
-// CHECK: } else {
-// CHECK: scf.for
-// CHECK: gpu.shuffle idx
-// CHECK-NOT: gpu.shuffle
-// CHECK: memref.load %{{.*}} : memref<1x64x192xf32>
-// CHECK: gpu.terminator
-// CHECK-NOT: sezm.gate
-func.func @gate(%z: tensor<?x10x64xf32>, %gw: tensor<1x64x192xf32>)
-    -> tensor<?x10x64xf32> {
-  %a = sezm.gate %z weight %gw lmax = 3 focus = 1
-      : (tensor<?x10x64xf32>, tensor<1x64x192xf32>) -> tensor<?x10x64xf32>
-  return %a : tensor<?x10x64xf32>
-}

@@ -2,11 +2,10 @@
 //
 // A gate's logits are, per edge and focus stream, the l = 0 row (Cf) times
 // gw (Cf x lmax*Cf): about 4 GFLOP for SeZM-min at 4096 atoms, where the
-// gated rows are gigabytes. So one warp takes a few edges: its lanes hold
-// their streams' l = 0 rows, hand them round by shuffles, and each lane sums
-// the logits of its own channel at every degree, each weight loaded once
-// for the warp's edges, then gates that channel's rows, all of it between
-// loading the rows and storing them: no gate goes
+// gated rows are gigabytes. So one warp takes an edge: its lanes hold the
+// stream's l = 0 row, hand it round by shuffles, and each lane sums the
+// logits of its own channel at every degree, then gates that channel's
+// rows, all of it between loading the rows and storing them: no gate goes
 // through device memory, where a GEMM of the logits and an elementwise
 // launch reading them back cost more (docs/performance.md, stop 51). gate_grad
 // does the same for the rows of degree l >= 1 and each gate's d logit; its
@@ -38,83 +37,52 @@ bool gateShapesTaken(Value z, int64_t lmax, int64_t focus) {
   return (type.getDimSize(2) / focus) % kWarpSize == 0;
 }
 
-/// Consecutive edges a warp takes: each weight a lane loads feeds that many
-/// edges' logits (one edge a warp was bound by the L1 traffic of loading
-/// gw, Cf * lmax * Cf words per edge).
-constexpr int64_t kGateEdgesPerWarp = 4;
-
-/// kGateEdgesPerWarp edges per warp over every focus stream f of z (E,
-/// 3*lmax+1, F*Cf): body(e, f, c, z[e, 0, c], gates) for each channel c of
-/// the stream that the lane takes (Cf / 32 of them), gates[l - 1] =
-/// sigmoid(z[e, 0, f] gw[f][:, (l-1)*Cf + c - f*Cf]) for l = 1..lmax, summed
-/// from zero over the stream's channels in order. The warp with the last
-/// edges, where they are fewer, takes them one at a time: a guard per edge
-/// would let LLVM sink each edge's sums into its guarded block, and keep
-/// every weight loaded live until then.
+/// One warp per edge over every focus stream f of z (E, 3*lmax+1, F*Cf):
+/// body(e, f, c, z[e, 0, c], gates) for each channel c of the stream that
+/// the lane takes (Cf / 32 of them), gates[l - 1] = sigmoid(z[e, 0, f]
+/// gw[f][:, (l-1)*Cf + c - f*Cf]) for l = 1..lmax, summed from zero over the
+/// stream's channels in order.
 void forEachEdgeGates(
     Emitter &em, StringRef name, int64_t blocksPerSm, Value z, Value gw,
     int64_t lmax, int64_t focus, int64_t width,
     llvm::function_ref<void(Idx, int64_t, Idx, Num, ArrayRef<Num>)> body) {
-  const int64_t passes = width / kWarpSize, group = kGateEdgesPerWarp;
+  const int64_t passes = width / kWarpSize;
   Idx edges = em.dim(z, 0);
   em.launchKernel(
-      name, {ceilDiv(edges, kWarpsPerBlock * group), Idx(1), Idx(1)},
+      name, {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
       [&](const LaunchIds &ids) {
-        Idx first =
-            (ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1]) * Idx(group);
+        Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
         Idx lane = ids.thread[0];
-        // The gates of edges `groupEdges`, each weight loaded once for all.
-        auto gatesOf = [&](ArrayRef<Idx> groupEdges) {
-          const int64_t count = groupEdges.size();
+        em.ifThen(e < edges, [&] {
           for (int64_t f = 0; f < focus; ++f) {
             auto channel = [&](int64_t p) {
               return Idx(f * width + p * kWarpSize) + lane;
             };
-            SmallVector<SmallVector<Num>> rows(count);
-            for (int64_t i = 0; i < count; ++i)
-              for (int64_t p = 0; p < passes; ++p)
-                rows[i].push_back(
-                    em.load(z, {groupEdges[i], Idx(0), channel(p)}));
-            // logits[i][p * lmax + l - 1]: edge i's, the lane's channel of
-            // pass p, each from zero as the loop kernel's (so the first
-            // product, too, is an FMA's: fma(z0, w0, 0), then fma(z1, w1,
-            // ...)).
-            SmallVector<SmallVector<Num>> logits(
-                count, SmallVector<Num>(passes * lmax, Num(0.0)));
+            SmallVector<Num> row;
+            for (int64_t p = 0; p < passes; ++p)
+              row.push_back(em.load(z, {e, Idx(0), channel(p)}));
+            // logits[p * lmax + l - 1]: the lane's channel of pass p, each
+            // from zero as the loop kernel's (so the first product, too, is
+            // an FMA's: fma(z0, w0, 0), then fma(z1, w1, ...)).
+            SmallVector<Num> logits(passes * lmax, Num(0.0));
             for (int64_t k = 0; k < width; ++k) {
-              SmallVector<Num> zk;
-              for (int64_t i = 0; i < count; ++i)
-                zk.push_back(
-                    em.shuffleFrom(rows[i][k / kWarpSize], k % kWarpSize));
+              Num zk = em.shuffleFrom(row[k / kWarpSize], k % kWarpSize);
               for (int64_t p = 0; p < passes; ++p)
                 for (int64_t l = 1; l <= lmax; ++l) {
                   Idx n = Idx((l - 1) * width + p * kWarpSize) + lane;
-                  Num w = em.load(gw, {Idx(f), Idx(k), n});
-                  for (int64_t i = 0; i < count; ++i) {
-                    Num &sum = logits[i][p * lmax + l - 1];
-                    sum = sum + zk[i] * w;
-                  }
+                  Num &sum = logits[p * lmax + l - 1];
+                  sum = sum + zk * em.load(gw, {Idx(f), Idx(k), n});
                 }
             }
-            for (int64_t i = 0; i < count; ++i)
-              for (int64_t p = 0; p < passes; ++p) {
-                SmallVector<Num> gates;
-                for (int64_t l = 1; l <= lmax; ++l)
-                  gates.push_back(sigmoid(logits[i][p * lmax + l - 1]));
-                body(groupEdges[i], f, channel(p), rows[i][p], gates);
-              }
+            for (int64_t p = 0; p < passes; ++p) {
+              SmallVector<Num> gates;
+              for (int64_t l = 1; l <= lmax; ++l)
+                gates.push_back(sigmoid(logits[p * lmax + l - 1]));
+              body(e, f, channel(p), row[p], gates);
+            }
           }
-        };
-        em.ifThenElse(
-            first + Idx(group - 1) < edges,
-            [&] {
-              SmallVector<Idx> groupEdges;
-              for (int64_t i = 0; i < group; ++i)
-                groupEdges.push_back(first + Idx(i));
-              gatesOf(groupEdges);
-            },
-            [&] { em.forRange(first, edges, [&](Idx e) { gatesOf({e}); }); });
+        });
       },
       blocksPerSm);
 }

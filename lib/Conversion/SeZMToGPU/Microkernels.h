@@ -123,10 +123,10 @@ bool equivariantRmsNormGradApplies(EquivariantRmsNormGradOp op);
 void emitEquivariantRmsNormGrad(EquivariantRmsNormGradOp op, KernelIO &io,
                                 KernelConfigAttr config);
 /// Blocks (of kWarpsPerBlock warps) per multiprocessor the gates' warp
-/// kernels ask for: at most 64 registers a thread, which a warp's 4 edges'
-/// logits take with nothing spilled (one edge a warp took 32 at 16 blocks;
-/// gate_grad took 122 unasked).
-constexpr int64_t kGateWarpBlocksPerSm = 8;
+/// kernels ask for: at most 32 registers a thread (no spills), every warp
+/// slot filled, so that enough edges' loads are in flight (gate_grad took
+/// 122 unasked).
+constexpr int64_t kGateWarpBlocksPerSm = 16;
 bool gateApplies(GateOp op);
 void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config);
 bool gateGradApplies(GateGradOp op);
