@@ -111,6 +111,8 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
                                                     0),
       microkernel<GateOp, gateApplies, emitGate, true>("gate",
                                                        kGateWarpBlocksPerSm),
+      microkernel<GateOp, residentGateApplies, emitResidentGate, true>(
+          "gate_resident", kGateResidentBlocksPerSm),
       microkernel<linalg::MatmulOp, isNarrowMatmul, emitNarrowMatmul, true>(
           "narrow_matmul", 0),
       microkernel<linalg::MatmulOp, isSmallMatmul, emitSmallMatmul, true>(

@@ -41,27 +41,58 @@ bool gateShapesTaken(Value z, int64_t lmax, int64_t focus) {
 /// body(e, f, c, z[e, 0, c], gates) for each channel c of the stream that
 /// the lane takes (Cf / 32 of them), gates[l - 1] = sigmoid(z[e, 0, f]
 /// gw[f][:, (l-1)*Cf + c - f*Cf]) for l = 1..lmax, summed from zero over the
-/// stream's channels in order.
+/// stream's channels in order; the body's rowAt(i) is loadRow(e, c, i), for
+/// i < rowCount. With `resident`, each warp loads the columns of gw its
+/// lanes use into registers once and then takes edges a grid apart, where a
+/// warp per edge loads a weight for every product; and it loads each edge's
+/// rows before the logits, so that they are in flight together, where a warp
+/// per edge (32 registers) loads each as the body asks.
 void forEachEdgeGates(
-    Emitter &em, StringRef name, int64_t blocksPerSm, Value z, Value gw,
-    int64_t lmax, int64_t focus, int64_t width,
-    llvm::function_ref<void(Idx, int64_t, Idx, Num, ArrayRef<Num>)> body) {
+    Emitter &em, StringRef name, int64_t blocksPerSm, bool resident, Value z,
+    Value gw, int64_t lmax, int64_t focus, int64_t width, int64_t rowCount,
+    llvm::function_ref<Num(Idx, Idx, int64_t)> loadRow,
+    llvm::function_ref<void(Idx, int64_t, Idx, Num, ArrayRef<Num>,
+                            llvm::function_ref<Num(int64_t)>)>
+        body) {
   const int64_t passes = width / kWarpSize;
   Idx edges = em.dim(z, 0);
+  Idx blocks = ceilDiv(edges, kWarpsPerBlock);
+  if (resident)
+    blocks = min(blocks, Idx(kGateResidentBlocks));
   em.launchKernel(
-      name, {ceilDiv(edges, kWarpsPerBlock), Idx(1), Idx(1)},
+      name, {blocks, Idx(1), Idx(1)},
       {Idx(kWarpSize), Idx(kWarpsPerBlock), Idx(1)}, {},
       [&](const LaunchIds &ids) {
-        Idx e = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
         Idx lane = ids.thread[0];
-        em.ifThen(e < edges, [&] {
+        auto column = [&](int64_t p, int64_t l) {
+          return Idx((l - 1) * width + p * kWarpSize) + lane;
+        };
+        // held[((f * width + k) * passes + p) * lmax + l - 1].
+        SmallVector<Num> held;
+        if (resident)
+          for (int64_t f = 0; f < focus; ++f)
+            for (int64_t k = 0; k < width; ++k)
+              for (int64_t p = 0; p < passes; ++p)
+                for (int64_t l = 1; l <= lmax; ++l)
+                  held.push_back(em.load(gw, {Idx(f), Idx(k), column(p, l)}));
+        auto weight = [&](int64_t f, int64_t k, int64_t p, int64_t l) {
+          if (resident)
+            return held[((f * width + k) * passes + p) * lmax + l - 1];
+          return em.load(gw, {Idx(f), Idx(k), column(p, l)});
+        };
+        auto gateEdge = [&](Idx e) {
           for (int64_t f = 0; f < focus; ++f) {
             auto channel = [&](int64_t p) {
               return Idx(f * width + p * kWarpSize) + lane;
             };
             SmallVector<Num> row;
-            for (int64_t p = 0; p < passes; ++p)
+            SmallVector<SmallVector<Num>> rows(passes);
+            for (int64_t p = 0; p < passes; ++p) {
               row.push_back(em.load(z, {e, Idx(0), channel(p)}));
+              if (resident)
+                for (int64_t i = 0; i < rowCount; ++i)
+                  rows[p].push_back(loadRow(e, channel(p), i));
+            }
             // logits[p * lmax + l - 1]: the lane's channel of pass p, each
             // from zero as the loop kernel's (so the first product, too, is
             // an FMA's: fma(z0, w0, 0), then fma(z1, w1, ...)).
@@ -70,29 +101,38 @@ void forEachEdgeGates(
               Num zk = em.shuffleFrom(row[k / kWarpSize], k % kWarpSize);
               for (int64_t p = 0; p < passes; ++p)
                 for (int64_t l = 1; l <= lmax; ++l) {
-                  Idx n = Idx((l - 1) * width + p * kWarpSize) + lane;
                   Num &sum = logits[p * lmax + l - 1];
-                  sum = sum + zk * em.load(gw, {Idx(f), Idx(k), n});
+                  sum = sum + zk * weight(f, k, p, l);
                 }
             }
             for (int64_t p = 0; p < passes; ++p) {
               SmallVector<Num> gates;
               for (int64_t l = 1; l <= lmax; ++l)
                 gates.push_back(sigmoid(logits[p * lmax + l - 1]));
-              body(e, f, channel(p), row[p], gates);
+              body(e, f, channel(p), row[p], gates, [&](int64_t i) {
+                return resident ? rows[p][i] : loadRow(e, channel(p), i);
+              });
             }
           }
-        });
+        };
+        Idx warp = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
+        if (resident)
+          em.forRangeStep(warp, edges, blocks * Idx(kWarpsPerBlock), gateEdge);
+        else
+          em.ifThen(warp < edges, [&] { gateEdge(warp); });
       },
       blocksPerSm);
 }
-} // namespace
 
-bool gateApplies(GateOp op) {
-  return gateShapesTaken(op.getZ(), op.getLmax(), op.getFocus());
+/// Whether a warp's lanes can hold the columns of gw they use: focus *
+/// (Cf / 32) * lmax * Cf words a lane.
+bool gateWeightsFitLanes(Value z, int64_t lmax, int64_t focus) {
+  int64_t width = cast<RankedTensorType>(z.getType()).getDimSize(2) / focus;
+  return focus * (width / kWarpSize) * lmax * width <= kGateHeldWeightsPerLane;
 }
 
-void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config) {
+void emitGateKernel(GateOp op, KernelIO &io, KernelConfigAttr config,
+                    bool resident) {
   Emitter &em = io.emitter();
   SO2Layout layout{static_cast<int64_t>(op.getLmax())};
   int64_t focus = op.getFocus();
@@ -101,16 +141,50 @@ void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config) {
   Value acc = op.getAcc() ? io.in(op.getAcc()) : Value();
   Value out =
       io.allocate(0, {em.dim(z, 0), Idx(layout.reducedRows()), Idx(channels)});
+  // The gated rows' values, then (with acc) every row's addend.
+  SmallVector<int64_t> gated;
+  for (int64_t l = 1; l <= layout.lmax; ++l)
+    llvm::append_range(gated, layout.reducedRowsOfDegree(l));
+  int64_t values = gated.size();
+  auto loadRow = [&](Idx e, Idx c, int64_t i) {
+    if (i < values)
+      return em.load(z, {e, Idx(gated[i]), c});
+    return em.load(acc, {e, Idx(i == values ? 0 : gated[i - values - 1]), c});
+  };
   forEachEdgeGates(em, config.getKernel().getValue(), config.getBlocksPerSm(),
-                   z, gw, layout.lmax, focus, channels / focus,
-                   [&](Idx e, int64_t, Idx c, Num zs, ArrayRef<Num> gates) {
-                     em.storeAdded(zs * sigmoid(zs), acc, out, {e, Idx(0), c});
-                     for (int64_t l = 1; l <= layout.lmax; ++l)
-                       for (int64_t row : layout.reducedRowsOfDegree(l))
-                         em.storeAdded(em.load(z, {e, Idx(row), c}) *
-                                           gates[l - 1],
-                                       acc, out, {e, Idx(row), c});
+                   resident, z, gw, layout.lmax, focus, channels / focus,
+                   acc ? 2 * values + 1 : values, loadRow,
+                   [&](Idx e, int64_t, Idx c, Num zs, ArrayRef<Num> gates,
+                       llvm::function_ref<Num(int64_t)> rowAt) {
+                     auto store = [&](Num value, int64_t addend, int64_t row) {
+                       em.store(acc ? rowAt(values + addend) + value : value,
+                                out, {e, Idx(row), c});
+                     };
+                     store(zs * sigmoid(zs), 0, 0);
+                     for (auto [i, row] : llvm::enumerate(gated))
+                       store(rowAt(i) * gates[layout.degreeOfReduced(row) - 1],
+                             i + 1, row);
                    });
+}
+
+} // namespace
+
+bool gateApplies(GateOp op) {
+  return gateShapesTaken(op.getZ(), op.getLmax(), op.getFocus()) &&
+         !gateWeightsFitLanes(op.getZ(), op.getLmax(), op.getFocus());
+}
+
+void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config) {
+  emitGateKernel(op, io, config, /*resident=*/false);
+}
+
+bool residentGateApplies(GateOp op) {
+  return gateShapesTaken(op.getZ(), op.getLmax(), op.getFocus()) &&
+         gateWeightsFitLanes(op.getZ(), op.getLmax(), op.getFocus());
+}
+
+void emitResidentGate(GateOp op, KernelIO &io, KernelConfigAttr config) {
+  emitGateKernel(op, io, config, /*resident=*/true);
 }
 
 /// The input gradient alone: gw's gradient, a sum over every edge, is
@@ -141,24 +215,36 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
   // The rows of degree l >= 1, and d logit of every gate.
   Value logitGrad =
       io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
-  // The warp kernel asks what the forward gate's does; the configuration's
-  // blocks per multiprocessor are the l = 0 row's GEMM's.
-  forEachEdgeGates(em, name, kGateWarpBlocksPerSm, z, gw, lmax, focus, width,
-                   [&](Idx e, int64_t f, Idx c, Num, ArrayRef<Num> gateValues) {
-                     Idx cf = c - Idx(f * width);
-                     for (int64_t l = 1; l <= lmax; ++l) {
-                       Num gate = gateValues[l - 1];
-                       std::optional<Num> gateGrad;
-                       for (int64_t row : layout.reducedRowsOfDegree(l)) {
-                         Num g = em.load(grad, {e, Idx(row), c});
-                         em.store(g * gate, zGrad, {e, Idx(row), c});
-                         Num term = g * em.load(z, {e, Idx(row), c});
-                         gateGrad = gateGrad ? *gateGrad + term : term;
-                       }
-                       em.store(*gateGrad * gate * (Num(1.0) - gate), logitGrad,
-                                {e, Idx(f), Idx((l - 1) * width) + cf});
-                     }
-                   });
+  // The warp kernel asks what the forward gate's does (resident where the
+  // lanes hold gw); the configuration's blocks per multiprocessor are the
+  // l = 0 row's GEMM's.
+  bool resident = gateWeightsFitLanes(op.getZ(), lmax, focus);
+  forEachEdgeGates(
+      em, name, resident ? kGateResidentBlocksPerSm : kGateWarpBlocksPerSm,
+      resident, z, gw, lmax, focus, width,
+      /*rowCount=*/6 * lmax,
+      [&](Idx e, Idx c, int64_t i) {
+        // Each row of degree >= 1's gradient, then its value.
+        int64_t row = layout.reducedRowsOfDegree(i / 6 + 1)[i % 6 / 2];
+        return em.load(i % 2 ? z : grad, {e, Idx(row), c});
+      },
+      [&](Idx e, int64_t f, Idx c, Num, ArrayRef<Num> gateValues,
+          llvm::function_ref<Num(int64_t)> rowAt) {
+        Idx cf = c - Idx(f * width);
+        int64_t next = 0;
+        for (int64_t l = 1; l <= lmax; ++l) {
+          Num gate = gateValues[l - 1];
+          std::optional<Num> gateGrad;
+          for (int64_t row : layout.reducedRowsOfDegree(l)) {
+            Num g = rowAt(next++);
+            em.store(g * gate, zGrad, {e, Idx(row), c});
+            Num term = g * rowAt(next++);
+            gateGrad = gateGrad ? *gateGrad + term : term;
+          }
+          em.store(*gateGrad * gate * (Num(1.0) - gate), logitGrad,
+                   {e, Idx(f), Idx((l - 1) * width) + cf});
+        }
+      });
   // The l = 0 row: the SiLU's gradient plus sum_k d logit_k gw[f, i, k],
   // gw read as (F, gates, Cf) rows that the GEMM stages contiguously.
   Value gwt = assembleWeights(io, (name + "_weights").str(), focus, gates,

@@ -127,8 +127,21 @@ void emitEquivariantRmsNormGrad(EquivariantRmsNormGradOp op, KernelIO &io,
 /// slot filled, so that enough edges' loads are in flight (gate_grad took
 /// 122 unasked).
 constexpr int64_t kGateWarpBlocksPerSm = 16;
+/// Words of gw a lane of a resident gate warp holds in registers (its
+/// channels' columns at every degree of every stream): DPA4-Mini's 32
+/// channels at lmax 2 take 64.
+constexpr int64_t kGateHeldWeightsPerLane = 64;
+/// Blocks per multiprocessor of a resident gate's warps: up to 128
+/// registers a thread, for the held weights.
+constexpr int64_t kGateResidentBlocksPerSm = 4;
+/// The most blocks a resident gate launches: four waves of
+/// kGateResidentBlocksPerSm on an H100's or H200's 132 multiprocessors, each
+/// warp then taking E / 8448 edges.
+constexpr int64_t kGateResidentBlocks = 2112;
 bool gateApplies(GateOp op);
 void emitGate(GateOp op, KernelIO &io, KernelConfigAttr config);
+bool residentGateApplies(GateOp op);
+void emitResidentGate(GateOp op, KernelIO &io, KernelConfigAttr config);
 bool gateGradApplies(GateGradOp op);
 ProductTiles gateGradTiles(GateGradOp op);
 void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config);

@@ -1,0 +1,68 @@
+// RUN: sezm-opt %s --split-input-file --sezm-select-lowering-strategy | FileCheck %s --check-prefix=CONFIG
+// RUN: sezm-opt %s --split-input-file --sezm-select-lowering-strategy --convert-sezm-to-gpu-kernels --canonicalize | FileCheck %s
+
+// A gate whose lanes can hold the columns of gw they use (DPA4-Mini's 32
+// channels at lmax 2: 64 words a lane) runs on resident warps: 4 blocks a
+// multiprocessor for the registers, at most 2112 blocks, gw loaded once
+// before a loop over the edges a grid apart, and each edge's rows loaded
+// before its logits' shuffles.
+// CONFIG-LABEL: func.func @resident
+// CONFIG: sezm.gate {{.*}}kernel = "gate_resident", blocks_per_sm = 4>
+// CONFIG-LABEL: func.func @resident_grad
+// CONFIG: sezm.gate_grad {{.*}}kernel = "gate_grad", blocks_per_sm = 2
+// CONFIG-LABEL: func.func @per_edge
+// CONFIG: sezm.gate {{.*}}kernel = "gate", blocks_per_sm = 16>
+
+// CHECK-LABEL: func.func @resident
+// CHECK: %[[BLOCKS:.*]] = arith.minui %{{.*}}, %c2112
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[BLOCKS]], {{.*}}) threads({{.*}}) in ({{.*}} = %c32, {{.*}} = %c4, {{.*}}) function(@gate_resident)
+// CHECK-COUNT-64: tensor.extract %arg1[%c0,
+// CHECK: %[[STRIDE:.*]] = arith.muli %[[BLOCKS]], %c4
+// CHECK: scf.for %[[E:.*]] = %{{.*}} to %{{.*}} step %[[STRIDE]]
+// CHECK-NOT: tensor.extract %arg1
+// CHECK-COUNT-7: tensor.extract %arg0[%[[E]], %c{{[0-6]}}, %{{.*}}]
+// CHECK-COUNT-32: gpu.shuffle
+// CHECK-COUNT-7: memref.store {{.*}}[%[[E]],
+// CHECK: nvvm.minctasm = 4
+func.func @resident(%z: tensor<?x7x32xf32>, %gw: tensor<1x32x64xf32>)
+    -> tensor<?x7x32xf32> {
+  %y = sezm.gate %z weight %gw lmax = 2 focus = 1
+      : (tensor<?x7x32xf32>, tensor<1x32x64xf32>) -> tensor<?x7x32xf32>
+  return %y : tensor<?x7x32xf32>
+}
+
+// -----
+
+// Its backward's warp kernel too: each edge's 6 gated rows' gradients and
+// values loaded before the logits; the l = 0 row stays a GEMM.
+// CHECK-LABEL: func.func @resident_grad
+// CHECK: gpu.launch {{.*}} function(@gate_grad)
+// CHECK-COUNT-64: tensor.extract %arg2[%c0,
+// CHECK: scf.for %[[E:.*]] =
+// CHECK-COUNT-13: tensor.extract %arg{{[01]}}[%[[E]], %c{{[0-6]}}, %{{.*}}]
+// CHECK-COUNT-32: gpu.shuffle
+// CHECK: nvvm.minctasm = 4
+// CHECK: function(@gate_grad_zero_row)
+func.func @resident_grad(%g: tensor<?x7x32xf32>, %z: tensor<?x7x32xf32>,
+                         %gw: tensor<1x32x64xf32>) -> tensor<?x7x32xf32> {
+  %gz, %ggw = sezm.gate_grad %g, %z weight %gw lmax = 2 focus = 1
+      : (tensor<?x7x32xf32>, tensor<?x7x32xf32>, tensor<1x32x64xf32>)
+      -> (tensor<?x7x32xf32>, tensor<1x32x64xf32>)
+  return %gz : tensor<?x7x32xf32>
+}
+
+// -----
+
+// Where the lanes would hold more (two streams of 32 channels at lmax 3:
+// 192 words a lane), a warp per edge loads each weight as it adds it.
+// CHECK-LABEL: func.func @per_edge
+// CHECK: gpu.launch {{.*}} function(@gate)
+// CHECK-NOT: scf.for
+// CHECK: scf.if
+// CHECK: nvvm.minctasm = 16
+func.func @per_edge(%z: tensor<?x10x64xf32>, %gw: tensor<2x32x96xf32>)
+    -> tensor<?x10x64xf32> {
+  %y = sezm.gate %z weight %gw lmax = 3 focus = 2
+      : (tensor<?x10x64xf32>, tensor<2x32x96xf32>) -> tensor<?x10x64xf32>
+  return %y : tensor<?x10x64xf32>
+}
