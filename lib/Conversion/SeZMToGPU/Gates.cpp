@@ -10,7 +10,9 @@
 // launch reading them back cost more (docs/performance.md, stop 51). gate_grad
 // does the same for the rows of degree l >= 1 and each gate's d logit; its
 // l = 0 row needs every d logit times gw's transpose, a GEMM, with the
-// SiLU's gradient as its epilogue. Each logit and each path is summed over
+// SiLU's gradient as its epilogue. Where a lane can hold its columns of gw,
+// the warps stay resident and take edges a grid apart, the weights loaded
+// once instead of once per product. Each logit and each path is summed over
 // its terms in the order of the loop kernel.
 //
 //===----------------------------------------------------------------------===//
