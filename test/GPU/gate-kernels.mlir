@@ -4,8 +4,10 @@
 // A gate whose lanes can hold the columns of gw they use (DPA4-Mini's 32
 // channels at lmax 2: 64 words a lane) runs on resident warps: 4 blocks a
 // multiprocessor for the registers, at most 2112 blocks, gw loaded once
-// before a loop over the edges a grid apart, and each edge's rows loaded
-// before its logits' shuffles.
+// before a loop over the edges a grid apart. The loop is a software
+// pipeline: each edge's rows are loaded one trip ahead (the first before
+// the loop), the next edge's before this one's logits' shuffles, and the
+// last edge's again past the end, so every load is in bounds.
 // CONFIG-LABEL: func.func @resident
 // CONFIG: sezm.gate {{.*}}kernel = "gate_resident", blocks_per_sm = 4>
 // CONFIG-LABEL: func.func @resident_grad
@@ -18,11 +20,18 @@
 // CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[BLOCKS]], {{.*}}) threads({{.*}}) in ({{.*}} = %c32, {{.*}} = %c4, {{.*}}) function(@gate_resident)
 // CHECK-COUNT-64: tensor.extract %arg1[%c0,
 // CHECK: %[[STRIDE:.*]] = arith.muli %[[BLOCKS]], %c4
-// CHECK: scf.for %[[E:.*]] = %{{.*}} to %{{.*}} step %[[STRIDE]]
+// CHECK: %[[LAST:.*]] = arith.subi %{{.*}}, %c1
+// CHECK: %[[FIRST:.*]] = arith.minui %{{.*}}, %[[LAST]]
+// CHECK-COUNT-7: tensor.extract %arg0[%[[FIRST]], %c{{[0-6]}}, %{{.*}}]
+// CHECK: scf.for %[[E:.*]] = %{{.*}} to %{{.*}} step %[[STRIDE]] iter_args(%[[ROW0:[^ ]*]] =
 // CHECK-NOT: tensor.extract %arg1
-// CHECK-COUNT-7: tensor.extract %arg0[%[[E]], %c{{[0-6]}}, %{{.*}}]
-// CHECK-COUNT-32: gpu.shuffle
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[E]], %[[STRIDE]]
+// CHECK: %[[NEXT:.*]] = arith.minui %[[AHEAD]], %[[LAST]]
+// CHECK-COUNT-7: tensor.extract %arg0[%[[NEXT]], %c{{[0-6]}}, %{{.*}}]
+// CHECK-NEXT: gpu.shuffle idx %[[ROW0]], %c0_i32
+// CHECK-COUNT-31: gpu.shuffle
 // CHECK-COUNT-7: memref.store {{.*}}[%[[E]],
+// CHECK: scf.yield
 // CHECK: nvvm.minctasm = 4
 func.func @resident(%z: tensor<?x7x32xf32>, %gw: tensor<1x32x64xf32>)
     -> tensor<?x7x32xf32> {
@@ -33,14 +42,16 @@ func.func @resident(%z: tensor<?x7x32xf32>, %gw: tensor<1x32x64xf32>)
 
 // -----
 
-// Its backward's warp kernel too: each edge's 6 gated rows' gradients and
-// values loaded before the logits; the l = 0 row stays a GEMM.
+// Its backward's warp kernel too: each edge's l = 0 row and its 6 gated
+// rows' gradients and values loaded a trip ahead; the l = 0 row's gradient
+// stays a GEMM.
 // CHECK-LABEL: func.func @resident_grad
 // CHECK: gpu.launch {{.*}} function(@gate_grad)
 // CHECK-COUNT-64: tensor.extract %arg2[%c0,
-// CHECK: scf.for %[[E:.*]] =
-// CHECK-COUNT-13: tensor.extract %arg{{[01]}}[%[[E]], %c{{[0-6]}}, %{{.*}}]
-// CHECK-COUNT-32: gpu.shuffle
+// CHECK: scf.for %[[E:.*]] = {{.*}} iter_args(
+// CHECK: %[[NEXT:.*]] = arith.minui
+// CHECK-COUNT-13: tensor.extract %arg{{[01]}}[%[[NEXT]], %c{{[0-6]}}, %{{.*}}]
+// CHECK-NEXT: gpu.shuffle
 // CHECK: nvvm.minctasm = 4
 // CHECK: function(@gate_grad_zero_row)
 func.func @resident_grad(%g: tensor<?x7x32xf32>, %z: tensor<?x7x32xf32>,

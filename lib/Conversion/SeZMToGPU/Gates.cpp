@@ -82,19 +82,33 @@ void forEachEdgeGates(
             return held[((f * width + k) * passes + p) * lmax + l - 1];
           return em.load(gw, {Idx(f), Idx(k), column(p, l)});
         };
-        auto gateEdge = [&](Idx e) {
+        auto channel = [&](int64_t f, int64_t p) {
+          return Idx(f * width + p * kWarpSize) + lane;
+        };
+        // What a resident warp loads ahead for an edge: per stream and pass,
+        // the l = 0 row, then loadRow's rows.
+        const int64_t perPass = 1 + rowCount;
+        auto loadEdge = [&](Idx e) {
+          SmallVector<Num> loaded;
+          for (int64_t f = 0; f < focus; ++f)
+            for (int64_t p = 0; p < passes; ++p) {
+              loaded.push_back(em.load(z, {e, Idx(0), channel(f, p)}));
+              for (int64_t i = 0; i < rowCount; ++i)
+                loaded.push_back(loadRow(e, channel(f, p), i));
+            }
+          return loaded;
+        };
+        // `loaded` is loadEdge(e) for a resident warp, empty for a warp per
+        // edge, which loads as it goes.
+        auto gateEdge = [&](Idx e, ArrayRef<Num> loaded) {
           for (int64_t f = 0; f < focus; ++f) {
-            auto channel = [&](int64_t p) {
-              return Idx(f * width + p * kWarpSize) + lane;
+            auto at = [&](int64_t p, int64_t i) {
+              return loaded[(f * passes + p) * perPass + i];
             };
             SmallVector<Num> row;
-            SmallVector<SmallVector<Num>> rows(passes);
-            for (int64_t p = 0; p < passes; ++p) {
-              row.push_back(em.load(z, {e, Idx(0), channel(p)}));
-              if (resident)
-                for (int64_t i = 0; i < rowCount; ++i)
-                  rows[p].push_back(loadRow(e, channel(p), i));
-            }
+            for (int64_t p = 0; p < passes; ++p)
+              row.push_back(resident ? at(p, 0)
+                                     : em.load(z, {e, Idx(0), channel(f, p)}));
             // logits[p * lmax + l - 1]: the lane's channel of pass p, each
             // from zero as the loop kernel's (so the first product, too, is
             // an FMA's: fma(z0, w0, 0), then fma(z1, w1, ...)).
@@ -111,17 +125,28 @@ void forEachEdgeGates(
               SmallVector<Num> gates;
               for (int64_t l = 1; l <= lmax; ++l)
                 gates.push_back(sigmoid(logits[p * lmax + l - 1]));
-              body(e, f, channel(p), row[p], gates, [&](int64_t i) {
-                return resident ? rows[p][i] : loadRow(e, channel(p), i);
+              body(e, f, channel(f, p), row[p], gates, [&](int64_t i) {
+                return resident ? at(p, 1 + i) : loadRow(e, channel(f, p), i);
               });
             }
           }
         };
         Idx warp = ids.block[0] * Idx(kWarpsPerBlock) + ids.thread[1];
-        if (resident)
-          em.forRangeStep(warp, edges, blocks * Idx(kWarpsPerBlock), gateEdge);
-        else
-          em.ifThen(warp < edges, [&] { gateEdge(warp); });
+        if (!resident) {
+          em.ifThen(warp < edges, [&] { gateEdge(warp, {}); });
+          return;
+        }
+        // A software pipeline: the next edge's rows are in flight while
+        // this one's logits are summed (the last edge's reloaded past the
+        // end: a block runs only where there is an edge).
+        Idx stride = blocks * Idx(kWarpsPerBlock), last = edges - Idx(1);
+        em.foldRangeStep(warp, edges, stride, loadEdge(min(warp, last)),
+                         [&](Idx e, ArrayRef<Num> loaded) {
+                           SmallVector<Num> next =
+                               loadEdge(min(e + stride, last));
+                           gateEdge(e, loaded);
+                           return next;
+                         });
       },
       blocksPerSm);
 }
