@@ -47,8 +47,8 @@ bool gateShapesTaken(Value z, int64_t lmax, int64_t focus) {
 /// i < rowCount. With `resident`, each warp loads the columns of gw its
 /// lanes use into registers once and then takes edges a grid apart, where a
 /// warp per edge loads a weight for every product; and it loads each edge's
-/// rows before the logits, so that they are in flight together, where a warp
-/// per edge (32 registers) loads each as the body asks.
+/// rows one trip ahead, while the edge before is gated, where a warp per
+/// edge (32 registers) loads each as the body asks.
 void forEachEdgeGates(
     Emitter &em, StringRef name, int64_t blocksPerSm, bool resident, Value z,
     Value gw, int64_t lmax, int64_t focus, int64_t width, int64_t rowCount,
