@@ -242,6 +242,8 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
   // The rows of degree l >= 1, and d logit of every gate.
   Value logitGrad =
       io.scratch({ShapedType::kDynamic, focus, gates}, {edges, focus, gates});
+  // A degree's three rows (m = 0, -1, +1), each its gradient and value.
+  constexpr int64_t kLoadsPerDegree = 6;
   // The warp kernel asks what the forward gate's does (resident where the
   // lanes hold gw); the configuration's blocks per multiprocessor are the
   // l = 0 row's GEMM's.
@@ -249,10 +251,11 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
   forEachEdgeGates(
       em, name, resident ? kGateResidentBlocksPerSm : kGateWarpBlocksPerSm,
       resident, z, gw, lmax, focus, width,
-      /*rowCount=*/6 * lmax,
+      /*rowCount=*/kLoadsPerDegree * lmax,
       [&](Idx e, Idx c, int64_t i) {
         // Each row of degree >= 1's gradient, then its value.
-        int64_t row = layout.reducedRowsOfDegree(i / 6 + 1)[i % 6 / 2];
+        int64_t l = i / kLoadsPerDegree + 1;
+        int64_t row = layout.reducedRowsOfDegree(l)[i % kLoadsPerDegree / 2];
         return em.load(i % 2 ? z : grad, {e, Idx(row), c});
       },
       [&](Idx e, int64_t f, Idx c, Num, ArrayRef<Num> gateValues,
