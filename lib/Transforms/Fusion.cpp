@@ -1,6 +1,7 @@
 //===- Fusion.cpp - rotate+mix, the backward's reduction, adds, scales ---===//
 
 #include "SeZM/Transforms/Passes.h"
+#include "SeZM/Transforms/ProgramOrder.h"
 
 #include "SeZM/Dialect/SeZM/FillValue.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
@@ -757,28 +758,17 @@ static void recomputeContractionsForLateReaders(RewriterBase &rewriter,
   for (linalg::GenericOp root : roots) {
     Value value = root->getResult(0);
     Block *block = root->getBlock();
-    SmallVector<OpOperand *> uses;
-    for (OpOperand &use : value.getUses())
-      if (!isa<tensor::DimOp>(use.getOwner()))
-        uses.push_back(&use);
-    if (uses.size() < 2 || llvm::any_of(uses, [&](OpOperand *use) {
-          return use->getOwner()->getBlock() != block;
-        }))
+    SmallVector<OpOperand *> uses =
+        usesInProgramOrder(value, block, [](OpOperand &use) {
+          return !isa<tensor::DimOp>(use.getOwner());
+        });
+    if (uses.size() < 2)
       continue;
-    llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
-      if (a->getOwner() == b->getOwner())
-        return a->getOperandNumber() < b->getOperandNumber();
-      return a->getOwner()->isBeforeInBlock(b->getOwner());
-    });
     Operation *previous = uses.front()->getOwner();
     Value current = value;
     for (OpOperand *use : llvm::drop_begin(uses)) {
       Operation *reader = use->getOwner();
-      bool busy = false;
-      if (previous != reader)
-        for (Operation *between = previous->getNextNode(); between != reader;
-             between = between->getNextNode())
-          busy |= isa<SeZMDialect>(between->getDialect());
+      bool busy = previous != reader && sezmOpRunsBetween(previous, reader);
       previous = reader;
       SmallVector<Operation *> ops;
       if (busy)

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "SeZM/Transforms/Passes.h"
+#include "SeZM/Transforms/ProgramOrder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -528,11 +529,9 @@ struct PlanMemoryPass : sezm::impl::PlanMemoryBase<PlanMemoryPass> {
   static bool noAllocationBetween(
       Operation *from, Operation *to,
       const llvm::MapVector<Operation *, SmallVector<Polynomial>> &loopPeaks) {
-    for (Operation *op = from->getNextNode(); op && op != to;
-         op = op->getNextNode())
-      if (isa<memref::AllocOp>(op) || !loopPeaks.lookup(op).empty())
-        return false;
-    return true;
+    return !runsBetween(from, to, [&](Operation *op) {
+      return isa<memref::AllocOp>(op) || !loopPeaks.lookup(op).empty();
+    });
   }
 
   static bool sameExtents(Extents &extents, memref::AllocOp a,

@@ -1,6 +1,7 @@
 //===- Rematerialize.cpp - recompute per-edge values for the backward -----===//
 
 #include "SeZM/Transforms/Passes.h"
+#include "SeZM/Transforms/ProgramOrder.h"
 
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,11 +21,9 @@ namespace {
 /// message gradient reduced onto the source nodes (rotate_mix_grad, fused
 /// or not) is the last of a block's backward.
 bool blockBackwardBetween(Operation *from, Operation *to) {
-  for (Operation *op = from->getNextNode(); op && op != to;
-       op = op->getNextNode())
-    if (isa<RotateMixGradOp, RotateMixGradReduceOp>(op))
-      return true;
-  return false;
+  return runsBetween(from, to, [](Operation *op) {
+    return isa<RotateMixGradOp, RotateMixGradReduceOp>(op);
+  });
 }
 
 /// An op of a mixing stack, which `stacks` recomputes for the backward: the
@@ -77,18 +76,8 @@ struct RematerializePass : sezm::impl::RematerializeBase<RematerializePass> {
     func.walk([&](Operation *op) {
       if (!isStackOp(op) || op->getNumResults() != 1)
         return;
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &use : op->getResult(0).getUses())
-        uses.push_back(&use);
-      if (llvm::any_of(uses, [&](OpOperand *use) {
-            return use->getOwner()->getBlock() != op->getBlock();
-          }))
-        return;
-      llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
-        if (a->getOwner() == b->getOwner())
-          return a->getOperandNumber() < b->getOperandNumber();
-        return a->getOwner()->isBeforeInBlock(b->getOwner());
-      });
+      SmallVector<OpOperand *> uses =
+          usesInProgramOrder(op->getResult(0), op->getBlock());
       Operation *previous = op;
       bool far = false;
       for (OpOperand *use : uses) {
@@ -144,32 +133,17 @@ struct RematerializePass : sezm::impl::RematerializeBase<RematerializePass> {
       // other sezm ops (and their per-edge buffers) run before the next
       // user, the value is computed again there, and later users nearby
       // share that copy.
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &use : op->getResult(0).getUses())
-        uses.push_back(&use);
-      Block *block = op->getBlock();
-      if (uses.size() < 2 || llvm::any_of(uses, [&](OpOperand *use) {
-            return use->getOwner()->getBlock() != block;
-          }))
+      SmallVector<OpOperand *> uses =
+          usesInProgramOrder(op->getResult(0), op->getBlock());
+      if (uses.size() < 2)
         continue;
-      // Block order, then operand order within one user: a total order, so
-      // the sort is deterministic without being stable.
-      llvm::sort(uses, [](OpOperand *a, OpOperand *b) {
-        if (a->getOwner() == b->getOwner())
-          return a->getOperandNumber() < b->getOperandNumber();
-        return a->getOwner()->isBeforeInBlock(b->getOwner());
-      });
       OpBuilder builder(&getContext());
       Operation *previous = uses.front()->getOwner();
       Value current = op->getResult(0);
       for (OpOperand *use : llvm::drop_begin(uses)) {
         Operation *user = use->getOwner();
         // Users come in block order; one user may hold several uses.
-        bool busy = false;
-        if (previous != user)
-          for (Operation *between = previous->getNextNode(); between != user;
-               between = between->getNextNode())
-            busy |= isa<SeZMDialect>(between->getDialect());
+        bool busy = previous != user && sezmOpRunsBetween(previous, user);
         previous = user;
         if (busy) {
           builder.setInsertionPoint(user);
