@@ -575,10 +575,7 @@ static SmallVector<Operation *> recomputation(linalg::GenericOp root,
   if (extended.size() > 1 ||
       static_cast<int64_t>(generics.size()) > kMaxRecomputedGenerics)
     return {};
-  SmallVector<Operation *> ordered(generics.begin(), generics.end());
-  llvm::sort(ordered,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
+  return inProgramOrder(generics.getArrayRef());
 }
 
 /// A cheap elementwise value (the SiLU's tanh and sigmoid, which the
@@ -605,14 +602,11 @@ static void recomputeForLaterReaders(RewriterBase &rewriter,
     for (Operation *user : value.getUsers())
       if (!isa<tensor::DimOp>(user))
         distinct.insert(user);
-    SmallVector<Operation *> readers(distinct.begin(), distinct.end());
-    if (readers.size() < 2 || llvm::any_of(readers, [&](Operation *reader) {
+    if (distinct.size() < 2 || llvm::any_of(distinct, [&](Operation *reader) {
           return reader->getBlock() != root->getBlock();
         }))
       continue;
-    llvm::sort(readers, [](Operation *a, Operation *b) {
-      return a->isBeforeInBlock(b);
-    });
+    SmallVector<Operation *> readers = inProgramOrder(distinct.getArrayRef());
     // The first reader too: a value stored for it anyway is better read
     // again than recomputed.
     auto later = llvm::drop_begin(readers);
@@ -734,10 +728,7 @@ static SmallVector<Operation *> contractionRecomputation(linalg::GenericOp root,
   if (extended > *budget ||
       static_cast<int64_t>(ops.size()) > 2 + kMaxRecomputedGenerics)
     return {};
-  SmallVector<Operation *> ordered(ops.begin(), ops.end());
-  llvm::sort(ordered,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
+  return inProgramOrder(ops.getArrayRef());
 }
 
 /// A small contraction (a product over the middle axis: DPA4's first

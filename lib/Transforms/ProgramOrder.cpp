@@ -30,6 +30,13 @@ sezm::usesInProgramOrder(Value value, Block *block,
   return uses;
 }
 
+SmallVector<Operation *> sezm::inProgramOrder(ArrayRef<Operation *> ops) {
+  SmallVector<Operation *> ordered(ops);
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ordered;
+}
+
 bool sezm::runsBetween(Operation *from, Operation *to,
                        llvm::function_ref<bool(Operation *)> matches) {
   for (Operation *op = from->getNextNode(); op && op != to;

@@ -23,6 +23,9 @@ SmallVector<OpOperand *>
 usesInProgramOrder(Value value, Block *block,
                    llvm::function_ref<bool(OpOperand &)> counted = nullptr);
 
+/// `ops`, which lie in one block, in program order.
+SmallVector<Operation *> inProgramOrder(ArrayRef<Operation *> ops);
+
 /// Whether an op that `matches` accepts runs after `from` and before `to`,
 /// which lie in one block, `from` first.
 bool runsBetween(Operation *from, Operation *to,
