@@ -67,6 +67,9 @@ ProductTiles rowsMatmulTiles(linalg::MatmulOp op) {
   std::optional<RowExtent> rows = traceRowExtent(op.getOutputs()[0]);
   if (rows && rows->graphSize == "N" && rows->factor < kFewRowsPerAtom)
     return {chooseGemmTilesForFewRows(rhs.getDimSize(1))};
+  if (rows && rows->graphSize == "E" &&
+      gemmStreams(rhs.getDimSize(0), rhs.getDimSize(1)))
+    return {chooseGemmTilesForStreaming(rhs.getDimSize(1))};
   return {chooseGemmTiles(rhs.getDimSize(1))};
 }
 

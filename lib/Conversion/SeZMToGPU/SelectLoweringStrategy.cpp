@@ -92,6 +92,8 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
                               tiles.blockColumns, tiles.depthStep);
           llvm::append_values(threadTile, tiles.threadRows,
                               tiles.threadColumns);
+          if (tiles.blocksPerSm)
+            blocksPerSm = tiles.blocksPerSm;
         }
       }
       if (split) {

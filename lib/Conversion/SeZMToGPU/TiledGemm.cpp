@@ -110,6 +110,20 @@ GemmTiles chooseGemmTilesForFewRows(int64_t columns) {
   return tiles;
 }
 
+bool gemmStreams(int64_t depth, int64_t columns) {
+  constexpr int64_t kStreamingFlopPerByte = 16;
+  return 2 * depth * columns < kStreamingFlopPerByte * 4 * (depth + columns);
+}
+
+GemmTiles chooseGemmTilesForStreaming(int64_t columns) {
+  constexpr int64_t kStreamingThreadRows = 4, kStreamingBlocksPerSm = 3;
+  GemmTiles tiles = chooseGemmTiles(columns);
+  tiles.blockRows = tiles.threadsDown() * kStreamingThreadRows;
+  tiles.threadRows = kStreamingThreadRows;
+  tiles.blocksPerSm = kStreamingBlocksPerSm;
+  return tiles;
+}
+
 namespace {
 /// One block of a GEMM launch: where its tile of outputs lies, and how it
 /// copies one slice of the depth (`step` of it) into one stage of

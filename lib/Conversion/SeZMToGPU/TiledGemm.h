@@ -25,6 +25,8 @@ using namespace ::mlir::sezm::kernel;
 /// each thread keeps threadRows x threadColumns sums in registers.
 struct GemmTiles {
   int64_t blockRows, blockColumns, depthStep, threadRows, threadColumns;
+  /// The blocks per multiprocessor the tiles are for; 0: the microkernel's.
+  int64_t blocksPerSm = 0;
 
   int64_t threadsAcross() const { return blockColumns / threadColumns; }
   int64_t threadsDown() const { return blockRows / threadRows; }
@@ -38,6 +40,16 @@ GemmTiles chooseGemmTiles(int64_t columns);
 /// atom, thousands): chooseGemmTiles' columns on 64-row blocks, so that the
 /// launch has blocks for every multiprocessor.
 GemmTiles chooseGemmTilesForFewRows(int64_t columns);
+
+/// Whether memory bounds a product over the edges of that depth and those
+/// columns: under 16 FLOP a byte of a row read and written (2 K N over
+/// 4 (K + N)), where an H100 does 20 at its FP32 and DRAM peaks.
+bool gemmStreams(int64_t depth, int64_t columns);
+
+/// The tiles for such a product: chooseGemmTiles' columns on half its rows
+/// of sums per thread, so that the registers leave room for more blocks
+/// per multiprocessor, and so more loads in flight.
+GemmTiles chooseGemmTilesForStreaming(int64_t columns);
 
 /// The tiles of each product shape a GEMM microkernel launches, in launch
 /// order: an SO(2) linear's m = 0 and m = +-1 products have different
