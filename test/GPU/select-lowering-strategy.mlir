@@ -20,7 +20,7 @@
 // than 16 columns (the focus logits) one warp per row, the rest on loops. The GEMM's column tile follows the product's columns (256 -> 128,
 // 25 -> 32; 32 -> 32 with 8 threads across, 256 rows, 8 x 4 sums;
 // a product over edges that memory bounds (under 16 FLOP a byte of a row)
-// on 4 rows of sums a thread at 3 blocks a multiprocessor; a
+// on 4 rows of sums a thread at 4 blocks a multiprocessor; a
 // degree linear's over atoms on 64 rows, and so a product whose rows are
 // the atoms' (the readout's and the fitting net's); a product that only an
 // elementwise op reads is fused into that op's kernel, its epilogue); an
@@ -30,15 +30,15 @@
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
 // MIN: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
 // MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 2, workgroup_tile = [64, 64, 16], thread_tile = [4, 4]
-// MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 3, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]
+// MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 4, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]
 // MIN-NEXT: 3 linalg.matmul strategy = fused, kernel = "tiled_matmul_epilogue"
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "narrow_matmul"
 // MIN-NEXT: 5 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [128, 128, 16], thread_tile = [8, 8]
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [64, 128, 16], thread_tile = [4, 8]
 // MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [64, 64, 16], thread_tile = [4, 4]
-// MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 3, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]
-// MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 3, workgroup_tile = [64, 128, 16], thread_tile = [4, 8]
+// MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 4, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]
+// MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 4, workgroup_tile = [64, 128, 16], thread_tile = [4, 8]
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 3, workgroup_tile = [64, 16, 16], thread_tile = [4, 1]
 // MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 3, workgroup_tile = [64, 32, 16], thread_tile = [4, 2]
 // MIN-NEXT: 2 linalg.reduce strategy = microkernel, kernel = "full_sum"
@@ -67,13 +67,13 @@
 // (4N, 32)), take 64-row blocks, so that 4096 atoms fill more than 16
 // blocks; 8 per atom or more, and rows that trace to nothing named,
 // 256-row blocks; rows per edge of a product that memory bounds (32 x 32
-// weights, 8 FLOP a byte of a row), 4 rows of sums a thread at 3 blocks a
+// weights, 8 FLOP a byte of a row), 4 rows of sums a thread at 4 blocks a
 // multiprocessor.
 // CHECK-LABEL: func.func @rows_by_extent
 // CHECK: linalg.matmul {{.*}}kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [64, 32, 16], thread_tile = [2, 4]>} ins(%arg0,
 // CHECK: linalg.matmul {{.*}}kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [64, 32, 16], thread_tile = [2, 4]>} ins(%collapsed,
 // CHECK: linalg.matmul {{.*}}kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]>} ins(%collapsed_{{[0-9]+}},
-// CHECK: linalg.matmul {{.*}}kernel = "tiled_matmul", blocks_per_sm = 3, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]>} ins(%arg3,
+// CHECK: linalg.matmul {{.*}}kernel = "tiled_matmul", blocks_per_sm = 4, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]>} ins(%arg3,
 // CHECK: linalg.matmul {{.*}}kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]>} ins(%arg4,
 func.func @rows_by_extent(
     %atoms: tensor<?x32xf32> {sezm.extents = ["N", ""]},
