@@ -39,8 +39,8 @@
 // MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [64, 64, 16], thread_tile = [4, 4]
 // MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 4, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]
 // MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 4, workgroup_tile = [64, 128, 16], thread_tile = [4, 8]
-// MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 3, workgroup_tile = [64, 16, 16], thread_tile = [4, 1]
-// MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 3, workgroup_tile = [64, 32, 16], thread_tile = [4, 2]
+// MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 4, workgroup_tile = [64, 16, 16], thread_tile = [4, 1]
+// MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 4, workgroup_tile = [64, 32, 16], thread_tile = [4, 2]
 // MIN-NEXT: 2 linalg.reduce strategy = microkernel, kernel = "full_sum"
 // MIN: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [64, 32, 16], thread_tile = [2, 4]
 // MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [64, 64, 16], thread_tile = [4, 4]
