@@ -116,9 +116,8 @@ bool gemmStreams(int64_t depth, int64_t columns) {
 }
 
 GemmTiles chooseGemmTilesForStreaming(int64_t columns) {
-  // 4 blocks took DPA4-Mini's such GEMMs 5.62 -> 5.41 ms over 126 launches
-  // on an H100, 3 blocks 5.54 and 2 blocks 5.76 (docs/performance.md, stop
-  // 61).
+  // 4 blocks ran fastest of 2, 3 and 4 on an H100 (docs/performance.md,
+  // stop 61).
   constexpr int64_t kStreamingThreadRows = 4, kStreamingBlocksPerSm = 4;
   GemmTiles tiles = chooseGemmTiles(columns);
   tiles.blockRows = tiles.threadsDown() * kStreamingThreadRows;
