@@ -78,9 +78,12 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
     SmallVector<int64_t> workgroupTile, threadTile, warpTile;
     int64_t blocksPerSm = kernel.blocksPerSm;
     GemmPrecision chosen = GemmPrecision::IEEE;
-    // A GEMM records each product shape's tiles, one after another.
+    // A GEMM records each product shape's tiles, one after another, and
+    // one launch bound for them all: the fewest blocks a product asks, so
+    // that each gets the registers its tiles were chosen for.
     if (kernel.tiles) {
       bool split = precision == GemmPrecision::TF32x3 && producesF32(op);
+      std::optional<int64_t> fewestBlocks;
       for (const microkernels::GemmTiles &tiles : kernel.tiles(op)) {
         if (split) {
           microkernels::MmaTiles mma = microkernels::chooseMmaTiles(tiles);
@@ -92,10 +95,13 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
                               tiles.blockColumns, tiles.depthStep);
           llvm::append_values(threadTile, tiles.threadRows,
                               tiles.threadColumns);
-          if (tiles.blocksPerSm)
-            blocksPerSm = tiles.blocksPerSm;
+          int64_t asked =
+              tiles.blocksPerSm ? tiles.blocksPerSm : kernel.blocksPerSm;
+          fewestBlocks = std::min(fewestBlocks.value_or(asked), asked);
         }
       }
+      if (fewestBlocks)
+        blocksPerSm = *fewestBlocks;
       if (split) {
         chosen = GemmPrecision::TF32x3;
         blocksPerSm = microkernels::kMmaBlocksPerSm;
