@@ -101,10 +101,9 @@ GemmTiles chooseGemmTiles(int64_t columns) {
                    kThreadRows, blockColumns / kThreadsAcross};
 }
 
-/// chooseGemmTiles' tiles for `columns` with `threadRows` rows of sums a
-/// thread, on the same threads (the block's rows follow).
-static GemmTiles withThreadRows(int64_t columns, int64_t threadRows) {
-  GemmTiles tiles = chooseGemmTiles(columns);
+/// `tiles` with `threadRows` rows of sums a thread, on the same threads
+/// (the block's rows follow).
+static GemmTiles withThreadRows(GemmTiles tiles, int64_t threadRows) {
   tiles.blockRows = tiles.threadsDown() * threadRows;
   tiles.threadRows = threadRows;
   return tiles;
@@ -113,8 +112,8 @@ static GemmTiles withThreadRows(int64_t columns, int64_t threadRows) {
 GemmTiles chooseGemmTilesForFewRows(int64_t columns) {
   // 4096 atoms on 256-row blocks were 16 blocks for 132 multiprocessors.
   constexpr int64_t kFewRowsBlock = 64;
-  int64_t threadsDown = chooseGemmTiles(columns).threadsDown();
-  return withThreadRows(columns, kFewRowsBlock / threadsDown);
+  GemmTiles tiles = chooseGemmTiles(columns);
+  return withThreadRows(tiles, kFewRowsBlock / tiles.threadsDown());
 }
 
 bool gemmStreams(int64_t depth, int64_t columns) {
@@ -126,7 +125,8 @@ GemmTiles chooseGemmTilesForStreaming(int64_t columns) {
   // 4 blocks ran fastest of 2, 3 and 4 on an H100 (docs/performance.md,
   // stop 61).
   constexpr int64_t kStreamingThreadRows = 4, kStreamingBlocksPerSm = 4;
-  GemmTiles tiles = withThreadRows(columns, kStreamingThreadRows);
+  GemmTiles tiles =
+      withThreadRows(chooseGemmTiles(columns), kStreamingThreadRows);
   tiles.blocksPerSm = kStreamingBlocksPerSm;
   return tiles;
 }
