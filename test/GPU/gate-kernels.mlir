@@ -10,8 +10,11 @@
 // last edge's again past the end, so every load is in bounds.
 // CONFIG-LABEL: func.func @resident
 // CONFIG: sezm.gate {{.*}}kernel = "gate_resident", blocks_per_sm = 4>
+// Its backward's l = 0 row, a product 64 deep and 32 wide per edge,
+// streams (as the matmuls over edges under 16 FLOP a byte do): 128-row
+// blocks of 4 x 4 sums at 4 blocks a multiprocessor.
 // CONFIG-LABEL: func.func @resident_grad
-// CONFIG: sezm.gate_grad {{.*}}kernel = "gate_grad", blocks_per_sm = 2
+// CONFIG: sezm.gate_grad {{.*}}kernel = "gate_grad", blocks_per_sm = 4, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]>
 // CONFIG-LABEL: func.func @per_edge
 // CONFIG: sezm.gate {{.*}}kernel = "gate", blocks_per_sm = 16>
 
@@ -76,4 +79,20 @@ func.func @per_edge(%z: tensor<?x10x64xf32>, %gw: tensor<2x32x96xf32>)
   %y = sezm.gate %z weight %gw lmax = 3 focus = 2
       : (tensor<?x10x64xf32>, tensor<2x32x96xf32>) -> tensor<?x10x64xf32>
   return %y : tensor<?x10x64xf32>
+}
+
+// -----
+
+// A deeper l = 0 row (64 channels at lmax 3: 192 deep, 64 wide, the default
+// DPA4's) does not stream: 8 rows of sums a thread at 2 blocks.
+// CONFIG-LABEL: func.func @deep_grad
+// CONFIG: sezm.gate_grad {{.*}}kernel = "gate_grad", blocks_per_sm = 2, workgroup_tile = [128, 64, 16], thread_tile = [8, 4]>
+// CHECK-LABEL: func.func @deep_grad
+// CHECK: function(@gate_grad_zero_row)
+func.func @deep_grad(%g: tensor<?x10x64xf32>, %z: tensor<?x10x64xf32>,
+                     %gw: tensor<1x64x192xf32>) -> tensor<?x10x64xf32> {
+  %gz, %ggw = sezm.gate_grad %g, %z weight %gw lmax = 3 focus = 1
+      : (tensor<?x10x64xf32>, tensor<?x10x64xf32>, tensor<1x64x192xf32>)
+      -> (tensor<?x10x64xf32>, tensor<1x64x192xf32>)
+  return %gz : tensor<?x10x64xf32>
 }

@@ -51,7 +51,7 @@
 // backward), sezm-fuse-focus-scale.
 // MIN-NOT: sezm.focus_scale
 // MIN: 8 sezm.gate strategy = microkernel, kernel = "gate", blocks_per_sm = 16
-// MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 2, workgroup_tile = [256, 32, 16], thread_tile = [8, 4]
+// MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 4, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]
 // MIN: 10 sezm.rotate_mix strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8
 // MIN-NEXT: 1 sezm.rotate_mix_grad strategy = microkernel, kernel = "rotate_mix_grad"
 // MIN-NEXT: 1 sezm.rotate_mix_grad_reduce strategy = microkernel, kernel = "rotate_mix_grad_reduce", blocks_per_sm = 2

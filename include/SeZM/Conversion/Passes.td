@@ -70,12 +70,16 @@ def SelectLoweringStrategy
 
     - `microkernel`: a hand-scheduled kernel of `lib/Conversion/SeZMToGPU`
       (`rotate_mix`, `segment_reduce`, `rotate_mix_grad`,
-      `rotate_mix_grad_reduce`, `full_sum`, `long_matmul`), chosen when it
-      lowers the op: the warp schedules need C a multiple of 32, the
+      `rotate_mix_grad_reduce`, `full_sum`, `long_matmul`, `lane_sum`,
+      ...; `getMicrokernels()` lists them in the order tried), chosen when
+      it lowers the op: the warp schedules need C a multiple of 32, the
       per-edge backward an unused channel-basis gradient, `full_sum` a
       reduction of every dimension with one `addf`, `long_matmul` at most
-      64 static outputs over a dynamic reduction. With it come the blocks
-      per multiprocessor the kernel is tuned for.
+      64 static outputs over a dynamic reduction, `lane_sum` an fp32
+      `linalg.generic` that adds a term to its output over a static last
+      loop alone (8, 16, 32 or whole warps of it) that each input reads
+      along its last axis. With it come the blocks per multiprocessor the
+      kernel is tuned for.
     - `loops`: the op's loop kernel (sezm ops) or linalg's loops, each
       parallel loop one thread per iteration.
 

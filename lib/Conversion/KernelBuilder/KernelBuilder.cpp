@@ -12,6 +12,7 @@
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cassert>
 #include <cmath>
@@ -799,10 +800,20 @@ SmallVector<Num> Emitter::mmaTF32(ArrayRef<Num> a, ArrayRef<Num> bFragment,
   return d;
 }
 
-Num Emitter::warpSum(Num value) {
-  for (int64_t offset = kWarpSize / 2; offset > 0; offset /= 2)
-    value = value + shuffleXor(*this, value, offset);
-  return value;
+Num Emitter::warpSum(Num value) { return groupSum({value}, kWarpSize)[0]; }
+
+SmallVector<Num> Emitter::groupSum(ArrayRef<Num> values, int64_t lanes) {
+  assert(llvm::isPowerOf2_64(lanes) && lanes <= kWarpSize &&
+         "a power-of-two group of a warp's lanes");
+  SmallVector<Num> sums(values);
+  for (int64_t offset = lanes / 2; offset > 0; offset /= 2) {
+    SmallVector<Num> partners;
+    for (Num sum : sums)
+      partners.push_back(shuffleXor(*this, sum, offset));
+    for (size_t i = 0; i < sums.size(); ++i)
+      sums[i] = sums[i] + partners[i];
+  }
+  return sums;
 }
 
 /// Whether bit `mask` of the lane is set.

@@ -458,6 +458,12 @@ public:
   /// of shuffles, the same order on every run.
   Num warpSum(Num value);
 
+  /// The sums of each of `values` over aligned groups of `lanes` lanes (a
+  /// power of two, at most a warp), in every lane of its group: warpSum's
+  /// butterfly on the group, each step's shuffles of all the values issued
+  /// together so that their latencies overlap.
+  SmallVector<Num> groupSum(ArrayRef<Num> values, int64_t lanes);
+
   /// Where warpSumSpread leaves the sums of `count` values in `lane`.
   SpreadSlots spreadSlots(int64_t count, Idx lane);
 

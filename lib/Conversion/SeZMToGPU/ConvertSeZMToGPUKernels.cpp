@@ -119,6 +119,8 @@ ArrayRef<Microkernel> sezm::getMicrokernels() {
           "small_matmul", 0),
       microkernel<linalg::GenericOp, isMiddleAxisProduct, emitMiddleAxisProduct,
                   true>("middle_axis_product", 0),
+      microkernel<linalg::GenericOp, isLaneSum, emitLaneSum, true>("lane_sum",
+                                                                   0),
       gemmMicrokernel<linalg::MatmulOp, isRowsMatmul, rowsMatmulTiles,
                       emitRowsMatmul>("tiled_matmul", 2),
       gemmMicrokernel<linalg::GenericOp, isMatmulEpilogue, matmulEpilogueTiles,

@@ -73,16 +73,12 @@ ProductTiles rowsMatmulTiles(linalg::MatmulOp op) {
   return {chooseGemmTiles(rhs.getDimSize(1))};
 }
 
-namespace {
-/// The indices at which `map` (a projected permutation) reads an operand
-/// on the loops' iteration `loops`.
 SmallVector<Idx> indicesOf(AffineMap map, ArrayRef<Idx> loops) {
   SmallVector<Idx> indices;
   for (AffineExpr result : map.getResults())
     indices.push_back(loops[cast<AffineDimExpr>(result).getPosition()]);
   return indices;
 }
-} // namespace
 
 bool isScalarPayload(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
@@ -100,12 +96,10 @@ bool isScalarPayload(linalg::GenericOp op) {
   return true;
 }
 
-SmallVector<Num> emitPayloadAt(linalg::GenericOp op, KernelIO &io,
-                               ArrayRef<Idx> loops,
-                               std::pair<Value, Num> given) {
+void mapPayloadInputs(linalg::GenericOp op, KernelIO &io, ArrayRef<Idx> loops,
+                      std::pair<Value, Num> given, IRMapping &payload) {
   Emitter &em = io.emitter();
   Block &body = op.getRegion().front();
-  IRMapping payload;
   for (auto [arg, input] :
        llvm::zip(body.getArguments(), op.getDpsInputOperands())) {
     if (given.first && input->get() == given.first) {
@@ -121,6 +115,15 @@ SmallVector<Num> emitPayloadAt(linalg::GenericOp op, KernelIO &io,
                              indicesOf(op.getMatchingIndexingMap(input), loops))
                          .in(em));
   }
+}
+
+SmallVector<Num> emitPayloadAt(linalg::GenericOp op, KernelIO &io,
+                               ArrayRef<Idx> loops,
+                               std::pair<Value, Num> given) {
+  Emitter &em = io.emitter();
+  Block &body = op.getRegion().front();
+  IRMapping payload;
+  mapPayloadInputs(op, io, loops, given, payload);
   for (Operation &inner : body.without_terminator())
     em.builder.clone(inner, payload);
   SmallVector<Num> results;

@@ -3,6 +3,9 @@
 #include "Microkernels.h"
 #include "WarpSchedules.h"
 
+#include "KernelBuilder/KernelIO.h"
+#include "SeZM/Dialect/SeZM/FillValue.h"
+
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -144,6 +147,164 @@ void emitLongMatmul(linalg::MatmulOp op, KernelIO &io,
                    out, {row, column});
         });
       });
+}
+
+namespace {
+/// Threads of a lane_sum block.
+constexpr int64_t kLaneSumThreads = 256;
+/// Outputs a lane group sums at once: all their loads issue before the
+/// first shuffle, and a block covers 8 times the outputs (block starts
+/// bound such kernels at a block per few outputs).
+constexpr int64_t kLaneSumOutputsPerGroup = 8;
+
+/// The term `op`'s payload adds to its output, where isLaneSum holds:
+/// the operand of the yielded addf that is not the output's argument.
+Value laneSumTerm(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  Value acc = body.getArgument(op.getNumDpsInputs());
+  return add.getLhs() == acc ? add.getRhs() : add.getLhs();
+}
+} // namespace
+
+/// Whether `op` is a sum lane_sum lowers: fp32, over its last loop alone
+/// (static: a power of two from 8, or whole warps), into an output over
+/// the other loops in order (only the first dynamic, and read by an input
+/// then), every input that reads the sum's loop reading it along its last
+/// axis, the payload yield(addf(out, term)) with a scalar term.
+bool isLaneSum(linalg::GenericOp op) {
+  if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+      op.getNumResults() != 1 || op.getNumReductionLoops() != 1 ||
+      op.getNumLoops() < 2 ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
+      !isScalarPayload(op))
+    return false;
+  auto outType = dyn_cast<RankedTensorType>(op.getResultTypes()[0]);
+  if (!outType || !outType.getElementType().isF32())
+    return false;
+  unsigned sumLoop = op.getNumLoops() - 1;
+  MLIRContext *context = op.getContext();
+  if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)) !=
+      AffineMap::getMultiDimIdentityMap(op.getNumLoops(), context)
+          .getMajorSubMap(sumLoop))
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t depth = ranges[sumLoop];
+  if (ShapedType::isDynamic(depth) ||
+      !(depth % kWarpSize == 0 ||
+        (llvm::isPowerOf2_64(depth) && depth >= kLaneSumOutputsPerGroup)))
+    return false;
+  for (unsigned loop = 1; loop < sumLoop; ++loop)
+    if (ShapedType::isDynamic(ranges[loop]))
+      return false;
+  AffineExpr sumDim = getAffineDimExpr(sumLoop, context);
+  bool rowsRead = !ShapedType::isDynamic(ranges[0]);
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(input);
+    if (!map.isProjectedPermutation() ||
+        (map.isFunctionOfDim(sumLoop) && map.getResults().back() != sumDim))
+      return false;
+    rowsRead |=
+        isa<ShapedType>(input->get().getType()) && map.isFunctionOfDim(0);
+  }
+  // yield(addf(out, term)), the output read there alone.
+  Block &body = op.getRegion().front();
+  Value acc = body.getArgument(op.getNumDpsInputs());
+  auto add = body.getTerminator()->getOperand(0).getDefiningOp<arith::AddFOp>();
+  return rowsRead && add && acc.hasOneUse() &&
+         (add.getLhs() == acc || add.getRhs() == acc);
+}
+
+/// A sum over a contiguous last loop (isLaneSum: a contraction over the
+/// channels of an (E, h, c) tensor) as consecutive lanes per output, lane
+/// j adding the terms j, j + 32, ... in order, each load of a warp
+/// reading consecutive words (a thread per output read its own row, 32
+/// rows a load); a group of lanes takes 8 consecutive outputs, the group's
+/// butterfly adds its lanes' sums, and lane o adds output o's init (a
+/// constant fill folded in) and stores it: the same order on every run.
+void emitLaneSum(linalg::GenericOp op, KernelIO &io, KernelConfigAttr config) {
+  Emitter &em = io.emitter();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  unsigned sumLoop = ranges.size() - 1;
+  int64_t depth = ranges[sumLoop];
+  int64_t lanes = std::min<int64_t>(depth, kWarpSize);
+  // The output's extents; a dynamic first one from an input that reads it.
+  SmallVector<Idx> extents;
+  for (unsigned loop = 0; loop < sumLoop; ++loop)
+    extents.push_back(Idx(ranges[loop]));
+  if (ShapedType::isDynamic(ranges[0]))
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(input);
+      if (!isa<ShapedType>(input->get().getType()) || !map.isFunctionOfDim(0))
+        continue;
+      extents[0] =
+          em.dim(io.in(input->get()),
+                 *map.getResultPosition(getAffineDimExpr(0, op.getContext())));
+      break;
+    }
+  Idx outputs = extents[0];
+  for (unsigned loop = 1; loop < sumLoop; ++loop)
+    outputs = outputs * extents[loop];
+  std::optional<double> filled = getConstantFillValue(op.getDpsInits()[0]);
+  Value init = filled ? Value() : io.in(op.getDpsInits()[0]);
+  Value out = io.allocate(0, extents);
+  Value term = laneSumTerm(op);
+  Block &body = op.getRegion().front();
+  // The output loops of flat output `at`, and the sum's loop `k`.
+  auto loopsOf = [&](Idx at, Idx k) {
+    SmallVector<Idx> loops(sumLoop + 1, Idx(0));
+    for (unsigned loop = sumLoop - 1; loop > 0; --loop) {
+      loops[loop] = at % Idx(ranges[loop]);
+      at = at / Idx(ranges[loop]);
+    }
+    loops[0] = at;
+    loops[sumLoop] = k;
+    return loops;
+  };
+  int64_t groupsPerBlock = kLaneSumThreads / lanes;
+  int64_t outputsPerBlock = groupsPerBlock * kLaneSumOutputsPerGroup;
+  em.launchKernel(
+      config.getKernel().getValue(),
+      {ceilDiv(outputs, outputsPerBlock), Idx(1), Idx(1)},
+      {Idx(kLaneSumThreads), Idx(1), Idx(1)}, {},
+      [&](const LaunchIds &ids) {
+        Idx t = ids.thread[0];
+        Idx lane = t % Idx(lanes);
+        Idx first = (ids.block[0] * Idx(groupsPerBlock) + t / Idx(lanes)) *
+                    Idx(kLaneSumOutputsPerGroup);
+        // Every lane takes part in the shuffles: past the last output, a
+        // group sums the last one again and stores nothing.
+        Idx last = outputs - Idx(1);
+        SmallVector<Num> partial;
+        for (int64_t o = 0; o < kLaneSumOutputsPerGroup; ++o) {
+          Idx at = min(first + Idx(o), last);
+          std::optional<Num> sum;
+          for (int64_t k = 0; k < depth; k += lanes) {
+            IRMapping payload;
+            mapPayloadInputs(op, io, loopsOf(at, lane + Idx(k)),
+                             {Value(), Num(0.0)}, payload);
+            for (Operation &inner : body.without_terminator())
+              if (inner.getResult(0) != body.getTerminator()->getOperand(0))
+                em.builder.clone(inner, payload);
+            Num value = em.num(payload.lookupOrDefault(term));
+            sum = sum ? *sum + value : value;
+          }
+          partial.push_back(*sum);
+        }
+        SmallVector<Num> totals = em.groupSum(partial, lanes);
+        // Lane o keeps output o's total.
+        Num total = totals[0];
+        for (int64_t o = 1; o < kLaneSumOutputsPerGroup; ++o)
+          total = select(equal(lane, Idx(o)), totals[o], total);
+        Idx at = first + lane;
+        em.ifThen(at < min(outputs, first + Idx(kLaneSumOutputsPerGroup)), [&] {
+          SmallVector<Idx> indices = loopsOf(at, Idx(0));
+          indices.pop_back();
+          Num start = filled ? Num(*filled) : em.load(init, indices);
+          em.store(start + total, out, indices);
+        });
+      },
+      config.getBlocksPerSm());
 }
 
 } // namespace mlir::sezm::microkernels

@@ -224,7 +224,12 @@ bool gateGradApplies(GateGradOp op) {
 /// The l = 0 row's product (Cf columns).
 ProductTiles gateGradTiles(GateGradOp op) {
   auto type = cast<RankedTensorType>(op.getZ().getType());
-  return {chooseGemmTiles(type.getDimSize(2) / op.getFocus())};
+  int64_t width = type.getDimSize(2) / op.getFocus();
+  // The l = 0 row is a per-edge product lmax * width deep, which streams
+  // where it is shallow (DPA4-Mini's 64 x 32), as the matmuls over edges do.
+  if (gemmStreams(op.getLmax() * width, width))
+    return {chooseGemmTilesForStreaming(width)};
+  return {chooseGemmTiles(width)};
 }
 
 void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {

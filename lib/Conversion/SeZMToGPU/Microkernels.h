@@ -14,6 +14,7 @@
 #include "SeZM/Dialect/SeZM/SeZMAttrs.h"
 #include "SeZM/Dialect/SeZM/SeZMOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Operation.h"
 
 namespace mlir::sezm {
@@ -65,6 +66,15 @@ void emitRowsMatmul(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config);
 /// Whether `op`'s payload is scalar arith and math on its block's arguments
 /// and constants: what a kernel can compute per element where it loads.
 bool isScalarPayload(linalg::GenericOp op);
+/// The indices at which `map` (a projected permutation) reads an operand
+/// on the loops' iteration `loops`.
+SmallVector<kernel::Idx> indicesOf(AffineMap map, ArrayRef<kernel::Idx> loops);
+/// Maps the arguments of `op`'s payload (a scalar one) for the iteration
+/// `loops`: each input loaded where its map reads it there, except the one
+/// `given` names, which is `given`'s value.
+void mapPayloadInputs(linalg::GenericOp op, KernelIO &io,
+                      ArrayRef<kernel::Idx> loops,
+                      std::pair<Value, kernel::Num> given, IRMapping &payload);
 /// The values `op`'s payload (a scalar one) yields on the iteration
 /// `loops`, each input loaded where its map reads it there, except the one
 /// `given` names, which is `given`'s value.
@@ -104,6 +114,8 @@ void emitSmallMatmul(linalg::MatmulOp op, KernelIO &io,
                      KernelConfigAttr config);
 void emitNarrowMatmul(linalg::MatmulOp op, KernelIO &io,
                       KernelConfigAttr config);
+bool isLaneSum(linalg::GenericOp op);
+void emitLaneSum(linalg::GenericOp op, KernelIO &io, KernelConfigAttr config);
 bool isMiddleAxisProduct(linalg::GenericOp op);
 void emitMiddleAxisProduct(linalg::GenericOp op, KernelIO &io,
                            KernelConfigAttr config);
