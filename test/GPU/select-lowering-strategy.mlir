@@ -120,6 +120,28 @@ func.func @rows_by_extent(
 
 // -----
 
+// An SO(2) linear's m = +-1 product one 8 x 8 block wide (DPA4-Mini's 128
+// columns) takes 8 x 4 sums on two column blocks; a wider one (the default
+// DPA4's 384) keeps 8 x 8.
+// CHECK-LABEL: func.func @so2_tiles
+// CHECK: sezm.so2_linear {{.*}}workgroup_tile = [128, 96, 16, 128, 64, 16], thread_tile = [8, 6, 8, 4]>
+// CHECK: sezm.so2_linear {{.*}}workgroup_tile = [128, 128, 16, 128, 128, 16], thread_tile = [8, 8, 8, 8]>
+func.func @so2_tiles(%u: tensor<?x7x32xf32>, %w0: tensor<1x96x96xf32>,
+                     %wu: tensor<1x64x64xf32>, %wv: tensor<1x64x64xf32>,
+                     %v: tensor<?x10x64xf32>, %v0: tensor<1x256x256xf32>,
+                     %vu: tensor<1x192x192xf32>, %vv: tensor<1x192x192xf32>)
+    -> (tensor<?x7x32xf32>, tensor<?x10x64xf32>) {
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 2 focus = 1
+      : (tensor<?x7x32xf32>, tensor<1x96x96xf32>, tensor<1x64x64xf32>,
+         tensor<1x64x64xf32>) -> tensor<?x7x32xf32>
+  %y = sezm.so2_linear %v weights(%v0, %vu, %vv) lmax = 3 focus = 1
+      : (tensor<?x10x64xf32>, tensor<1x256x256xf32>, tensor<1x192x192xf32>,
+         tensor<1x192x192xf32>) -> tensor<?x10x64xf32>
+  return %z, %y : tensor<?x7x32xf32>, tensor<?x10x64xf32>
+}
+
+// -----
+
 // The warp schedules need C a multiple of 32: C = 16 runs the loop kernel.
 // CHECK-LABEL: func.func @narrow
 // CHECK: sezm.rotate_mix {{.*}} {sezm.kernel_config = #sezm.kernel_config<strategy = loops, kernel = "rotate_mix">}
