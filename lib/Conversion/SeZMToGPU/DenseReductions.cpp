@@ -1,4 +1,4 @@
-//===- DenseReductions.cpp - full sums and long matmuls -------------------===//
+//===- DenseReductions.cpp - full sums, lane sums and long matmuls --------===//
 
 #include "Microkernels.h"
 #include "WarpSchedules.h"
