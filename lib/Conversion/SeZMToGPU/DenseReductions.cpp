@@ -165,6 +165,18 @@ Value laneSumTerm(linalg::GenericOp op) {
   Value acc = body.getArgument(op.getNumDpsInputs());
   return add.getLhs() == acc ? add.getRhs() : add.getLhs();
 }
+
+/// The input of `op` that reads its first loop, and the axis it reads it
+/// on: where a dynamic first loop's extent comes from.
+std::optional<std::pair<Value, unsigned>> rowsReader(linalg::GenericOp op) {
+  AffineExpr rows = getAffineDimExpr(0, op.getContext());
+  for (OpOperand *input : op.getDpsInputOperands())
+    if (isa<ShapedType>(input->get().getType()))
+      if (std::optional<unsigned> axis =
+              op.getMatchingIndexingMap(input).getResultPosition(rows))
+        return std::make_pair(input->get(), *axis);
+  return std::nullopt;
+}
 } // namespace
 
 /// Whether `op` is a sum lane_sum lowers: fp32, over its last loop alone
@@ -198,15 +210,13 @@ bool isLaneSum(linalg::GenericOp op) {
     if (ShapedType::isDynamic(ranges[loop]))
       return false;
   AffineExpr sumDim = getAffineDimExpr(sumLoop, context);
-  bool rowsRead = !ShapedType::isDynamic(ranges[0]);
   for (OpOperand *input : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(input);
     if (!map.isProjectedPermutation() ||
         (map.isFunctionOfDim(sumLoop) && map.getResults().back() != sumDim))
       return false;
-    rowsRead |=
-        isa<ShapedType>(input->get().getType()) && map.isFunctionOfDim(0);
   }
+  bool rowsRead = !ShapedType::isDynamic(ranges[0]) || rowsReader(op);
   // yield(addf(out, term)), the output read there alone.
   Block &body = op.getRegion().front();
   Value acc = body.getArgument(op.getNumDpsInputs());
@@ -232,16 +242,10 @@ void emitLaneSum(linalg::GenericOp op, KernelIO &io, KernelConfigAttr config) {
   SmallVector<Idx> extents;
   for (unsigned loop = 0; loop < sumLoop; ++loop)
     extents.push_back(Idx(ranges[loop]));
-  if (ShapedType::isDynamic(ranges[0]))
-    for (OpOperand *input : op.getDpsInputOperands()) {
-      AffineMap map = op.getMatchingIndexingMap(input);
-      if (!isa<ShapedType>(input->get().getType()) || !map.isFunctionOfDim(0))
-        continue;
-      extents[0] =
-          em.dim(io.in(input->get()),
-                 *map.getResultPosition(getAffineDimExpr(0, op.getContext())));
-      break;
-    }
+  if (ShapedType::isDynamic(ranges[0])) {
+    auto [reader, axis] = *rowsReader(op);
+    extents[0] = em.dim(io.in(reader), axis);
+  }
   Idx outputs = extents[0];
   for (unsigned loop = 1; loop < sumLoop; ++loop)
     outputs = outputs * extents[loop];
