@@ -32,6 +32,15 @@ bool producesF32(Operation *op) {
   });
 }
 
+/// The bytes of the widest float among `op`'s results' elements.
+int64_t widestResultBytes(Operation *op) {
+  int64_t bytes = 4;
+  for (Type type : op->getResultTypes())
+    if (auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type)))
+      bytes = std::max<int64_t>(bytes, element.getWidth() / 8);
+  return bytes;
+}
+
 /// The name of `op`'s loop kernel: the op's name without its dialect, and
 /// for a linalg.generic (elementwise arith made linalg, fused chains) the
 /// name of the op that computes what its payload yields, so that a profile
@@ -84,7 +93,8 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
     if (kernel.tiles) {
       bool split = precision == GemmPrecision::TF32x3 && producesF32(op);
       std::optional<int64_t> fewestBlocks;
-      for (const microkernels::GemmTiles &tiles : kernel.tiles(op)) {
+      for (microkernels::GemmTiles tiles : kernel.tiles(op)) {
+        tiles = microkernels::fitWorkgroupMemory(tiles, widestResultBytes(op));
         if (split) {
           microkernels::MmaTiles mma = microkernels::chooseMmaTiles(tiles);
           llvm::append_values(workgroupTile, mma.blockRows, mma.blockColumns,

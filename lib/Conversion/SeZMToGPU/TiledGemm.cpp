@@ -131,6 +131,20 @@ GemmTiles chooseGemmTilesForStreaming(int64_t columns) {
   return tiles;
 }
 
+GemmTiles fitWorkgroupMemory(GemmTiles tiles, int64_t elementBytes) {
+  constexpr int64_t kStaticWorkgroupBytes = 48 * 1024;
+  // A staged either way (lowering picks by the operand's alignment).
+  auto stagedBytes = [&] {
+    int64_t a = std::max(tiles.depthStep * (tiles.blockRows + kStagedRowPad),
+                         tiles.blockRows * (tiles.depthStep + kRowMajorPad));
+    return kPipelineStages * elementBytes *
+           (a + tiles.depthStep * tiles.blockColumns);
+  };
+  while (stagedBytes() > kStaticWorkgroupBytes && tiles.depthStep > 1)
+    tiles.depthStep /= 2;
+  return tiles;
+}
+
 namespace {
 /// One block of a GEMM launch: where its tile of outputs lies, and how it
 /// copies one slice of the depth (`step` of it) into one stage of

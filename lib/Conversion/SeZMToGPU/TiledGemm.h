@@ -57,6 +57,12 @@ GemmTiles chooseGemmTilesForStreaming(int64_t columns);
 /// each row of A once per narrow column block.
 using ProductTiles = SmallVector<GemmTiles, 2>;
 
+/// `tiles` with its depth step halved until a block's staged slices of
+/// operands of `elementBytes` a word fit the static workgroup memory a
+/// kernel may have (48 KB): fp64 products stage 8 depths where fp32 ones
+/// stage 16.
+GemmTiles fitWorkgroupMemory(GemmTiles tiles, int64_t elementBytes);
+
 /// Whether the schedule takes products with that many columns: from half a
 /// block's threads across (on one 16-column block). Narrower ones (logits,
 /// a few axes) waste most of a block and take a warp or a thread per row.
