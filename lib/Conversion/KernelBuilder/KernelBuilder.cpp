@@ -710,15 +710,11 @@ void Emitter::warpSync() {
 }
 
 void Emitter::copyAsync(Value from, ArrayRef<Idx> at, Value to,
-                        ArrayRef<Idx> toAt, int64_t width,
-                        std::optional<Cond> present) {
-  Value elements;
-  if (present)
-    elements = arith::SelectOp::create(builder, loc, *present,
-                                       Idx(width).in(*this), Idx(0).in(*this));
+                        ArrayRef<Idx> toAt, int64_t width) {
   nvgpu::DeviceAsyncCopyOp::create(builder, loc, to, indexValues(toAt), from,
                                    indexValues(at), builder.getIndexAttr(width),
-                                   elements, /*bypassL1=*/UnitAttr());
+                                   /*srcElements=*/Value(),
+                                   /*bypassL1=*/UnitAttr());
 }
 
 void Emitter::commitAsyncCopies() {
