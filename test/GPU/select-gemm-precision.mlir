@@ -6,25 +6,30 @@
 // RUN: not sezm-opt %s --split-input-file --sezm-select-lowering-strategy=gemm-precision=bf16x3 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BOGUS
 // BOGUS: error: sezm-select-lowering-strategy: gemm-precision=bf16x3: expected ieee or tf32x3
 
-// SeZM-min with forces: every GEMM on the tensor cores, the rest as with
-// IEEE (test/GPU/select-lowering-strategy.mlir).
+// SeZM-min with forces: the GEMMs that FLOPs bind on the tensor cores (the
+// SO(2) linears, the matmuls over edges that do not stream); the products
+// over atoms and the streaming ones, which memory or too few rows bound,
+// and the rest as with IEEE (test/GPU/select-lowering-strategy.mlir).
 // RUN: sezm-opt %S/../../examples/sezm-min/model.mlir --sezm-pipeline="target=gpu forces-of=energy gemm-precision=tf32x3" --mlir-print-ir-after=sezm-select-lowering-strategy -o /dev/null 2>&1 | sed -n 's/.*= \(sezm\.[a-z_0-9]*\|linalg\.[a-z_0-9]*\).*kernel_config<\([^>]*\)>.*/\1 \2/p' | sort | uniq -c | FileCheck %s --check-prefix=MIN
 // MIN: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 1, workgroup_tile = [128, 128, 8], precision = tf32x3, warp_tile = [32, 64]
-// MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 1, workgroup_tile = [128, 32, 8], precision = tf32x3, warp_tile = [32, 16]
-// MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 1, workgroup_tile = [128, 64, 8], precision = tf32x3, warp_tile = [32, 32]
+// MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 2, workgroup_tile = [64, 64, 16], thread_tile = [4, 4]
+// MIN-NEXT: 1 linalg.generic strategy = microkernel, kernel = "tiled_matmul_epilogue", blocks_per_sm = 4, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]
 // MIN-NEXT: 3 linalg.matmul strategy = fused, kernel = "tiled_matmul_epilogue"
 // MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "long_matmul"
 // MIN-NEXT: 3 linalg.matmul strategy = microkernel, kernel = "narrow_matmul"
-// MIN-NEXT: 10 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 128, 8], precision = tf32x3, warp_tile = [32, 64]
-// MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 16, 8], precision = tf32x3, warp_tile = [32, 8]
-// MIN-NEXT: 6 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 32, 8], precision = tf32x3, warp_tile = [32, 16]
-// MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 64, 8], precision = tf32x3, warp_tile = [32, 32]
+// MIN-NEXT: 5 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 1, workgroup_tile = [128, 128, 8], precision = tf32x3, warp_tile = [32, 64]
+// MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [64, 128, 16], thread_tile = [4, 8]
+// MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 2, workgroup_tile = [64, 64, 16], thread_tile = [4, 4]
+// MIN-NEXT: 2 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 4, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]
+// MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 4, workgroup_tile = [64, 128, 16], thread_tile = [4, 8]
+// MIN-NEXT: 1 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 4, workgroup_tile = [64, 16, 16], thread_tile = [4, 1]
+// MIN-NEXT: 4 linalg.matmul strategy = microkernel, kernel = "tiled_matmul", blocks_per_sm = 4, workgroup_tile = [64, 32, 16], thread_tile = [4, 2]
 // MIN-NEXT: 2 linalg.reduce strategy = microkernel, kernel = "full_sum"
-// MIN: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 1, workgroup_tile = [128, 32, 8], precision = tf32x3, warp_tile = [32, 16]
-// MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 1, workgroup_tile = [128, 64, 8], precision = tf32x3, warp_tile = [32, 32]
+// MIN: 5 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [64, 32, 16], thread_tile = [2, 4]
+// MIN-NEXT: 6 sezm.degree_linear strategy = microkernel, kernel = "degree_linear", blocks_per_sm = 2, workgroup_tile = [64, 64, 16], thread_tile = [4, 4]
 // MIN: 2 sezm.envelope_aggregate_grad strategy = microkernel, kernel = "envelope_aggregate_grad"
 // MIN: 8 sezm.gate strategy = microkernel, kernel = "gate", blocks_per_sm = 16
-// MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 1, workgroup_tile = [128, 32, 8], precision = tf32x3, warp_tile = [32, 16]
+// MIN-NEXT: 4 sezm.gate_grad strategy = microkernel, kernel = "gate_grad", blocks_per_sm = 4, workgroup_tile = [128, 32, 16], thread_tile = [4, 4]
 // MIN: 10 sezm.rotate_mix strategy = microkernel, kernel = "rotate_mix", blocks_per_sm = 8
 // MIN: 12 sezm.so2_linear strategy = microkernel, kernel = "so2_linear", blocks_per_sm = 1, workgroup_tile = [128, 128, 8, 128, 96, 8], precision = tf32x3, warp_tile = [32, 64, 32, 48]
 // MIN-NEXT: 6 sezm.so2_linear_grad strategy = microkernel, kernel = "so2_linear_grad", blocks_per_sm = 1, workgroup_tile = [128, 128, 8, 128, 96, 8], precision = tf32x3, warp_tile = [32, 64, 32, 48]

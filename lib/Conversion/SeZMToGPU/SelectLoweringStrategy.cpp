@@ -91,9 +91,16 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
     // one launch bound for them all: the fewest blocks a product asks, so
     // that each gets the registers its tiles were chosen for.
     if (kernel.tiles) {
-      bool split = precision == GemmPrecision::TF32x3 && producesF32(op);
+      microkernels::ProductTiles products = kernel.tiles(op);
+      // Split precision where FLOPs bind every product: the tensor cores
+      // gain nothing where memory or too few rows bound one.
+      bool split =
+          precision == GemmPrecision::TF32x3 && producesF32(op) &&
+          llvm::all_of(products, [](const microkernels::GemmTiles &tiles) {
+            return tiles.flopBound;
+          });
       std::optional<int64_t> fewestBlocks;
-      for (microkernels::GemmTiles tiles : kernel.tiles(op)) {
+      for (microkernels::GemmTiles tiles : products) {
         tiles = microkernels::fitWorkgroupMemory(tiles, widestResultBytes(op));
         if (split) {
           microkernels::MmaTiles mma = microkernels::chooseMmaTiles(tiles);

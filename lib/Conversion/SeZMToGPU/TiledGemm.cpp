@@ -114,6 +114,7 @@ GemmTiles chooseGemmTilesForFewRows(int64_t columns) {
   // 4096 atoms on 256-row blocks were 16 blocks for 132 multiprocessors.
   constexpr int64_t kFewRowsBlock = 64;
   GemmTiles tiles = chooseGemmTiles(columns);
+  tiles.flopBound = false;
   return withThreadRows(tiles, kFewRowsBlock / tiles.threadsDown());
 }
 
@@ -129,6 +130,7 @@ GemmTiles chooseGemmTilesForStreaming(int64_t columns) {
   GemmTiles tiles =
       withThreadRows(chooseGemmTiles(columns), kStreamingThreadRows);
   tiles.blocksPerSm = kStreamingBlocksPerSm;
+  tiles.flopBound = false;
   return tiles;
 }
 

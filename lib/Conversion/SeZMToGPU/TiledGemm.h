@@ -27,6 +27,10 @@ struct GemmTiles {
   int64_t blockRows, blockColumns, depthStep, threadRows, threadColumns;
   /// The blocks per multiprocessor the tiles are for; 0: the microkernel's.
   int64_t blocksPerSm = 0;
+  /// Whether the product is one the split-precision schedule may take:
+  /// FLOPs bind it (many rows, deep and wide enough). Tensor cores do not
+  /// speed up one that memory or too few rows bound.
+  bool flopBound = true;
 
   int64_t threadsAcross() const { return blockColumns / threadColumns; }
   int64_t threadsDown() const { return blockRows / threadRows; }
