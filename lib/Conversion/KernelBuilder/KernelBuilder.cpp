@@ -710,11 +710,15 @@ void Emitter::warpSync() {
 }
 
 void Emitter::copyAsync(Value from, ArrayRef<Idx> at, Value to,
-                        ArrayRef<Idx> toAt, int64_t width) {
+                        ArrayRef<Idx> toAt, int64_t width,
+                        std::optional<Cond> present) {
+  Value elements;
+  if (present)
+    elements = arith::SelectOp::create(builder, loc, *present,
+                                       Idx(width).in(*this), Idx(0).in(*this));
   nvgpu::DeviceAsyncCopyOp::create(builder, loc, to, indexValues(toAt), from,
                                    indexValues(at), builder.getIndexAttr(width),
-                                   /*srcElements=*/Value(),
-                                   /*bypassL1=*/UnitAttr());
+                                   elements, /*bypassL1=*/UnitAttr());
 }
 
 void Emitter::commitAsyncCopies() {

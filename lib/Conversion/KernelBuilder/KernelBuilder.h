@@ -530,9 +530,11 @@ public:
   /// Starts copying `width` consecutive floats from global from[at...] to
   /// workgroup to[toAt...] (4, 8 or 16 bytes, both places aligned to that)
   /// without waiting for them: the thread goes on while the load is in
-  /// flight. The copy belongs to the next commitAsyncCopies() group.
+  /// flight. The copy belongs to the next commitAsyncCopies() group. Where
+  /// `present` is given and does not hold, the copy reads nothing and
+  /// writes zeros (a product's depth past its end).
   void copyAsync(Value from, ArrayRef<Idx> at, Value to, ArrayRef<Idx> toAt,
-                 int64_t width);
+                 int64_t width, std::optional<Cond> present = std::nullopt);
   /// Closes the thread's group of copies started since the last call.
   void commitAsyncCopies();
   /// Waits until at most `pending` of the thread's groups are in flight. The

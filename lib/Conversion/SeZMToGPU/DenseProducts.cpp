@@ -70,7 +70,10 @@ ProductTiles rowsMatmulTiles(linalg::MatmulOp op) {
   if (rows && rows->graphSize == "E" &&
       gemmStreams(rhs.getDimSize(0), rhs.getDimSize(1)))
     return {chooseGemmTilesForStreaming(rhs.getDimSize(1))};
-  return {chooseGemmTiles(rhs.getDimSize(1))};
+  GemmTiles tiles = chooseGemmTiles(rhs.getDimSize(1));
+  tiles.tensorCoresPay =
+      splitPrecisionPays(rhs.getDimSize(0), rhs.getDimSize(1));
+  return {tiles};
 }
 
 SmallVector<Idx> indicesOf(AffineMap map, ArrayRef<Idx> loops) {
@@ -648,10 +651,16 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
 /// DPA4's 384 ran 3-5 % slower on 8 x 4 (stop 63).
 ProductTiles so2Tiles(Value x, int64_t lmax, int64_t focus) {
   int64_t width = cast<RankedTensorType>(x.getType()).getDimSize(2) / focus;
-  ProductTiles tiles = {chooseGemmTiles((lmax + 1) * width)};
+  // Each product is square: its depth is its columns.
+  auto tilesFor = [](int64_t columns) {
+    GemmTiles tiles = chooseGemmTiles(columns);
+    tiles.tensorCoresPay = splitPrecisionPays(columns, columns);
+    return tiles;
+  };
+  ProductTiles tiles = {tilesFor((lmax + 1) * width)};
   if (lmax == 0)
     return tiles;
-  GemmTiles odd = chooseGemmTiles(2 * lmax * width);
+  GemmTiles odd = tilesFor(2 * lmax * width);
   if (odd.blockColumns == 2 * lmax * width && odd.threadRows == 8 &&
       odd.threadColumns == 8) {
     odd.blockColumns /= 2;

@@ -229,7 +229,9 @@ ProductTiles gateGradTiles(GateGradOp op) {
   // where it is shallow (DPA4-Mini's 64 x 32), as the matmuls over edges do.
   if (gemmStreams(op.getLmax() * width, width))
     return {chooseGemmTilesForStreaming(width)};
-  return {chooseGemmTiles(width)};
+  GemmTiles tiles = chooseGemmTiles(width);
+  tiles.tensorCoresPay = splitPrecisionPays(op.getLmax() * width, width);
+  return {tiles};
 }
 
 void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {

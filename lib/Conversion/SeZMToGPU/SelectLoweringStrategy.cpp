@@ -92,12 +92,12 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
     // that each gets the registers its tiles were chosen for.
     if (kernel.tiles) {
       microkernels::ProductTiles products = kernel.tiles(op);
-      // Split precision where FLOPs bind every product: the tensor cores
-      // gain nothing where memory or too few rows bound one.
+      // Split precision where it pays for every product (tensorCoresPay):
+      // the tensor cores lose where memory or too few rows bound one.
       bool split =
           precision == GemmPrecision::TF32x3 && producesF32(op) &&
           llvm::all_of(products, [](const microkernels::GemmTiles &tiles) {
-            return tiles.flopBound;
+            return tiles.tensorCoresPay;
           });
       std::optional<int64_t> fewestBlocks;
       for (microkernels::GemmTiles tiles : products) {

@@ -16,9 +16,8 @@
 // reads consecutive workgroup words (no bank conflicts) and its stores of C
 // are coalesced.
 //
-// The split-precision schedule (precision = tf32x3) stages slices of 8
-// depths through registers instead, split once into their TF32 parts, and
-// multiplies them on the tensor cores (emitMmaGemm).
+// The split-precision schedule (precision = tf32x3) stages the same slices
+// and multiplies them on the tensor cores instead (emitMmaGemm).
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,13 +113,17 @@ GemmTiles chooseGemmTilesForFewRows(int64_t columns) {
   // 4096 atoms on 256-row blocks were 16 blocks for 132 multiprocessors.
   constexpr int64_t kFewRowsBlock = 64;
   GemmTiles tiles = chooseGemmTiles(columns);
-  tiles.flopBound = false;
   return withThreadRows(tiles, kFewRowsBlock / tiles.threadsDown());
 }
 
 bool gemmStreams(int64_t depth, int64_t columns) {
   constexpr int64_t kStreamingFlopPerByte = 16;
   return 2 * depth * columns < kStreamingFlopPerByte * 4 * (depth + columns);
+}
+
+bool splitPrecisionPays(int64_t depth, int64_t columns) {
+  constexpr int64_t kSplitFlopPerByte = 32;
+  return 2 * depth * columns >= kSplitFlopPerByte * 4 * (depth + columns);
 }
 
 GemmTiles chooseGemmTilesForStreaming(int64_t columns) {
@@ -130,7 +133,6 @@ GemmTiles chooseGemmTilesForStreaming(int64_t columns) {
   GemmTiles tiles =
       withThreadRows(chooseGemmTiles(columns), kStreamingThreadRows);
   tiles.blocksPerSm = kStreamingBlocksPerSm;
-  tiles.flopBound = false;
   return tiles;
 }
 
@@ -158,13 +160,14 @@ namespace {
 /// (`rowMajorA`), row by row ([row][k], a group copied as one access and
 /// read as one per row); B as it is ([k][column]), a group of columns at a
 /// time where `wideB`. Rows and columns past the end read the last one
-/// again; depths past the end are read clamped (never added).
+/// again; depths past the end are read clamped (never added), or as zeros
+/// in A where `zeroPastDepth`.
 struct GemmBlock {
   const GemmProblem &problem;
   int64_t blockRows, blockColumns, step, threads;
-  bool rowMajorA, wideB;
+  bool zeroPastDepth, rowMajorA, wideB;
   Idx thread, batch, rowBase, columnBase;
-  /// The staged slices of A and B, in the schedule's shapes (StagedShapes).
+  /// (stages, step, rows) and (stages, step, columns), rows padded.
   Value stagedA, stagedB;
   /// The last row and column of the output (the row computed on the host).
   Idx lastRow, lastColumn;
@@ -188,6 +191,13 @@ struct GemmBlock {
                   value);
   }
 
+  /// Where depth `k` of tile row `row` lies in stage `stage` of stagedA.
+  SmallVector<Idx> placeA(Idx stage, Idx k, Idx row) const {
+    if (rowMajorA)
+      return {stage, row, k};
+    return {stage, k, row};
+  }
+
   /// body(flat) for flat < count, the block's threads taking turns.
   void forEachShare(int64_t count, llvm::function_ref<void(Idx)> body) const {
     Emitter &em = thread.getEmitter();
@@ -204,6 +214,10 @@ struct GemmBlock {
   void copySlice(Idx slice, Idx stage) const {
     Emitter &em = thread.getEmitter();
     Idx k0 = slice * Idx(step), lastDepth(problem.depth - 1);
+    auto pastDepth = [&](Idx k) {
+      return zeroPastDepth ? std::optional<Cond>(k < Idx(problem.depth))
+                           : std::nullopt;
+    };
     if (rowMajorA) {
       const int64_t groups = step / kGroup;
       forEachShare(blockRows * groups, [&](Idx flat) {
@@ -212,7 +226,7 @@ struct GemmBlock {
         em.copyAsync(problem.a.memref,
                      problem.a.at(batch, clampRow(row),
                                   min(k, Idx(problem.depth - kGroup))),
-                     stagedA, {stage, row, kk}, kGroup);
+                     stagedA, {stage, row, kk}, kGroup, pastDepth(k));
       });
     } else {
       forEachShare(blockRows * step, [&](Idx flat) {
@@ -221,7 +235,7 @@ struct GemmBlock {
             problem.a.memref,
             problem.a.at(batch, clampRow(flat / Idx(step)), min(k, lastDepth)),
             stagedA, {stage, flat % Idx(step), flat / Idx(step)},
-            /*width=*/1);
+            /*width=*/1, pastDepth(k));
       });
     }
     const int64_t width = wideB ? kGroup : 1;
@@ -281,52 +295,44 @@ SmallVector<Num> sumSlices(
   return sums;
 }
 
-/// Whether a block copies A's depth (`step` of it a slice) row by row, a
-/// group of kGroup as one access: where every group lies inside the operand.
-bool stagesRowMajorA(const GemmProblem &problem, int64_t step) {
-  return problem.a.group % kGroup == 0 && problem.depth % kGroup == 0 &&
-         step % kGroup == 0;
-}
-
-/// Whether a block copies B's columns a group of kGroup at a time: where
-/// every group lies inside the operand (no column block past the end).
-bool stagesWideB(const GemmProblem &problem, int64_t blockColumns) {
-  return problem.b.group % kGroup == 0 && problem.columns % blockColumns == 0 &&
-         blockColumns % kGroup == 0;
-}
-
-/// The shapes of a block's staged A and B, in its float type.
-struct StagedShapes {
-  SmallVector<int64_t> a, b;
-};
-
 /// Launches `name` over the blocks of `problem`'s output, blockRows x
 /// blockColumns each (batches on the grid's third axis), `threads` each,
-/// with A and B staged in workgroup buffers of `staged`'s shapes:
-/// body(block).
+/// with the staged slices' rows padded by `padA` and `padB`: body(block).
 void launchGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                 int64_t blockRows, int64_t blockColumns, int64_t step,
-                int64_t threads, const StagedShapes &staged,
+                int64_t threads, bool zeroPastDepth, int64_t padA, int64_t padB,
                 int64_t blocksPerSm,
                 llvm::function_ref<void(const GemmBlock &)> body) {
   const int64_t columnBlocks = llvm::divideCeil(problem.columns, blockColumns);
   Idx lastColumn(problem.columns - 1);
-  const bool rowMajorA = stagesRowMajorA(problem, step);
-  const bool wideB = stagesWideB(problem, blockColumns);
+  // Groups of A's depth and B's columns copied whole where every group lies
+  // inside the operand: depths and columns in whole groups, no column block
+  // past the end.
+  const bool rowMajorA = problem.a.group % kGroup == 0 &&
+                         problem.depth % kGroup == 0 && step % kGroup == 0;
+  const bool wideB = problem.b.group % kGroup == 0 &&
+                     problem.columns % blockColumns == 0 &&
+                     blockColumns % kGroup == 0;
+  SmallVector<int64_t> shapeA =
+      rowMajorA ? SmallVector<int64_t>{kPipelineStages, blockRows,
+                                       step + kRowMajorPad}
+                : SmallVector<int64_t>{kPipelineStages, step, blockRows + padA};
   em.launchKernel(
       name,
       {ceilDiv(problem.rows, blockRows), Idx(columnBlocks),
        Idx(problem.batches)},
-      {Idx(threads), Idx(1), Idx(1)}, {staged.a, staged.b},
+      {Idx(threads), Idx(1), Idx(1)},
+      {shapeA,
+       SmallVector<int64_t>{kPipelineStages, step, blockColumns + padB}},
       [&](const LaunchIds &ids) {
         Idx t = ids.thread[0], batch = ids.block[2];
         Idx rowBase = ids.block[0] * Idx(blockRows);
         Idx columnBase = ids.block[1] * Idx(blockColumns);
         auto run = [&](Idx rows) {
           body(GemmBlock{problem, blockRows, blockColumns, step, threads,
-                         rowMajorA, wideB, t, batch, rowBase, columnBase,
-                         ids.workgroup[0], ids.workgroup[1], rows - Idx(1),
-                         lastColumn});
+                         zeroPastDepth, rowMajorA, wideB, t, batch, rowBase,
+                         columnBase, ids.workgroup[0], ids.workgroup[1],
+                         rows - Idx(1), lastColumn});
         };
         if (!problem.batchRows)
           return run(problem.rows);
@@ -345,18 +351,10 @@ void emitFmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
   const int64_t rowWidth = vectorWidth(tiles.threadRows);
   const int64_t columnWidth = vectorWidth(tiles.threadColumns);
   assert(tiles.blockRows % kStagedRowPad == 0 && "aligned staged rows");
-  // A transposed ([k][row], rows padded) or row by row ([row][k], depths
-  // padded); B as it is.
-  StagedShapes staged{
-      stagesRowMajorA(problem, step)
-          ? SmallVector<int64_t>{kPipelineStages, tiles.blockRows,
-                                 step + kRowMajorPad}
-          : SmallVector<int64_t>{kPipelineStages, step,
-                                 tiles.blockRows + kStagedRowPad},
-      {kPipelineStages, step, tiles.blockColumns}};
   launchGemm(
       em, name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
-      staged, blocksPerSm, [&](const GemmBlock &block) {
+      /*zeroPastDepth=*/false, kStagedRowPad, /*padB=*/0, blocksPerSm,
+      [&](const GemmBlock &block) {
         Idx t = block.thread;
         SmallVector<Idx> rows =
             ownedOffsets(t / Idx(across), tiles.threadRows, rowWidth, down);
@@ -419,133 +417,40 @@ void emitFmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
 
 /// The shape of one tensor-core product (mma.sync m16n8k8).
 constexpr int64_t kMmaRows = 16, kMmaColumns = 8, kMmaDepth = 8;
-/// Words a staged column of B takes per slice of kMmaDepth: four chunks of
-/// four words, chunk t holding {high(t), high(t + 4), low(t), low(t + 4)}
-/// of the slice's depths, lane 4g + t's B fragments of both parts in one
-/// 16-byte read.
-constexpr int64_t kMmaColumnWords = 2 * kMmaDepth;
-/// Slices whose products the tensor cores sum before the sums join the
-/// running sums in IEEE fp32: 16 depths.
-constexpr int64_t kMmaSumSlices = 2;
+/// Pads each staged depth row by 8 words, so that a warp's fragment loads
+/// (lane 4g + t reads row g of depth t, as the m16n8k8 layout places them:
+/// word 8t + g modulo 32 with rows of 128 + 8) fall in 32 different banks.
+constexpr int64_t kMmaRowPad = 8;
 
-/// The word where chunk `chunk` of staged column `column` of B starts:
-/// chunks rotate by (column / 2) % 4, so that the staging stores of a
-/// quarter warp (8 columns) fall in 32 different banks; the fragment reads
-/// of a quarter warp (2 columns by 4 chunks) do either way.
-Idx mmaChunkWord(Idx column, Idx chunk) {
-  return (chunk + column / Idx(2) % Idx(4)) % Idx(4) * Idx(4);
-}
-
-/// The split-precision GEMM. Each thread loads its share of a slice of 8
-/// depths of A and B into registers, splits each value into its TF32 parts
-/// (high, low) once, and stores them in workgroup memory in the order the
-/// m16n8k8 fragments read them, one slice while the slice before is
-/// multiplied: two stages, one barrier a slice. A is staged as
-/// (16-row tiles, part, 8, 16): lane 4g + t's four A fragment elements of
-/// one part, {A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]}, are one 16-byte
-/// read, so they arrive in the four consecutive registers the product
-/// takes; B as (columns, kMmaColumnWords). Each warp keeps its warpRows x
-/// warpColumns outputs as fragments and adds a slice as three products per
-/// fragment pair, the small ones first (low x high, high x low, then high x
-/// high), into sums that start from zero every kMmaSumSlices slices and are
-/// then added to the running sums in IEEE fp32. The tensor cores thus sum at
-/// most 16 depths of products at a time, and the long sum over the depth is
-/// rounded as IEEE fp32.
+/// The split-precision GEMM. Slices are staged as by the CUDA-core
+/// schedule; each warp keeps its warpRows x warpColumns outputs as m16n8k8
+/// fragments, splits each operand into its TF32 parts (high, low) as it
+/// leaves workgroup memory, and adds a slice as three products per
+/// fragment pair, the small ones first (low x high, high x low, then
+/// high x high), into sums that start from zero each slice; the slice's
+/// sums are then added to the running sums in IEEE fp32. The tensor cores
+/// thus sum at most a slice's depth of products at a time, and the long
+/// sum over the depth is rounded as IEEE fp32, in blocks of the slice.
 void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                  const MmaTiles &tiles, int64_t blocksPerSm) {
-  const int64_t threads = tiles.threads();
+  const int64_t threads = tiles.threads(), step = tiles.depthStep;
   const int64_t rowTiles = tiles.warpRows / kMmaRows,
                 columnTiles = tiles.warpColumns / kMmaColumns;
   const int64_t fragments = rowTiles * columnTiles * 4;
-  const int64_t slices = llvm::divideCeil(problem.depth, kMmaDepth);
-  // A thread stages one A fragment's four elements (two rows by two
-  // depths) and one column of B by half the slice's chunks (2 of 4).
-  const int64_t columnShares = tiles.blockColumns * 2;
-  assert(tiles.depthStep == kMmaDepth && tiles.blockRows * 2 == threads &&
-         columnShares <= threads && tiles.warpRows % kMmaRows == 0 &&
-         tiles.warpColumns % kMmaColumns == 0 && "tensor-core tiles");
-  const bool wholeSlices = problem.depth % kMmaDepth == 0;
+  assert(tiles.warpRows % kMmaRows == 0 &&
+         tiles.warpColumns % kMmaColumns == 0 && step % kMmaDepth == 0 &&
+         "tensor-core tiles");
   launchGemm(
-      em, name, problem, tiles.blockRows, tiles.blockColumns, kMmaDepth,
-      threads,
-      StagedShapes{{kPipelineStages, tiles.blockRows / kMmaRows, 2, 8, 16},
-                   {kPipelineStages, tiles.blockColumns, kMmaColumnWords}},
+      em, name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
+      /*zeroPastDepth=*/problem.depth % kMmaDepth != 0, kMmaRowPad, kMmaRowPad,
       blocksPerSm, [&](const GemmBlock &block) {
         Value stagedA = block.stagedA, stagedB = block.stagedB;
-        Idx t = block.thread;
-        Idx lane = t % Idx(kWarpSize), warp = t / Idx(kWarpSize);
+        Idx lane = block.thread % Idx(kWarpSize),
+            warp = block.thread / Idx(kWarpSize);
         Idx group = lane / Idx(4), inGroup = lane % Idx(4);
         Idx warpRow = warp / Idx(tiles.warpsAcross()) * Idx(tiles.warpRows);
         Idx warpColumn =
             warp % Idx(tiles.warpsAcross()) * Idx(tiles.warpColumns);
-
-        // The A fragment this thread stages: as lane `lane` of a product
-        // on 16-row tile `warp` reads it. The column of B and which half
-        // of its chunks (0: chunks 0 and 1, depths 0, 1, 4, 5; 1: chunks 2
-        // and 3): consecutive threads take consecutive columns. Threads
-        // past B's shares load the last one again and store nothing.
-        Idx shareTile = warp;
-        Idx upperRow = block.clampRow(warp * Idx(kMmaRows) + group),
-            lowerRow = block.clampRow(warp * Idx(kMmaRows) + group + Idx(8));
-        Idx columnShare =
-            columnShares < threads ? min(t, Idx(columnShares - 1)) : t;
-        Idx column = columnShare % Idx(tiles.blockColumns),
-            columnHalf = columnShare / Idx(tiles.blockColumns);
-        Idx outputColumn = block.clampColumn(column);
-        Idx lastDepth(problem.depth - 1);
-
-        // The thread's share of slice `slice`: A[upper][t], A[lower][t],
-        // A[upper][t + 4], A[lower][t + 4]; then B at depths 0, 1, 4 and 5
-        // after its half's first.
-        auto fetch = [&](Idx slice) {
-          SmallVector<Num> values;
-          Idx first = slice * Idx(kMmaDepth);
-          auto loadAt = [&](const GemmOperand &operand, Idx k, auto place) {
-            // Every depth of a whole slice lies inside the operand.
-            if (wholeSlices)
-              return em.load(operand.memref, place(k));
-            return select(k < Idx(problem.depth),
-                          em.load(operand.memref, place(min(k, lastDepth))),
-                          Num(0.0));
-          };
-          for (int64_t d : {0, 4})
-            for (Idx row : {upperRow, lowerRow})
-              values.push_back(
-                  loadAt(problem.a, first + inGroup + Idx(d), [&](Idx k) {
-                    return problem.a.at(block.batch, row, k);
-                  }));
-          for (int64_t d : {0, 1, 4, 5})
-            values.push_back(loadAt(
-                problem.b, first + columnHalf * Idx(2) + Idx(d), [&](Idx k) {
-                  return problem.b.at(block.batch, k, outputColumn);
-                }));
-          return values;
-        };
-        // Stores a fetched share's TF32 parts in stage `stage`.
-        auto put = [&](ArrayRef<Num> values, int64_t stage) {
-          SmallVector<std::array<Num, 2>> parts;
-          for (Num value : values)
-            parts.push_back(em.splitTF32(value));
-          for (int64_t part = 0; part < 2; ++part)
-            em.storeVector(
-                {parts[0][part], parts[1][part], parts[2][part],
-                 parts[3][part]},
-                stagedA,
-                {Idx(stage), shareTile, Idx(part), group, inGroup * Idx(4)});
-          auto putColumn = [&] {
-            for (int64_t c = 0; c < 2; ++c)
-              em.storeVector(
-                  {parts[4 + c][0], parts[6 + c][0], parts[4 + c][1],
-                   parts[6 + c][1]},
-                  stagedB,
-                  {Idx(stage), column,
-                   mmaChunkWord(column, columnHalf * Idx(2) + Idx(c))});
-          };
-          if (columnShares < threads)
-            em.ifThen(t < Idx(columnShares), putColumn);
-          else
-            putColumn();
-        };
 
         // The tile row and column of fragment element r of product (i, j).
         auto rowOf = [&](int64_t i, int64_t r) {
@@ -557,107 +462,68 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
         auto fragment = [&](int64_t i, int64_t j, int64_t r) {
           return (i * columnTiles + j) * 4 + r;
         };
-        // Every column of B a lane reads lies at the same chunk rotation:
-        // warpColumn and the tiles' offsets are multiples of 8.
-        Idx chunk = mmaChunkWord(group, inGroup);
-        // The products of stage `stage`'s slice added into `sums`.
-        auto multiply = [&](ArrayRef<Num> sums, int64_t stage) {
-          SmallVector<Num> next(sums);
-          SmallVector<SmallVector<Num>> aHigh, aLow;
-          for (int64_t i = 0; i < rowTiles; ++i) {
-            Idx tile = warpRow / Idx(kMmaRows) + Idx(i);
-            aHigh.push_back(em.loadVector(
-                stagedA, {Idx(stage), tile, Idx(0), group, inGroup * Idx(4)},
-                4));
-            aLow.push_back(em.loadVector(
-                stagedA, {Idx(stage), tile, Idx(1), group, inGroup * Idx(4)},
-                4));
-          }
-          for (int64_t j = 0; j < columnTiles; ++j) {
-            Idx column = warpColumn + Idx(j * kMmaColumns) + group;
-            SmallVector<Num> b =
-                em.loadVector(stagedB, {Idx(stage), column, chunk}, 4);
-            SmallVector<Num> bHigh = {b[0], b[1]}, bLow = {b[2], b[3]};
+        auto addSlice = [&](ArrayRef<Num> sums, Idx stage, int64_t depths) {
+          // The (high, low) parts of a staged value.
+          auto partsOfA = [&](Idx k, Idx row) {
+            return em.splitTF32(em.load(stagedA, block.placeA(stage, k, row)));
+          };
+          auto partsOfB = [&](Idx k, Idx column) {
+            return em.splitTF32(em.load(stagedB, {stage, k, column}));
+          };
+          SmallVector<Num> slice(fragments, Num(0.0));
+          for (int64_t k0 = 0; k0 < depths; k0 += kMmaDepth) {
+            Idx kLow = Idx(k0) + inGroup, kHigh = Idx(k0 + 4) + inGroup;
+            SmallVector<SmallVector<Num>> aHigh, aLow;
             for (int64_t i = 0; i < rowTiles; ++i) {
-              SmallVector<Num> c;
-              for (int64_t r = 0; r < 4; ++r)
-                c.push_back(next[fragment(i, j, r)]);
-              c = em.mmaTF32(aLow[i], bHigh, c);
-              c = em.mmaTF32(aHigh[i], bLow, c);
-              c = em.mmaTF32(aHigh[i], bHigh, c);
-              for (int64_t r = 0; r < 4; ++r)
-                next[fragment(i, j, r)] = c[r];
+              Idx row = warpRow + Idx(i * kMmaRows) + group;
+              SmallVector<Num> high, low;
+              for (auto [k, place] :
+                   {std::pair{kLow, row}, std::pair{kLow, row + Idx(8)},
+                    std::pair{kHigh, row}, std::pair{kHigh, row + Idx(8)}}) {
+                std::array<Num, 2> pair = partsOfA(k, place);
+                high.push_back(pair[0]);
+                low.push_back(pair[1]);
+              }
+              aHigh.push_back(high);
+              aLow.push_back(low);
+            }
+            for (int64_t j = 0; j < columnTiles; ++j) {
+              Idx column = warpColumn + Idx(j * kMmaColumns) + group;
+              std::array<Num, 2> b0 = partsOfB(kLow, column);
+              std::array<Num, 2> b1 = partsOfB(kHigh, column);
+              SmallVector<Num> bHigh = {b0[0], b1[0]}, bLow = {b0[1], b1[1]};
+              for (int64_t i = 0; i < rowTiles; ++i) {
+                SmallVector<Num> c;
+                for (int64_t r = 0; r < 4; ++r)
+                  c.push_back(slice[fragment(i, j, r)]);
+                c = em.mmaTF32(aLow[i], bHigh, c);
+                c = em.mmaTF32(aHigh[i], bLow, c);
+                c = em.mmaTF32(aHigh[i], bHigh, c);
+                for (int64_t r = 0; r < 4; ++r)
+                  slice[fragment(i, j, r)] = c[r];
+              }
             }
           }
-          return next;
-        };
-        auto addSums = [&](ArrayRef<Num> running, ArrayRef<Num> sums) {
           SmallVector<Num> next;
           for (int64_t f = 0; f < fragments; ++f)
-            next.push_back(running[f] + sums[f]);
+            next.push_back(sums[f] + slice[f]);
           return next;
         };
-        const SmallVector<Num> zeros(fragments, Num(0.0));
 
-        SmallVector<Num> running(fragments, Num(0.0));
+        SmallVector<Num> init(fragments, Num(0.0));
         if (problem.loadInit)
           for (int64_t i = 0; i < rowTiles; ++i)
             for (int64_t j = 0; j < columnTiles; ++j)
               for (int64_t r = 0; r < 4; ++r)
-                running[fragment(i, j, r)] =
+                init[fragment(i, j, r)] =
                     problem.loadInit(block.batch, block.clampRow(rowOf(i, r)),
                                      block.clampColumn(columnOf(j, r)));
-        // Slice 0 in stage 0, slice 1 in registers; then for each slice:
-        // a barrier, the next slice stored in the other stage and the one
-        // after it loaded, this slice multiplied. A loop iteration is one
-        // sum's slices (stages constant in it), over the sums whose next
-        // slices all exist; the rest follow the loop.
-        static_assert(kMmaSumSlices % kPipelineStages == 0,
-                      "a sum's slices take the stages in turn");
-        put(fetch(Idx(0)), 0);
-        SmallVector<Num> ahead = fetch(Idx(std::min<int64_t>(1, slices - 1)));
-        const int64_t loopSums = (slices - 1) / kMmaSumSlices;
-        Idx lastSlice(slices - 1);
-        SmallVector<Num> carried(running);
-        llvm::append_range(carried, ahead);
-        carried = em.foldRangeStep(
-            Idx(0), Idx(loopSums), Idx(1), carried,
-            [&](Idx sum, ArrayRef<Num> current) {
-              SmallVector<Num> next(current.take_front(fragments));
-              SmallVector<Num> share(current.drop_front(fragments));
-              SmallVector<Num> sums = zeros;
-              for (int64_t u = 0; u < kMmaSumSlices; ++u) {
-                em.barrier();
-                put(share, (u + 1) % kPipelineStages);
-                share = fetch(
-                    min(sum * Idx(kMmaSumSlices) + Idx(u + 2), lastSlice));
-                sums = multiply(sums, u % kPipelineStages);
-              }
-              next = addSums(next, sums);
-              llvm::append_range(next, share);
-              return next;
-            });
-        running.assign(carried.begin(), carried.begin() + fragments);
-        ahead.assign(carried.begin() + fragments, carried.end());
-        SmallVector<Num> sums = zeros;
-        for (int64_t s = loopSums * kMmaSumSlices; s < slices; ++s) {
-          em.barrier();
-          if (s + 1 < slices)
-            put(ahead, (s + 1) % kPipelineStages);
-          if (s + 2 < slices)
-            ahead = fetch(Idx(s + 2));
-          sums = multiply(sums, s % kPipelineStages);
-          if ((s + 1) % kMmaSumSlices == 0 || s + 1 == slices) {
-            running = addSums(running, sums);
-            sums = zeros;
-          }
-        }
-
+        SmallVector<Num> sums = sumSlices(block, init, addSlice);
         for (int64_t i = 0; i < rowTiles; ++i)
           for (int64_t j = 0; j < columnTiles; ++j)
             for (int64_t r = 0; r < 4; ++r)
               block.storeOutput(block.clampRow(rowOf(i, r)), columnOf(j, r),
-                                running[fragment(i, j, r)]);
+                                sums[fragment(i, j, r)]);
       });
 }
 } // namespace
@@ -682,8 +548,7 @@ MmaTiles chooseMmaTiles(const GemmTiles &tiles) {
   // Eight warps, four down and two across: a warp's 32 x (columns / 2)
   // outputs, as running and slice sums, fit one block of 256 threads on a
   // multiprocessor in registers.
-  return MmaTiles{128, tiles.blockColumns, kMmaDepth, 32,
-                  tiles.blockColumns / 2};
+  return MmaTiles{128, tiles.blockColumns, 16, 32, tiles.blockColumns / 2};
 }
 
 void emitTiledGemm(Emitter &em, StringRef name, const GemmProblem &problem,

@@ -27,10 +27,10 @@ struct GemmTiles {
   int64_t blockRows, blockColumns, depthStep, threadRows, threadColumns;
   /// The blocks per multiprocessor the tiles are for; 0: the microkernel's.
   int64_t blocksPerSm = 0;
-  /// Whether the product is one the split-precision schedule may take:
-  /// FLOPs bind it (many rows, deep and wide enough). Tensor cores do not
-  /// speed up one that memory or too few rows bound.
-  bool flopBound = true;
+  /// Whether the split-precision schedule may take the product: one over
+  /// many rows for which splitPrecisionPays. The product-shape functions
+  /// set it; the few-rows and streaming tiles never take it.
+  bool tensorCoresPay = false;
 
   int64_t threadsAcross() const { return blockColumns / threadColumns; }
   int64_t threadsDown() const { return blockRows / threadRows; }
@@ -49,6 +49,15 @@ GemmTiles chooseGemmTilesForFewRows(int64_t columns);
 /// columns: under 16 FLOP a byte of a row read and written (2 K N over
 /// 4 (K + N)), where an H100 does 20 at its FP32 and DRAM peaks.
 bool gemmStreams(int64_t depth, int64_t columns);
+
+/// Whether the split-precision (tensor-core) schedule is faster than the
+/// CUDA cores for a product over many rows of that depth and those columns:
+/// from 32 FLOP a byte of a row read and written (2 K N over 4 (K + N)),
+/// twice gemmStreams' line, because its one block a multiprocessor keeps
+/// fewer loads in flight (docs/performance.md, stop 64: DPA4-Mini's 96 x 96
+/// and the default DPA4's 192 x 64 ran slower split, 128 x 128 and wider
+/// faster).
+bool splitPrecisionPays(int64_t depth, int64_t columns);
 
 /// The tiles for such a product: chooseGemmTiles' columns on half its rows
 /// of sums per thread, so that the registers leave room for more blocks
