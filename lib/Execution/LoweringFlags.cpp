@@ -43,9 +43,10 @@ LoweringFlags::LoweringFlags(cl::OptionCategory &category)
               "How the GPU's GEMM-shaped kernels (SO(2) linears, gates' "
               "backward, matmuls, degree linears) multiply fp32: ieee (the "
               "default, IEEE fp32 on the CUDA cores) or tf32x3 (opt-in "
-              "split precision on the tensor cores: each operand split "
-              "into two TF32 parts, three products; recorded in the "
-              "manifest)"),
+              "split precision on the tensor cores where it is faster, "
+              "the wide products over edges, the rest staying IEEE: each "
+              "operand split into two TF32 parts, three products; "
+              "recorded in the manifest)"),
           cl::value_desc("ieee|tf32x3"), cl::init("ieee"), cl::cat(category)) {}
 
 llvm::Expected<CompileOptions>
