@@ -70,10 +70,7 @@ ProductTiles rowsMatmulTiles(linalg::MatmulOp op) {
   if (rows && rows->graphSize == "E" &&
       gemmStreams(rhs.getDimSize(0), rhs.getDimSize(1)))
     return {chooseGemmTilesForStreaming(rhs.getDimSize(1))};
-  GemmTiles tiles = chooseGemmTiles(rhs.getDimSize(1));
-  tiles.tensorCoresPay =
-      splitPrecisionPays(rhs.getDimSize(0), rhs.getDimSize(1));
-  return {tiles};
+  return {chooseGemmTiles(rhs.getDimSize(0), rhs.getDimSize(1))};
 }
 
 SmallVector<Idx> indicesOf(AffineMap map, ArrayRef<Idx> loops) {
@@ -652,16 +649,12 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
 ProductTiles so2Tiles(Value x, int64_t lmax, int64_t focus) {
   int64_t width = cast<RankedTensorType>(x.getType()).getDimSize(2) / focus;
   // Each product is square: its depth is its columns.
-  auto tilesFor = [](int64_t columns) {
-    GemmTiles tiles = chooseGemmTiles(columns);
-    tiles.tensorCoresPay = splitPrecisionPays(columns, columns);
-    return tiles;
-  };
-  ProductTiles tiles = {tilesFor((lmax + 1) * width)};
+  const int64_t even = (lmax + 1) * width, oddColumns = 2 * lmax * width;
+  ProductTiles tiles = {chooseGemmTiles(even, even)};
   if (lmax == 0)
     return tiles;
-  GemmTiles odd = tilesFor(2 * lmax * width);
-  if (odd.blockColumns == 2 * lmax * width && odd.threadRows == 8 &&
+  GemmTiles odd = chooseGemmTiles(oddColumns, oddColumns);
+  if (odd.blockColumns == oddColumns && odd.threadRows == 8 &&
       odd.threadColumns == 8) {
     odd.blockColumns /= 2;
     odd.threadColumns /= 2;

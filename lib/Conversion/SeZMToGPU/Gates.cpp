@@ -229,9 +229,7 @@ ProductTiles gateGradTiles(GateGradOp op) {
   // where it is shallow (DPA4-Mini's 64 x 32), as the matmuls over edges do.
   if (gemmStreams(op.getLmax() * width, width))
     return {chooseGemmTilesForStreaming(width)};
-  GemmTiles tiles = chooseGemmTiles(width);
-  tiles.tensorCoresPay = splitPrecisionPays(op.getLmax() * width, width);
-  return {tiles};
+  return {chooseGemmTiles(op.getLmax() * width, width)};
 }
 
 void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {

@@ -100,8 +100,9 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
             return tiles.tensorCoresPay;
           });
       std::optional<int64_t> fewestBlocks;
+      const int64_t elementBytes = widestResultBytes(op);
       for (microkernels::GemmTiles tiles : products) {
-        tiles = microkernels::fitWorkgroupMemory(tiles, widestResultBytes(op));
+        tiles = microkernels::fitWorkgroupMemory(tiles, elementBytes);
         if (split) {
           microkernels::MmaTiles mma = microkernels::chooseMmaTiles(tiles);
           llvm::append_values(workgroupTile, mma.blockRows, mma.blockColumns,

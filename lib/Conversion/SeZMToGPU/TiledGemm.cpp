@@ -101,6 +101,12 @@ GemmTiles chooseGemmTiles(int64_t columns) {
                    kThreadRows, blockColumns / kThreadsAcross};
 }
 
+GemmTiles chooseGemmTiles(int64_t depth, int64_t columns) {
+  GemmTiles tiles = chooseGemmTiles(columns);
+  tiles.tensorCoresPay = splitPrecisionPays(depth, columns);
+  return tiles;
+}
+
 /// `tiles` with `threadRows` rows of sums a thread, on the same threads
 /// (the block's rows follow).
 static GemmTiles withThreadRows(GemmTiles tiles, int64_t threadRows) {

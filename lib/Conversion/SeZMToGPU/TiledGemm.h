@@ -28,8 +28,8 @@ struct GemmTiles {
   /// The blocks per multiprocessor the tiles are for; 0: the microkernel's.
   int64_t blocksPerSm = 0;
   /// Whether the split-precision schedule may take the product: one over
-  /// many rows for which splitPrecisionPays. The product-shape functions
-  /// set it; the few-rows and streaming tiles never take it.
+  /// many rows for which splitPrecisionPays (chooseGemmTiles(depth,
+  /// columns)); the few-rows and streaming tiles never take it.
   bool tensorCoresPay = false;
 
   int64_t threadsAcross() const { return blockColumns / threadColumns; }
@@ -39,6 +39,11 @@ struct GemmTiles {
 
 /// The tiles for a product with that many columns (and many rows).
 GemmTiles chooseGemmTiles(int64_t columns);
+
+/// chooseGemmTiles' tiles for a product over many rows of that depth and
+/// those columns, which the split-precision schedule takes where
+/// splitPrecisionPays.
+GemmTiles chooseGemmTiles(int64_t depth, int64_t columns);
 
 /// The tiles for a product with that many columns over few rows (one per
 /// atom, thousands): chooseGemmTiles' columns on 64-row blocks, so that the
