@@ -17,7 +17,9 @@ the median of --runs after two warm-up calls, each side's peak device
 memory, DeePMD-kit's first call (its compile), and the relative errors
 max |sezm - deepmd| / max |deepmd| of energy, forces and virial; with
 --reference (an fp64 build), each side's distance from it too; with
---plot, time and memory against atom count as a PNG.
+--plot, time and memory against atom count as a PNG; with --save DIR, each
+side's energy, forces and virial in DIR/<artifact or deepmd>-<atoms>.npz
+(bench/against_fp64.py compares them with an fp64 run on the CPU).
 """
 import argparse
 import ctypes
@@ -129,6 +131,9 @@ def main():
                              "builds the edge list but is neither run nor "
                              "compared (its first compiled call takes "
                              "minutes)")
+    parser.add_argument("--save", metavar="DIR",
+                        help="write each side's energy, forces and virial "
+                             "to DIR/<artifact or deepmd>-<atoms>.npz")
     parser.add_argument("--launches", metavar="DIR",
                         help="with --profile, write each build's launches "
                              "(kernel, ms) to DIR/<artifact>.launches")
@@ -207,6 +212,10 @@ def main():
                           .reshape(-1, 3)[:natoms])
             ref_virial = (ref["energy_derv_c_redu"].detach().double().cpu()
                           .numpy().reshape(3, 3))
+            if args.save:
+                np.savez(os.path.join(args.save, f"deepmd-{natoms}.npz"),
+                         energy=ref_energy, forces=ref_forces,
+                         virial=ref_virial)
             # What PyTorch's allocator keeps cached is not sezm's to use.
             del ref
         torch.cuda.empty_cache()
@@ -269,6 +278,11 @@ def main():
                 # One build failing leaves the others' lines to print.
                 print(f"  sezm ({os.path.basename(artifact)}): {error}")
                 continue
+            if args.save:
+                np.savez(os.path.join(
+                    args.save, f"{os.path.basename(artifact)}-{natoms}.npz"),
+                    energy=energy.cpu().numpy(), forces=forces.cpu().numpy(),
+                    virial=virial.cpu().numpy())
             print(f"  sezm compute_edges_gpu_f64 ({os.path.basename(artifact)}):"
                   f" {sezm_ms:.2f} ms, peak {sezm_peak / 1e9:.2f} GB" +
                   (f"; DeePMD-kit / sezm {deepmd_ms / sezm_ms:.2f}x"

@@ -259,7 +259,7 @@ for step in "$@"; do
         --model "${RACE_MODEL:-$root/test/Import/fixtures/sezm-min-shape.model.ckpt.pt}" \
         --artifact "${RACE_ARTIFACT:-$root/gpu-run/dpa4.sezm}" $(ls "$root"/gpu-run/dpa4-*.sezm 2>/dev/null) \
         --runtime "$tools/lib/libsezm_runtime.so" --structure "${structures[@]}" \
-        --plot "$out/race.png" --profile 14 --launches "$out" | tee "$out/race.log"
+        --plot "$out/race.png" --profile 14 --launches "$out" --save "$out" | tee "$out/race.log"
       # Without DeePMD-kit, a timed sezm line; with it, the ratio too.
       if [ -n "${RACE_SEZM_ONLY:-}" ]; then
         grep -q "sezm compute_edges" "$out/race.log" || status=1
