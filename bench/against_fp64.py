@@ -20,6 +20,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dpa4_race import relative_error  # noqa: E402
+
 
 def load_reference(folder):
     if folder.endswith(".npz"):
@@ -39,11 +42,8 @@ def load_reference(folder):
 
 def relative_errors(path, reference):
     saved = np.load(path)
-    errors = {}
-    for name, ref in reference.items():
-        mine = saved[name].astype(np.float64).reshape(np.shape(ref))
-        errors[name] = np.abs(mine - ref).max() / np.abs(ref).max()
-    return errors
+    return {name: relative_error(saved[name], ref)
+            for name, ref in reference.items()}
 
 
 def main():
