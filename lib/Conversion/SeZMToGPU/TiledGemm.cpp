@@ -629,15 +629,12 @@ MmaTiles chooseMmaTiles(const GemmTiles &tiles) {
 void emitTiledGemm(KernelIO &io, StringRef name, const GemmProblem &problem,
                    KernelConfigAttr config, unsigned product) {
   Emitter &em = io.emitter();
-  ArrayRef<int64_t> block = config.getWorkgroupTile();
-  assert(block.size() >= 3 * (product + 1) && "a product's workgroup tile");
-  block = block.slice(3 * product, 3);
-  bool split = config.getPrecision() == GemmPrecision::TF32x3;
-  ArrayRef<int64_t> inner =
-      split ? config.getWarpTile() : config.getThreadTile();
-  assert(inner.size() >= 2 * (product + 1) &&
-         "a product's thread or warp tile");
-  inner = inner.slice(2 * product, 2);
+  ArrayRef<int64_t> block = config.getProductWorkgroupTile(product);
+  ArrayRef<int64_t> inner = config.getProductInnerTile(product);
+  assert(block.size() == 3 && inner.size() == 2 &&
+         "a product's workgroup tile and thread or warp tile");
+  const bool split =
+      config.getProductPrecision(product) == GemmPrecision::TF32x3;
   if (split) {
     Value pairs = splitWeights(io, (name + "_split").str(), problem);
     auto placePair = [&](Idx batch, Idx k, Idx word) -> SmallVector<Idx> {
