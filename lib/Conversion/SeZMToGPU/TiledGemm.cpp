@@ -173,7 +173,7 @@ namespace {
 /// read clamped (never added), or as zeros in A where `zeroPastDepth`.
 struct GemmBlock {
   const GemmProblem &problem;
-  int64_t blockRows, blockColumns, step, threads, bWords, bDepth;
+  int64_t blockRows, blockColumns, step, stages, threads, bWords, bDepth;
   bool zeroPastDepth, rowMajorA, wideB;
   Idx thread, batch, rowBase, columnBase;
   /// (stages, step, rows) and (stages, step, columns), rows padded.
@@ -268,7 +268,7 @@ struct GemmBlock {
   }
 };
 
-/// The sums of every slice, kPipelineStages slices in workgroup memory at
+/// The sums of every slice, `block.stages` slices in workgroup memory at
 /// once: the first stages - 1 copies started, then for each slice: wait for its
 /// copies, one barrier (its stage is complete for every thread, and every
 /// thread is past the slice before, whose stage the next copies reuse),
@@ -282,7 +282,7 @@ SmallVector<Num> sumSlices(
   const int64_t fullSteps = block.problem.depth / block.step,
                 lastStep = block.problem.depth % block.step;
   const int64_t slices = fullSteps + (lastStep > 0 ? 1 : 0);
-  const int64_t stages = kPipelineStages, ahead = stages - 1;
+  const int64_t stages = block.stages, ahead = stages - 1;
   // Every thread commits one group per slice (empty past the last), so
   // that waiting for all but the newest `ahead - 1` groups is waiting for
   // the slice at hand.
@@ -314,13 +314,15 @@ SmallVector<Num> sumSlices(
 
 /// Launches `name` over the blocks of `problem`'s output, blockRows x
 /// blockColumns each (batches on the grid's third axis), `threads` each,
-/// with the staged slices' rows padded by `padA` and `padB`: body(block).
+/// with `stages` slices staged at once, their rows padded by `padA` and
+/// `padB`: body(block).
 /// B has `bWords` words a column (its last axis indexes words) and `bDepth`
 /// rows.
 void launchGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                 int64_t blockRows, int64_t blockColumns, int64_t step,
-                int64_t threads, bool zeroPastDepth, int64_t padA, int64_t padB,
-                int64_t bWords, int64_t bDepth, int64_t blocksPerSm,
+                int64_t stages, int64_t threads, bool zeroPastDepth,
+                int64_t padA, int64_t padB, int64_t bWords, int64_t bDepth,
+                int64_t blocksPerSm,
                 llvm::function_ref<void(const GemmBlock &)> body) {
   const int64_t columnBlocks = llvm::divideCeil(problem.columns, blockColumns);
   Idx lastColumn(problem.columns - 1);
@@ -333,24 +335,23 @@ void launchGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                      problem.columns % blockColumns == 0 &&
                      blockColumns * bWords % kGroup == 0;
   SmallVector<int64_t> shapeA =
-      rowMajorA ? SmallVector<int64_t>{kPipelineStages, blockRows,
-                                       step + kRowMajorPad}
-                : SmallVector<int64_t>{kPipelineStages, step, blockRows + padA};
+      rowMajorA ? SmallVector<int64_t>{stages, blockRows, step + kRowMajorPad}
+                : SmallVector<int64_t>{stages, step, blockRows + padA};
   em.launchKernel(
       name,
       {ceilDiv(problem.rows, blockRows), Idx(columnBlocks),
        Idx(problem.batches)},
       {Idx(threads), Idx(1), Idx(1)},
-      {shapeA, SmallVector<int64_t>{kPipelineStages, step,
-                                    blockColumns * bWords + padB}},
+      {shapeA,
+       SmallVector<int64_t>{stages, step, blockColumns * bWords + padB}},
       [&](const LaunchIds &ids) {
         Idx t = ids.thread[0], batch = ids.block[2];
         Idx rowBase = ids.block[0] * Idx(blockRows);
         Idx columnBase = ids.block[1] * Idx(blockColumns);
         auto run = [&](Idx rows) {
-          body(GemmBlock{problem, blockRows, blockColumns, step, threads,
-                         bWords, bDepth, zeroPastDepth, rowMajorA, wideB, t,
-                         batch, rowBase, columnBase, ids.workgroup[0],
+          body(GemmBlock{problem, blockRows, blockColumns, step, stages,
+                         threads, bWords, bDepth, zeroPastDepth, rowMajorA,
+                         wideB, t, batch, rowBase, columnBase, ids.workgroup[0],
                          ids.workgroup[1], rows - Idx(1), lastColumn});
         };
         if (!problem.batchRows)
@@ -371,8 +372,9 @@ void emitFmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
   const int64_t columnWidth = vectorWidth(tiles.threadColumns);
   assert(tiles.blockRows % kStagedRowPad == 0 && "aligned staged rows");
   launchGemm(
-      em, name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
-      /*zeroPastDepth=*/false, kStagedRowPad, /*padB=*/0, /*bWords=*/1,
+      em, name, problem, tiles.blockRows, tiles.blockColumns, step,
+      kPipelineStages, threads, /*zeroPastDepth=*/false, kStagedRowPad,
+      /*padB=*/0, /*bWords=*/1,
       /*bDepth=*/problem.depth, blocksPerSm, [&](const GemmBlock &block) {
         Idx t = block.thread;
         SmallVector<Idx> rows =
@@ -441,6 +443,9 @@ constexpr int64_t kMmaRows = 16, kMmaColumns = 8, kMmaDepth = 8;
 /// m16n8k8 layout places them: word 8t + g modulo 32 with rows of 128 + 8)
 /// fall in 32 different banks.
 constexpr int64_t kMmaRowPad = 8;
+/// The slices of the depth in workgroup memory at once: one being added,
+/// the next being copied, as in the CUDA-core schedule.
+constexpr int64_t kMmaPipelineStages = 2;
 /// Pads each staged row of B's pairs by 8 words: a half-warp's 16 pairs
 /// (column g < 4 or >= 4, row t) then lie at words 8t + 2g modulo 32 with
 /// rows of 2 x columns + 8, 32 different banks.
@@ -467,7 +472,8 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
          tiles.warpColumns % kMmaColumns == 0 && step % kMmaDepth == 0 &&
          "tensor-core tiles");
   launchGemm(
-      em, name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
+      em, name, problem, tiles.blockRows, tiles.blockColumns, step,
+      kMmaPipelineStages, threads,
       /*zeroPastDepth=*/problem.depth % kMmaDepth != 0, kMmaRowPad, kMmaPairPad,
       /*bWords=*/2, llvm::alignTo(problem.depth, kMmaDepth), blocksPerSm,
       [&](const GemmBlock &block) {
