@@ -520,6 +520,8 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
               aHigh.push_back(high);
               aLow.push_back(low);
             }
+            // B's pairs (splitWeights): the high parts of depths t and
+            // t + 4 in row t of the k-step, their low parts in row 4 + t.
             for (int64_t j = 0; j < columnTiles; ++j) {
               Idx word = (warpColumn + Idx(j * kMmaColumns) + group) * Idx(2);
               SmallVector<Num> bHigh =
