@@ -152,7 +152,7 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
                         workgroup_tile = [128, 64, 16, 128, 96, 16],
                         thread_tile = [8, 4, 8, 6]>
     #sezm.kernel_config<strategy = microkernel, kernel = "tiled_matmul",
-                        blocks_per_sm = 1, workgroup_tile = [128, 128, 16],
+                        blocks_per_sm = 2, workgroup_tile = [128, 128, 8],
                         precision = tf32x3, warp_tile = [32, 64]>
     #sezm.kernel_config<strategy = microkernel, kernel = "so2_linear",
                         blocks_per_sm = 2,
