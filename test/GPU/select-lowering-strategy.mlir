@@ -237,7 +237,7 @@ func.func @mismatched(%v: tensor<?x16x64xf32>, %so: tensor<?xi64>,
 // A GEMM microkernel asked for without its tiles.
 func.func @untiled(%a: tensor<?x16xf32>, %b: tensor<16x32xf32>,
                    %init: tensor<?x32xf32>) -> tensor<?x32xf32> {
-  // expected-error @+1 {{needs workgroup_tile = [rows, columns, depth step] and thread_tile = [rows, columns]}}
+  // expected-error @+1 {{launches 1 product shape(s), 0 of them tf32x3, and needs workgroup_tile = [rows, columns, depth step] for each, thread_tile = [rows, columns] for each IEEE one and warp_tile = [rows, columns] for each tf32x3 one}}
   %y = linalg.matmul
       {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel,
                                                 kernel = "tiled_matmul">}
@@ -253,7 +253,7 @@ func.func @untiled(%a: tensor<?x16xf32>, %b: tensor<16x32xf32>,
 func.func @one_product_tiled(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
                              %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>)
     -> tensor<?x10x64xf32> {
-  // expected-error @+1 {{but microkernel 'so2_linear' launches 2 product shape(s) and needs workgroup_tile = [rows, columns, depth step] and thread_tile = [rows, columns] for each, one after another}}
+  // expected-error @+1 {{but microkernel 'so2_linear' launches 2 product shape(s), 0 of them tf32x3, and needs workgroup_tile}}
   %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
       {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel,
                                                 kernel = "so2_linear",
@@ -271,7 +271,7 @@ func.func @one_product_tiled(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>
 // no GEMM.
 func.func @split_untiled(%a: tensor<?x16xf32>, %b: tensor<16x32xf32>,
                          %init: tensor<?x32xf32>) -> tensor<?x32xf32> {
-  // expected-error @+1 {{needs workgroup_tile = [rows, columns, depth step] and warp_tile = [rows, columns]}}
+  // expected-error @+1 {{launches 1 product shape(s), 1 of them tf32x3, and needs}}
   %y = linalg.matmul
       {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel,
                                                 kernel = "tiled_matmul",
@@ -282,6 +282,48 @@ func.func @split_untiled(%a: tensor<?x16xf32>, %b: tensor<16x32xf32>,
       outs(%init : tensor<?x32xf32>) -> tensor<?x32xf32>
   return %y : tensor<?x32xf32>
 }
+
+// -----
+
+// Precision per product: the m = +-1 product on the tensor cores needs its
+// warp tile, the m = 0 product its thread tile; here the m = 0 product's
+// thread tile is missing.
+func.func @mixed_untiled(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
+                         %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>)
+    -> tensor<?x10x64xf32> {
+  // expected-error @+1 {{launches 2 product shape(s), 1 of them tf32x3, and needs}}
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel,
+                                                kernel = "so2_linear",
+                                                blocks_per_sm = 2,
+                                                workgroup_tile = [128, 64, 16, 128, 96, 8],
+                                                precision = [ieee, tf32x3],
+                                                warp_tile = [32, 48]>}
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  return %z : tensor<?x10x64xf32>
+}
+
+// -----
+
+// Three precisions for two products.
+func.func @three_precisions(%u: tensor<?x10x64xf32>, %w0: tensor<2x128x128xf32>,
+                            %wu: tensor<2x96x96xf32>, %wv: tensor<2x96x96xf32>)
+    -> tensor<?x10x64xf32> {
+  // expected-error @+1 {{launches 2 product shape(s): give one precision for all or one for each}}
+  %z = sezm.so2_linear %u weights(%w0, %wu, %wv) lmax = 3 focus = 2
+      {sezm.kernel_config = #sezm.kernel_config<strategy = microkernel,
+                                                kernel = "so2_linear",
+                                                blocks_per_sm = 2,
+                                                workgroup_tile = [128, 64, 16, 128, 96, 8],
+                                                thread_tile = [8, 4],
+                                                precision = [ieee, tf32x3, ieee],
+                                                warp_tile = [32, 48]>}
+      : (tensor<?x10x64xf32>, tensor<2x128x128xf32>, tensor<2x96x96xf32>,
+         tensor<2x96x96xf32>) -> tensor<?x10x64xf32>
+  return %z : tensor<?x10x64xf32>
+}
+
 
 // -----
 

@@ -88,12 +88,13 @@ def SelectLoweringStrategy
 
     With `gemm-precision=tf32x3` (sezm-compile's `--gemm-precision`), the
     GEMM-tiled microkernels over fp32 (`tiled_matmul`, `degree_linear`,
-    `gate`, `gate_grad`, `so2_linear`, `so2_linear_grad`) for which it pays,
-    every product over many rows and from 32 FLOP a byte of a row
-    (`splitPrecisionPays`), record `precision = tf32x3` and the tensor-core
-    tiles (`warp_tile`): each fp32 operand is split into a high and a low
-    TF32 part and multiplied in three m16n8k8 products, an opt-in mode whose
-    error against fp64 is that of the IEEE kernels. The products over atoms,
+    `gate`, `gate_grad`, `so2_linear`, `so2_linear_grad`) record, for each
+    product for which it pays (over many rows and from 32 FLOP a byte of a
+    row: `splitPrecisionPays`), `tf32x3` in their `precision` list and the
+    product's tensor-core tiles in `warp_tile`: each fp32 operand is split
+    into a high and a low TF32 part and multiplied in three m16n8k8
+    products, an opt-in mode whose error against fp64 is that of the IEEE
+    kernels. The products over atoms,
     the streaming and the narrower ones, which the tensor cores slow down,
     every other kernel and every fp64 one stay IEEE. A GEMM's depth step
     halves until its staged slices fit 48 KB of workgroup memory (fp64

@@ -167,21 +167,31 @@ struct LowerToMicrokernel : RewritePattern {
     if (!kernel || !kernel->applies(op))
       return op->emitOpError() << "has kernel configuration " << config
                                << ", but no microkernel of that name lowers it";
-    bool split = config.getPrecision() == GemmPrecision::TF32x3;
     if (kernel->tiles) {
       size_t products = kernel->tiles(op).size();
-      if (config.getWorkgroupTile().size() != 3 * products ||
-          (split ? config.getWarpTile() : config.getThreadTile()).size() !=
-              2 * products)
+      size_t precisions = config.getPrecision().size(), split = 0;
+      for (unsigned product = 0; product < products; ++product)
+        if (config.getProductPrecision(product) == GemmPrecision::TF32x3)
+          ++split;
+      if (precisions > 1 && precisions != products)
         return op->emitOpError()
                << "has kernel configuration " << config << ", but microkernel '"
                << kernel->name << "' launches " << products
-               << " product shape(s) and needs workgroup_tile = [rows, "
-                  "columns, depth step] and "
-               << (split ? "warp_tile" : "thread_tile")
-               << " = [rows, columns] for each, one after another";
+               << " product shape(s): give one precision for all or one for "
+                  "each";
+      if (config.getWorkgroupTile().size() != 3 * products ||
+          config.getThreadTile().size() != 2 * (products - split) ||
+          config.getWarpTile().size() != 2 * split)
+        return op->emitOpError()
+               << "has kernel configuration " << config << ", but microkernel '"
+               << kernel->name << "' launches " << products
+               << " product shape(s), " << split
+               << " of them tf32x3, and needs workgroup_tile = [rows, "
+                  "columns, depth step] for each, thread_tile = [rows, "
+                  "columns] for each IEEE one and warp_tile = [rows, "
+                  "columns] for each tf32x3 one, one after another";
     }
-    if (split && !kernel->tiles)
+    if (config.usesTensorCores() && !kernel->tiles)
       return op->emitOpError()
              << "has kernel configuration " << config << ", but microkernel '"
              << kernel->name << "' is not a GEMM: only IEEE precision";

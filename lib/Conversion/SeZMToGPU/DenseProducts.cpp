@@ -165,7 +165,7 @@ void emitRowsProduct(linalg::MatmulOp op, KernelIO &io, KernelConfigAttr config,
                       b,
                       loadInit,
                       storeOut};
-  emitTiledGemm(em, config.getKernel().getValue(), problem, config,
+  emitTiledGemm(io, config.getKernel().getValue(), problem, config,
                 /*product=*/0);
 }
 } // namespace
@@ -626,7 +626,7 @@ void emitSO2Products(KernelIO &io, StringRef name, Value x, Value acc,
                         acc ? llvm::function_ref<Num(Idx, Idx, Idx)>(loadInit)
                             : nullptr,
                         storeC};
-    emitTiledGemm(em, (name + suffix).str(), problem, config, shape);
+    emitTiledGemm(io, (name + suffix).str(), problem, config, shape);
   };
   product("_m0", 0, zeroWidth, zeroWeights, &StreamRows::zero);
   if (lmax == 0)
@@ -793,7 +793,7 @@ void emitDegreeLinear(DegreeLinearOp op, KernelIO &io,
                       nullptr,
                       store,
                       degreeRows};
-  emitTiledGemm(em, name, problem, config, /*product=*/0);
+  emitTiledGemm(io, name, problem, config, /*product=*/0);
 }
 
 /// Threads per block of the kernel that assembles a product's weights.

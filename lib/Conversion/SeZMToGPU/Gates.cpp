@@ -300,7 +300,7 @@ void emitGateGrad(GateGradOp op, KernelIO &io, KernelConfigAttr config) {
                (Num(1.0) + zs * (Num(1.0) - sig));
     em.store(silu + gatePath, zGrad, {e, Idx(0), c});
   };
-  emitTiledGemm(em, (name + "_zero_row").str(),
+  emitTiledGemm(io, (name + "_zero_row").str(),
                 GemmProblem{edges,
                             focus,
                             gates,

@@ -249,7 +249,7 @@ struct LinalgToParallelLoops
               &getContext(), sezm::Strategy::Loops,
               rewriter.getStringAttr(op->getName().stripDialect()),
               /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
-              sezm::GemmPrecision::IEEE, /*warpTile=*/{});
+              /*precision=*/{}, /*warpTile=*/{});
         loops->front()->setAttr(sezm::kKernelConfigAttr, config);
         kernels.push_back(loops->front());
         if (isa<linalg::FillOp>(op))

@@ -60,8 +60,8 @@ std::string loopKernelName(Operation *op) {
 }
 
 /// The configuration of `op`: the first microkernel that lowers it, else
-/// its loop kernel. A GEMM over fp32 takes the tensor-core tiles where
-/// `precision` asks for split precision.
+/// its loop kernel. A GEMM over fp32 takes the tensor-core tiles for each
+/// product for which split precision pays where `precision` asks for it.
 KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
   MLIRContext *context = op->getContext();
   // A product whose one user finishes it in the GEMM's stores.
@@ -72,7 +72,7 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
           context, Strategy::Fused,
           StringAttr::get(context, "tiled_matmul_epilogue"),
           /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
-          GemmPrecision::IEEE, /*warpTile=*/{});
+          /*precision=*/{}, /*warpTile=*/{});
   // An operand that its one user's kernel computes as it loads it.
   if (isa<linalg::GenericOp>(op) && op->hasOneUse())
     if (StringRef kernel =
@@ -81,58 +81,58 @@ KernelConfigAttr selectConfig(Operation *op, GemmPrecision precision) {
       return KernelConfigAttr::get(
           context, Strategy::Fused, StringAttr::get(context, kernel),
           /*blocksPerSm=*/0, /*workgroupTile=*/{}, /*threadTile=*/{},
-          GemmPrecision::IEEE, /*warpTile=*/{});
+          /*precision=*/{}, /*warpTile=*/{});
   if (const Microkernel *microkernel = firstMicrokernelFor(op)) {
     const Microkernel &kernel = *microkernel;
     SmallVector<int64_t> workgroupTile, threadTile, warpTile;
+    SmallVector<GemmPrecision> precisions;
     int64_t blocksPerSm = kernel.blocksPerSm;
-    GemmPrecision chosen = GemmPrecision::IEEE;
     // A GEMM records each product shape's tiles, one after another, and
     // one launch bound for them all: the fewest blocks a product asks, so
     // that each gets the registers its tiles were chosen for.
     if (kernel.tiles) {
-      microkernels::ProductTiles products = kernel.tiles(op);
-      // Split precision where it pays for every product (tensorCoresPay):
+      // Split precision for each product where it pays (tensorCoresPay):
       // the tensor cores lose where memory or too few rows bound one.
-      bool split =
-          precision == GemmPrecision::TF32x3 && producesF32(op) &&
-          llvm::all_of(products, [](const microkernels::GemmTiles &tiles) {
-            return tiles.tensorCoresPay;
-          });
+      const bool splitAsked =
+          precision == GemmPrecision::TF32x3 && producesF32(op);
       std::optional<int64_t> fewestBlocks;
       const int64_t elementBytes = widestResultBytes(op);
-      for (microkernels::GemmTiles tiles : products) {
+      for (microkernels::GemmTiles tiles : kernel.tiles(op)) {
         tiles = microkernels::fitWorkgroupMemory(tiles, elementBytes);
+        const bool split = splitAsked && tiles.tensorCoresPay;
+        int64_t asked;
         if (split) {
           microkernels::MmaTiles mma = microkernels::chooseMmaTiles(tiles);
           llvm::append_values(workgroupTile, mma.blockRows, mma.blockColumns,
                               mma.depthStep);
           llvm::append_values(warpTile, mma.warpRows, mma.warpColumns);
+          asked = microkernels::kMmaBlocksPerSm;
         } else {
           llvm::append_values(workgroupTile, tiles.blockRows,
                               tiles.blockColumns, tiles.depthStep);
           llvm::append_values(threadTile, tiles.threadRows,
                               tiles.threadColumns);
-          int64_t asked =
-              tiles.blocksPerSm ? tiles.blocksPerSm : kernel.blocksPerSm;
-          fewestBlocks = std::min(fewestBlocks.value_or(asked), asked);
+          asked = tiles.blocksPerSm ? tiles.blocksPerSm : kernel.blocksPerSm;
         }
+        precisions.push_back(split ? GemmPrecision::TF32x3
+                                   : GemmPrecision::IEEE);
+        fewestBlocks = std::min(fewestBlocks.value_or(asked), asked);
       }
       if (fewestBlocks)
         blocksPerSm = *fewestBlocks;
-      if (split) {
-        chosen = GemmPrecision::TF32x3;
-        blocksPerSm = microkernels::kMmaBlocksPerSm;
-      }
+      // One precision for all the products is written once; IEEE not at
+      // all.
+      if (!precisions.empty() && llvm::all_equal(precisions))
+        precisions.resize(precisions.front() == GemmPrecision::IEEE ? 0 : 1);
     }
     return KernelConfigAttr::get(
         context, Strategy::Microkernel, StringAttr::get(context, kernel.name),
-        blocksPerSm, workgroupTile, threadTile, chosen, warpTile);
+        blocksPerSm, workgroupTile, threadTile, precisions, warpTile);
   }
   return KernelConfigAttr::get(context, Strategy::Loops,
                                StringAttr::get(context, loopKernelName(op)),
                                /*blocksPerSm=*/0, /*workgroupTile=*/{},
-                               /*threadTile=*/{}, GemmPrecision::IEEE,
+                               /*threadTile=*/{}, /*precision=*/{},
                                /*warpTile=*/{});
 }
 

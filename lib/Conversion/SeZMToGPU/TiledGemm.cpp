@@ -17,11 +17,14 @@
 // are coalesced.
 //
 // The split-precision schedule (precision = tf32x3) stages the same slices
-// and multiplies them on the tensor cores instead (emitMmaGemm).
+// of A, B already split into its TF32 parts, and multiplies them on the
+// tensor cores instead (emitMmaGemm).
 //
 //===----------------------------------------------------------------------===//
 
 #include "TiledGemm.h"
+
+#include "KernelBuilder/KernelIO.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/STLExtras.h"
@@ -164,13 +167,13 @@ namespace {
 /// ([k][row], so that a thread reads the rows it owns as one access, one
 /// word copied at a time) or, where its depth comes in aligned groups
 /// (`rowMajorA`), row by row ([row][k], a group copied as one access and
-/// read as one per row); B as it is ([k][column]), a group of columns at a
-/// time where `wideB`. Rows and columns past the end read the last one
-/// again; depths past the end are read clamped (never added), or as zeros
-/// in A where `zeroPastDepth`.
+/// read as one per row); B as it is ([k][column], `bWords` words a column,
+/// `bDepth` rows), a group of words at a time where `wideB`. Rows and
+/// columns past the end read the last one again; depths past the end are
+/// read clamped (never added), or as zeros in A where `zeroPastDepth`.
 struct GemmBlock {
   const GemmProblem &problem;
-  int64_t blockRows, blockColumns, step, threads;
+  int64_t blockRows, blockColumns, step, stages, threads, bWords, bDepth;
   bool zeroPastDepth, rowMajorA, wideB;
   Idx thread, batch, rowBase, columnBase;
   /// (stages, step, rows) and (stages, step, columns), rows padded.
@@ -245,19 +248,27 @@ struct GemmBlock {
       });
     }
     const int64_t width = wideB ? kGroup : 1;
-    const int64_t groups = blockColumns / width;
+    const int64_t groups = blockColumns * bWords / width;
+    // Word `word` of the block's columns in B: a column past the end reads
+    // the last column's words.
+    auto wordOfB = [&](Idx word) {
+      if (wideB)
+        return columnBase * Idx(bWords) + word;
+      if (bWords == 1)
+        return clampColumn(word);
+      return clampColumn(word / Idx(bWords)) * Idx(bWords) + word % Idx(bWords);
+    };
     forEachShare(step * groups, [&](Idx flat) {
-      Idx kk = flat / Idx(groups), column = flat % Idx(groups) * Idx(width);
+      Idx kk = flat / Idx(groups), word = flat % Idx(groups) * Idx(width);
       em.copyAsync(
           problem.b.memref,
-          problem.b.at(batch, min(k0 + kk, lastDepth),
-                       wideB ? columnBase + column : clampColumn(column)),
-          stagedB, {stage, kk, column}, width);
+          problem.b.at(batch, min(k0 + kk, Idx(bDepth - 1)), wordOfB(word)),
+          stagedB, {stage, kk, word}, width);
     });
   }
 };
 
-/// The sums of every slice, kPipelineStages slices in workgroup memory at
+/// The sums of every slice, `block.stages` slices in workgroup memory at
 /// once: the first stages - 1 copies started, then for each slice: wait for its
 /// copies, one barrier (its stage is complete for every thread, and every
 /// thread is past the slice before, whose stage the next copies reuse),
@@ -271,7 +282,7 @@ SmallVector<Num> sumSlices(
   const int64_t fullSteps = block.problem.depth / block.step,
                 lastStep = block.problem.depth % block.step;
   const int64_t slices = fullSteps + (lastStep > 0 ? 1 : 0);
-  const int64_t stages = kPipelineStages, ahead = stages - 1;
+  const int64_t stages = block.stages, ahead = stages - 1;
   // Every thread commits one group per slice (empty past the last), so
   // that waiting for all but the newest `ahead - 1` groups is waiting for
   // the slice at hand.
@@ -303,10 +314,14 @@ SmallVector<Num> sumSlices(
 
 /// Launches `name` over the blocks of `problem`'s output, blockRows x
 /// blockColumns each (batches on the grid's third axis), `threads` each,
-/// with the staged slices' rows padded by `padA` and `padB`: body(block).
+/// with `stages` slices staged at once, their rows padded by `padA` and
+/// `padB`: body(block).
+/// B has `bWords` words a column (its last axis indexes words) and `bDepth`
+/// rows.
 void launchGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                 int64_t blockRows, int64_t blockColumns, int64_t step,
-                int64_t threads, bool zeroPastDepth, int64_t padA, int64_t padB,
+                int64_t stages, int64_t threads, bool zeroPastDepth,
+                int64_t padA, int64_t padB, int64_t bWords, int64_t bDepth,
                 int64_t blocksPerSm,
                 llvm::function_ref<void(const GemmBlock &)> body) {
   const int64_t columnBlocks = llvm::divideCeil(problem.columns, blockColumns);
@@ -318,27 +333,26 @@ void launchGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                          problem.depth % kGroup == 0 && step % kGroup == 0;
   const bool wideB = problem.b.group % kGroup == 0 &&
                      problem.columns % blockColumns == 0 &&
-                     blockColumns % kGroup == 0;
+                     blockColumns * bWords % kGroup == 0;
   SmallVector<int64_t> shapeA =
-      rowMajorA ? SmallVector<int64_t>{kPipelineStages, blockRows,
-                                       step + kRowMajorPad}
-                : SmallVector<int64_t>{kPipelineStages, step, blockRows + padA};
+      rowMajorA ? SmallVector<int64_t>{stages, blockRows, step + kRowMajorPad}
+                : SmallVector<int64_t>{stages, step, blockRows + padA};
   em.launchKernel(
       name,
       {ceilDiv(problem.rows, blockRows), Idx(columnBlocks),
        Idx(problem.batches)},
       {Idx(threads), Idx(1), Idx(1)},
       {shapeA,
-       SmallVector<int64_t>{kPipelineStages, step, blockColumns + padB}},
+       SmallVector<int64_t>{stages, step, blockColumns * bWords + padB}},
       [&](const LaunchIds &ids) {
         Idx t = ids.thread[0], batch = ids.block[2];
         Idx rowBase = ids.block[0] * Idx(blockRows);
         Idx columnBase = ids.block[1] * Idx(blockColumns);
         auto run = [&](Idx rows) {
-          body(GemmBlock{problem, blockRows, blockColumns, step, threads,
-                         zeroPastDepth, rowMajorA, wideB, t, batch, rowBase,
-                         columnBase, ids.workgroup[0], ids.workgroup[1],
-                         rows - Idx(1), lastColumn});
+          body(GemmBlock{problem, blockRows, blockColumns, step, stages,
+                         threads, bWords, bDepth, zeroPastDepth, rowMajorA,
+                         wideB, t, batch, rowBase, columnBase, ids.workgroup[0],
+                         ids.workgroup[1], rows - Idx(1), lastColumn});
         };
         if (!problem.batchRows)
           return run(problem.rows);
@@ -358,9 +372,10 @@ void emitFmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
   const int64_t columnWidth = vectorWidth(tiles.threadColumns);
   assert(tiles.blockRows % kStagedRowPad == 0 && "aligned staged rows");
   launchGemm(
-      em, name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
-      /*zeroPastDepth=*/false, kStagedRowPad, /*padB=*/0, blocksPerSm,
-      [&](const GemmBlock &block) {
+      em, name, problem, tiles.blockRows, tiles.blockColumns, step,
+      kPipelineStages, threads, /*zeroPastDepth=*/false, kStagedRowPad,
+      /*padB=*/0, /*bWords=*/1,
+      /*bDepth=*/problem.depth, blocksPerSm, [&](const GemmBlock &block) {
         Idx t = block.thread;
         SmallVector<Idx> rows =
             ownedOffsets(t / Idx(across), tiles.threadRows, rowWidth, down);
@@ -423,20 +438,30 @@ void emitFmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
 
 /// The shape of one tensor-core product (mma.sync m16n8k8).
 constexpr int64_t kMmaRows = 16, kMmaColumns = 8, kMmaDepth = 8;
-/// Pads each staged depth row by 8 words, so that a warp's fragment loads
-/// (lane 4g + t reads row g of depth t, as the m16n8k8 layout places them:
-/// word 8t + g modulo 32 with rows of 128 + 8) fall in 32 different banks.
+/// Pads each staged depth row of A (transposed) by 8 words, so that a
+/// warp's fragment loads (lane 4g + t reads row g of depth t, as the
+/// m16n8k8 layout places them: word 8t + g modulo 32 with rows of 128 + 8)
+/// fall in 32 different banks.
 constexpr int64_t kMmaRowPad = 8;
+/// The slices of the depth in workgroup memory at once: one being added,
+/// the next being copied, as in the CUDA-core schedule.
+constexpr int64_t kMmaPipelineStages = 2;
+/// Pads each staged row of B's pairs by 8 words: a half-warp's 16 pairs
+/// (column g < 4 or >= 4, row t) then lie at words 8t + 2g modulo 32 with
+/// rows of 2 x columns + 8, 32 different banks.
+constexpr int64_t kMmaPairPad = 8;
 
-/// The split-precision GEMM. Slices are staged as by the CUDA-core
-/// schedule; each warp keeps its warpRows x warpColumns outputs as m16n8k8
-/// fragments, splits each operand into its TF32 parts (high, low) as it
-/// leaves workgroup memory, and adds a slice as three products per
-/// fragment pair, the small ones first (low x high, high x low, then
-/// high x high), into sums that start from zero each slice; the slice's
-/// sums are then added to the running sums in IEEE fp32. The tensor cores
-/// thus sum at most a slice's depth of products at a time, and the long
-/// sum over the depth is rounded as IEEE fp32, in blocks of the slice.
+/// The split-precision GEMM, B given as pairs of TF32 parts (splitWeights),
+/// each a lane's operand of one product: B's last axis indexes words. A's
+/// slices are staged as by the CUDA-core schedule, B's pairs as they are;
+/// each warp keeps its warpRows x warpColumns outputs as m16n8k8
+/// fragments, splits A into its TF32 parts as it leaves workgroup memory,
+/// and adds each k-step as three products per fragment pair, the small ones
+/// first (low x high, high x low, then high x high), into sums that start
+/// from zero each slice; the slice's sums are then added to the running
+/// sums in IEEE fp32. The tensor cores thus sum at most a slice's depth of
+/// products at a time, and the long sum over the depth is rounded as IEEE
+/// fp32, in blocks of the slice.
 void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                  const MmaTiles &tiles, int64_t blocksPerSm) {
   const int64_t threads = tiles.threads(), step = tiles.depthStep;
@@ -447,9 +472,11 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
          tiles.warpColumns % kMmaColumns == 0 && step % kMmaDepth == 0 &&
          "tensor-core tiles");
   launchGemm(
-      em, name, problem, tiles.blockRows, tiles.blockColumns, step, threads,
-      /*zeroPastDepth=*/problem.depth % kMmaDepth != 0, kMmaRowPad, kMmaRowPad,
-      blocksPerSm, [&](const GemmBlock &block) {
+      em, name, problem, tiles.blockRows, tiles.blockColumns, step,
+      kMmaPipelineStages, threads,
+      /*zeroPastDepth=*/problem.depth % kMmaDepth != 0, kMmaRowPad, kMmaPairPad,
+      /*bWords=*/2, llvm::alignTo(problem.depth, kMmaDepth), blocksPerSm,
+      [&](const GemmBlock &block) {
         Value stagedA = block.stagedA, stagedB = block.stagedB;
         Idx lane = block.thread % Idx(kWarpSize),
             warp = block.thread / Idx(kWarpSize);
@@ -469,15 +496,15 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
           return (i * columnTiles + j) * 4 + r;
         };
         auto addSlice = [&](ArrayRef<Num> sums, Idx stage, int64_t depths) {
-          // The (high, low) parts of a staged value.
+          // The (high, low) parts of a staged value of A.
           auto partsOfA = [&](Idx k, Idx row) {
             return em.splitTF32(em.load(stagedA, block.placeA(stage, k, row)));
           };
-          auto partsOfB = [&](Idx k, Idx column) {
-            return em.splitTF32(em.load(stagedB, {stage, k, column}));
-          };
-          SmallVector<Num> slice(fragments, Num(0.0));
+          SmallVector<Num> next(sums), slice(fragments, Num(0.0));
           for (int64_t k0 = 0; k0 < depths; k0 += kMmaDepth) {
+            // The slice's last k-step adds each fragment's products to its
+            // running sums as soon as they are done.
+            const bool lastStep = k0 + kMmaDepth >= depths;
             Idx kLow = Idx(k0) + inGroup, kHigh = Idx(k0 + 4) + inGroup;
             SmallVector<SmallVector<Num>> aHigh, aLow;
             for (int64_t i = 0; i < rowTiles; ++i) {
@@ -493,11 +520,14 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
               aHigh.push_back(high);
               aLow.push_back(low);
             }
+            // B's pairs (splitWeights): the high parts of depths t and
+            // t + 4 in row t of the k-step, their low parts in row 4 + t.
             for (int64_t j = 0; j < columnTiles; ++j) {
-              Idx column = warpColumn + Idx(j * kMmaColumns) + group;
-              std::array<Num, 2> b0 = partsOfB(kLow, column);
-              std::array<Num, 2> b1 = partsOfB(kHigh, column);
-              SmallVector<Num> bHigh = {b0[0], b1[0]}, bLow = {b0[1], b1[1]};
+              Idx word = (warpColumn + Idx(j * kMmaColumns) + group) * Idx(2);
+              SmallVector<Num> bHigh =
+                  em.loadVector(stagedB, {stage, kLow, word}, 2);
+              SmallVector<Num> bLow =
+                  em.loadVector(stagedB, {stage, kHigh, word}, 2);
               for (int64_t i = 0; i < rowTiles; ++i) {
                 SmallVector<Num> c;
                 for (int64_t r = 0; r < 4; ++r)
@@ -505,14 +535,16 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                 c = em.mmaTF32(aLow[i], bHigh, c);
                 c = em.mmaTF32(aHigh[i], bLow, c);
                 c = em.mmaTF32(aHigh[i], bHigh, c);
-                for (int64_t r = 0; r < 4; ++r)
-                  slice[fragment(i, j, r)] = c[r];
+                for (int64_t r = 0; r < 4; ++r) {
+                  int64_t f = fragment(i, j, r);
+                  if (lastStep)
+                    next[f] = sums[f] + c[r];
+                  else
+                    slice[f] = c[r];
+                }
               }
             }
           }
-          SmallVector<Num> next;
-          for (int64_t f = 0; f < fragments; ++f)
-            next.push_back(sums[f] + slice[f]);
           return next;
         };
 
@@ -532,6 +564,49 @@ void emitMmaGemm(Emitter &em, StringRef name, const GemmProblem &problem,
                                 sums[fragment(i, j, r)]);
       });
 }
+
+/// Threads per block of the kernel that splits B.
+constexpr int64_t kSplitThreads = 256;
+
+/// B of `problem` split into its TF32 parts by the kernel `name`, each
+/// lane's operand of one m16n8k8 product as a pair of words: of k-step
+/// [k0, k0 + 8), row k0 + t holds the high parts of depths (k0 + t,
+/// k0 + t + 4) of column n at words 2n and 2n + 1, row k0 + 4 + t their low
+/// parts; depths past the end are zero. B is a weight (the same for every
+/// row), so each value is split once a call instead of once a warp that
+/// reads it, and a lane reads each operand as one access.
+Value splitWeights(KernelIO &io, StringRef name, const GemmProblem &problem) {
+  Emitter &em = io.emitter();
+  const int64_t batches = problem.batches, columns = problem.columns;
+  const int64_t rows = llvm::alignTo(problem.depth, kMmaDepth);
+  Value pairs = io.scratch({batches, rows, 2 * columns},
+                           {Idx(batches), Idx(rows), Idx(2 * columns)});
+  const int64_t count = batches * rows * columns;
+  em.launchKernel(
+      name, {Idx(llvm::divideCeil(count, kSplitThreads)), Idx(1), Idx(1)},
+      {Idx(kSplitThreads), Idx(1), Idx(1)}, {}, [&](const LaunchIds &ids) {
+        Idx flat = ids.block[0] * Idx(kSplitThreads) + ids.thread[0];
+        em.ifThen(flat < Idx(count), [&] {
+          Idx batch = flat / Idx(rows * columns);
+          Idx row = flat / Idx(columns) % Idx(rows);
+          Idx n = flat % Idx(columns);
+          Idx inStep = row % Idx(kMmaDepth), t = inStep % Idx(4);
+          Cond low = Idx(3) < inStep;
+          for (int64_t half = 0; half < 2; ++half) {
+            Idx k = row - inStep + t + Idx(4 * half);
+            Num value =
+                em.load(problem.b.memref,
+                        problem.b.at(batch, min(k, Idx(problem.depth - 1)), n));
+            std::array<Num, 2> parts = em.splitTF32(value);
+            Num part = select(low, parts[1], parts[0]);
+            em.store(select(k < Idx(problem.depth), part, Num(0.0)), pairs,
+                     {batch, row, Idx(2) * n + Idx(half)});
+          }
+        });
+      });
+  return pairs;
+}
+
 } // namespace
 
 int64_t alignedGroup(Value memref, int64_t run) {
@@ -551,25 +626,32 @@ int64_t alignedGroup(Value memref, int64_t run) {
 }
 
 MmaTiles chooseMmaTiles(const GemmTiles &tiles) {
-  // Eight warps, four down and two across: a warp's 32 x (columns / 2)
-  // outputs, as running and slice sums, fit one block of 256 threads on a
-  // multiprocessor in registers.
-  return MmaTiles{128, tiles.blockColumns, 16, 32, tiles.blockColumns / 2};
+  // Eight warps, four down and two across, each 32 x (columns / 2) outputs.
+  // Slices of 8 depths: B's (high, low) pairs double its staged words, and
+  // two stages of 16 would pass 48 KB; one k-step a slice also keeps only
+  // one fragment's slice sums live at a time, so that two blocks fit a
+  // multiprocessor's registers.
+  return MmaTiles{128, tiles.blockColumns, 8, 32, tiles.blockColumns / 2};
 }
 
-void emitTiledGemm(Emitter &em, StringRef name, const GemmProblem &problem,
+void emitTiledGemm(KernelIO &io, StringRef name, const GemmProblem &problem,
                    KernelConfigAttr config, unsigned product) {
-  ArrayRef<int64_t> block = config.getWorkgroupTile();
-  assert(block.size() >= 3 * (product + 1) && "a product's workgroup tile");
-  block = block.slice(3 * product, 3);
-  bool split = config.getPrecision() == GemmPrecision::TF32x3;
-  ArrayRef<int64_t> inner =
-      split ? config.getWarpTile() : config.getThreadTile();
-  assert(inner.size() >= 2 * (product + 1) &&
-         "a product's thread or warp tile");
-  inner = inner.slice(2 * product, 2);
+  Emitter &em = io.emitter();
+  ArrayRef<int64_t> block = config.getProductWorkgroupTile(product);
+  ArrayRef<int64_t> inner = config.getProductInnerTile(product);
+  assert(block.size() == 3 && inner.size() == 2 &&
+         "a product's workgroup tile and thread or warp tile");
+  const bool split =
+      config.getProductPrecision(product) == GemmPrecision::TF32x3;
   if (split) {
-    emitMmaGemm(em, name, problem,
+    Value pairs = splitWeights(io, (name + "_split").str(), problem);
+    auto placePair = [&](Idx batch, Idx k, Idx word) -> SmallVector<Idx> {
+      return {batch, k, word};
+    };
+    GemmProblem splitProblem = problem;
+    splitProblem.b = {pairs, placePair,
+                      alignedGroup(pairs, 2 * problem.columns)};
+    emitMmaGemm(em, name, splitProblem,
                 MmaTiles{block[0], block[1], block[2], inner[0], inner[1]},
                 config.getBlocksPerSm());
     return;

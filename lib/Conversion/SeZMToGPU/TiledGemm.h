@@ -101,9 +101,9 @@ struct MmaTiles {
 /// `tiles` (the same block of outputs).
 MmaTiles chooseMmaTiles(const GemmTiles &tiles);
 
-/// The blocks per multiprocessor the tensor-core GEMM is tuned for: its
-/// running and per-slice sums take most of a thread's registers.
-constexpr int64_t kMmaBlocksPerSm = 1;
+/// The blocks per multiprocessor the tensor-core GEMM is tuned for: a
+/// warp's running sums and A's parts fit 128 registers a thread.
+constexpr int64_t kMmaBlocksPerSm = 2;
 
 /// An operand of a product, read in place: element (batch, i, j) of it is
 /// memref[at(batch, i, j)]. The schedule copies operands into workgroup
@@ -151,8 +151,9 @@ Value assembleWeights(KernelIO &io, StringRef name, int64_t focus,
 /// Launches the kernel `name` that computes `problem` with the tiles that
 /// `config` records for its `product`-th product shape: on the CUDA cores
 /// with its thread tiles, or, with `precision = tf32x3`, in split precision
-/// on the tensor cores with its warp tiles.
-void emitTiledGemm(Emitter &em, StringRef name, const GemmProblem &problem,
+/// on the tensor cores with its warp tiles, after a kernel `name`_split
+/// that splits B into its TF32 parts.
+void emitTiledGemm(KernelIO &io, StringRef name, const GemmProblem &problem,
                    KernelConfigAttr config, unsigned product);
 
 } // namespace mlir::sezm::microkernels

@@ -42,6 +42,44 @@ void SeZMDialect::initialize() {
   addInterfaces<SeZMInlinerInterface>();
 }
 
+GemmPrecision KernelConfigAttr::getProductPrecision(unsigned product) const {
+  ArrayRef<GemmPrecision> precisions = getPrecision();
+  if (precisions.empty())
+    return GemmPrecision::IEEE;
+  if (precisions.size() == 1)
+    return precisions.front();
+  return product < precisions.size() ? precisions[product]
+                                     : GemmPrecision::IEEE;
+}
+
+bool KernelConfigAttr::usesTensorCores() const {
+  return llvm::is_contained(getPrecision(), GemmPrecision::TF32x3);
+}
+
+ArrayRef<int64_t>
+KernelConfigAttr::getProductWorkgroupTile(unsigned product) const {
+  ArrayRef<int64_t> tiles = getWorkgroupTile();
+  if (tiles.size() < 3 * (product + 1))
+    return {};
+  return tiles.slice(3 * product, 3);
+}
+
+ArrayRef<int64_t>
+KernelConfigAttr::getProductInnerTile(unsigned product) const {
+  // The products before this one of the same precision come first in its
+  // list.
+  GemmPrecision precision = getProductPrecision(product);
+  unsigned index = 0;
+  for (unsigned earlier = 0; earlier < product; ++earlier)
+    if (getProductPrecision(earlier) == precision)
+      ++index;
+  ArrayRef<int64_t> tiles =
+      precision == GemmPrecision::TF32x3 ? getWarpTile() : getThreadTile();
+  if (tiles.size() < 2 * (index + 1))
+    return {};
+  return tiles.slice(2 * index, 2);
+}
+
 std::string sezm::argumentName(FunctionOpInterface func, unsigned index) {
   if (auto name = func.getArgAttrOfType<StringAttr>(index, kNameAttr))
     return name.getValue().str();

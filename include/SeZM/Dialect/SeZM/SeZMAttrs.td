@@ -39,8 +39,55 @@ def SeZM_GemmPrecision : I32EnumAttr<"GemmPrecision",
   let genSpecializedAttr = 0;
 }
 
-def SeZM_GemmPrecisionParameter : EnumParameter<SeZM_GemmPrecision> {
-  let defaultValue = "::mlir::sezm::GemmPrecision::IEEE";
+// The precision of each product a GEMM launches, written `tf32x3` (one for
+// them all) or `[ieee, tf32x3]` (one each, in launch order); none: ieee.
+def SeZM_GemmPrecisionsParameter
+    : OptionalArrayRefParameter<"::mlir::sezm::GemmPrecision"> {
+  let printer = [{
+    if ($_self.size() == 1) {
+      $_printer << ::mlir::sezm::stringifyGemmPrecision($_self.front());
+    } else {
+      $_printer << '[';
+      ::llvm::interleaveComma($_self, $_printer, [&](auto precision) {
+        $_printer << ::mlir::sezm::stringifyGemmPrecision(precision);
+      });
+      $_printer << ']';
+    }
+  }];
+  let parser = [{
+    [&]() -> ::mlir::FailureOr<::llvm::SmallVector<::mlir::sezm::GemmPrecision>> {
+      ::llvm::SmallVector<::mlir::sezm::GemmPrecision> precisions;
+      auto parseOne = [&]() -> ::mlir::ParseResult {
+        ::llvm::SMLoc loc = $_parser.getCurrentLocation();
+        ::llvm::StringRef keyword;
+        if ($_parser.parseKeyword(&keyword))
+          return ::mlir::failure();
+        std::optional<::mlir::sezm::GemmPrecision> precision =
+            ::mlir::sezm::symbolizeGemmPrecision(keyword);
+        if (!precision)
+          return $_parser.emitError(loc)
+                 << "expected a GEMM precision (ieee or tf32x3), got '"
+                 << keyword << "'";
+        precisions.push_back(*precision);
+        return ::mlir::success();
+      };
+      if (::mlir::succeeded($_parser.parseOptionalLSquare())) {
+        if ($_parser.parseCommaSeparatedList(parseOne) ||
+            $_parser.parseRSquare())
+          return ::mlir::failure();
+      } else if (parseOne()) {
+        return ::mlir::failure();
+      }
+      // One precision for them all is written once, IEEE not at all.
+      if (::llvm::all_equal(precisions))
+        precisions.resize(
+            precisions.empty() ||
+                    precisions.front() == ::mlir::sezm::GemmPrecision::IEEE
+                ? 0
+                : 1);
+      return precisions;
+    }()
+  }];
 }
 
 // A list of tile sizes, written `[128, 64, 16]`.
@@ -85,10 +132,13 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
     `thread_tile` = [rows, columns] of the sums each thread keeps in
     registers; a microkernel that launches products of several shapes (an
     SO(2) linear's m = 0 and m = +-1 products) records each shape's tiles,
-    one after another, in launch order. `precision` says how a GEMM multiplies: `ieee` (the default,
-    not printed) on the CUDA cores, or `tf32x3` on the tensor cores, where
+    one after another, in launch order. `precision` says how a GEMM's
+    products multiply: `ieee` (the default, not printed) on the CUDA cores,
+    or `tf32x3` on the tensor cores, one for them all or a list, one per
+    product in launch order. A `tf32x3` product's tiles are
     `warp_tile` = [rows, columns] of the output each warp computes with
-    m16n8k8 products replaces `thread_tile`.
+    m16n8k8 products instead of a `thread_tile`: `thread_tile` lists the
+    IEEE products' tiles and `warp_tile` the others', each in launch order.
 
     Examples:
     ```mlir
@@ -102,8 +152,13 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
                         workgroup_tile = [128, 64, 16, 128, 96, 16],
                         thread_tile = [8, 4, 8, 6]>
     #sezm.kernel_config<strategy = microkernel, kernel = "tiled_matmul",
-                        blocks_per_sm = 1, workgroup_tile = [128, 128, 16],
+                        blocks_per_sm = 2, workgroup_tile = [128, 128, 8],
                         precision = tf32x3, warp_tile = [32, 64]>
+    #sezm.kernel_config<strategy = microkernel, kernel = "so2_linear",
+                        blocks_per_sm = 2,
+                        workgroup_tile = [128, 96, 16, 128, 128, 8],
+                        thread_tile = [8, 6], precision = [ieee, tf32x3],
+                        warp_tile = [32, 64]>
     #sezm.kernel_config<strategy = loops, kernel = "mulf">
     #sezm.kernel_config<strategy = fused, kernel = "tiled_matmul_epilogue">
     ```
@@ -114,10 +169,20 @@ def SeZM_KernelConfigAttr : AttrDef<SeZM_Dialect, "KernelConfig"> {
     DefaultValuedParameter<"int64_t", "0">:$blocks_per_sm,
     SeZM_TileSizesParameter:$workgroup_tile,
     SeZM_TileSizesParameter:$thread_tile,
-    SeZM_GemmPrecisionParameter:$precision,
+    SeZM_GemmPrecisionsParameter:$precision,
     SeZM_TileSizesParameter:$warp_tile
   );
   let assemblyFormat = "`<` struct(params) `>`";
+  let extraClassDeclaration = [{
+    /// How product `product` (in launch order) multiplies.
+    ::mlir::sezm::GemmPrecision getProductPrecision(unsigned product) const;
+    /// Whether any product multiplies on the tensor cores.
+    bool usesTensorCores() const;
+    /// The tiles of product `product`: its workgroup tile, and its thread
+    /// tile (IEEE) or warp tile (tf32x3); empty where the lists are short.
+    ::llvm::ArrayRef<int64_t> getProductWorkgroupTile(unsigned product) const;
+    ::llvm::ArrayRef<int64_t> getProductInnerTile(unsigned product) const;
+  }];
 }
 
 #endif // SEZM_DIALECT_SEZM_SEZMATTRS_TD
