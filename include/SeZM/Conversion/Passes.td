@@ -89,7 +89,7 @@ def SelectLoweringStrategy
     With `gemm-precision=tf32x3` (sezm-compile's `--gemm-precision`), the
     GEMM-tiled microkernels over fp32 (`tiled_matmul`, `degree_linear`,
     `gate`, `gate_grad`, `so2_linear`, `so2_linear_grad`) record, for each
-    product for which it pays (over many rows and from 32 FLOP a byte of a
+    product for which it pays (over many rows and from 48 FLOP a byte of a
     row: `splitPrecisionPays`), `tf32x3` in their `precision` list and the
     product's tensor-core tiles in `warp_tile`: each fp32 operand is split
     into a high and a low TF32 part and multiplied in three m16n8k8

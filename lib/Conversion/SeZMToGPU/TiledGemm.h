@@ -57,10 +57,10 @@ bool gemmStreams(int64_t depth, int64_t columns);
 
 /// Whether the split-precision (tensor-core) schedule is faster than the
 /// CUDA cores for a product over many rows of that depth and those columns:
-/// from 32 FLOP a byte of a row read and written (2 K N over 4 (K + N)),
-/// twice gemmStreams' line. It runs one block a multiprocessor, and
-/// DPA4-Mini's 96 x 96 and the default DPA4's 192 x 64 products ran slower
-/// on it, 128 x 128 and wider faster (docs/performance.md, stop 64).
+/// from 48 FLOP a byte of a row read and written (2 K N over 4 (K + N)),
+/// three times gemmStreams' line. DPA4-Mini's 96 x 96 and 128 x 128 and the
+/// default DPA4's 192 x 64 products ran slower on it, 256 x 256 and
+/// 384 x 384 faster (docs/performance.md, stops 64 and 66).
 bool splitPrecisionPays(int64_t depth, int64_t columns);
 
 /// The tiles for such a product: chooseGemmTiles' columns on half its rows
